@@ -1,0 +1,56 @@
+// Package gitx is specstack's git layer: reads through go-git; worktrees,
+// rebase, fetch and a publish-once push through the git CLI.
+package gitx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/version"
+	"github.com/specstack/specstack/internal/xec"
+)
+
+// MinVersion is the oldest git specstack supports.
+const MinVersion = "2.30.0"
+
+// ErrNotFound reports that git is not on PATH.
+var ErrNotFound = errors.New("git not found on PATH")
+
+// Find locates git and returns its version ("2.39.5").
+func Find(ctx context.Context) (string, string, error) {
+	bin, err := xec.LookPath("git")
+	if err != nil {
+		return "", "", exitcode.Wrap(exitcode.Missing, fmt.Errorf("%w: install git >= %s", ErrNotFound, MinVersion))
+	}
+	out, err := xec.Output(ctx, xec.Cmd{Name: bin, Args: []string{"--version"}})
+	if err != nil {
+		return bin, "", exitcode.Wrap(exitcode.Missing, fmt.Errorf("git --version: %w", err))
+	}
+	f := strings.Fields(string(out))
+	if len(f) < 3 {
+		return bin, "", exitcode.New(exitcode.Missing, "git --version printed %q", out)
+	}
+	v := f[2]
+	have, err := version.Parse(v)
+	if err != nil {
+		return bin, v, exitcode.Wrap(exitcode.Missing, err)
+	}
+	minV, _ := version.Parse(MinVersion)
+	if have.Less(minV) {
+		return bin, v, exitcode.New(exitcode.Missing, "git %s at %s is too old: install git >= %s", v, bin, MinVersion)
+	}
+	return bin, v, nil
+}
+
+// SupportsColocatedWorkspaces reports whether git version v is new enough
+// for jj's colocated workspaces (2.42).
+func SupportsColocatedWorkspaces(v string) bool {
+	have, err := version.Parse(v)
+	if err != nil {
+		return false
+	}
+	return !have.Less(version.V{Major: 2, Minor: 42})
+}

@@ -1,0 +1,158 @@
+// Package cliapp builds the command-line application shared by the three
+// specstack binaries, so that all of them have the same global flags
+// (--json, --repo/-R), --help, --version, a frozen exit-code table,
+// completion scripts, a hidden man command and a doctor command.
+package cliapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// Version is set at build time with
+// -ldflags "-X github.com/specstack/specstack/internal/cliapp.Version=v1.2.3".
+var Version = ""
+
+// Spec describes one binary.
+type Spec struct {
+	Name        string // binary name, e.g. "jj-kaisen"
+	Usage       string // one line
+	Description string // paragraphs for --help and the man page
+	Commands    []*cli.Command
+}
+
+// New builds the app for s, with the shared flags and commands added.
+func New(s Spec) *cli.App {
+	app := &cli.App{
+		Name:                 s.Name,
+		Usage:                s.Usage,
+		Description:          strings.TrimSpace(s.Description) + "\n\n" + exitCodeDoc(),
+		Version:              versionString(),
+		EnableBashCompletion: true,
+		HideHelpCommand:      true,
+		Suggest:              true,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
+			&cli.StringFlag{Name: "repo", Aliases: []string{"R"}, Usage: "run in the repository at `DIR` instead of the current directory"},
+		},
+		ExitErrHandler: func(*cli.Context, error) {}, // Run decides the exit code
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return exitcode.Wrap(exitcode.Usage, err)
+		},
+	}
+	app.Commands = append(app.Commands, s.Commands...)
+	app.Commands = append(app.Commands,
+		doctorCommand(s.Name),
+		completionCommand(app),
+		manCommand(app),
+	)
+	for _, c := range app.Commands {
+		setUsageErrors(c)
+		addCommonFlags(c)
+	}
+	return app
+}
+
+func setUsageErrors(c *cli.Command) {
+	if c.OnUsageError == nil {
+		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+	}
+	for _, sub := range c.Subcommands {
+		setUsageErrors(sub)
+	}
+}
+
+// Main runs s with the process arguments and exits with the decided code.
+func Main(s Spec) {
+	os.Exit(Run(s, os.Args, os.Stdout, os.Stderr))
+}
+
+// Run runs the app for s with args and returns the exit code. Errors are
+// printed to stderr as "<name>: <message>".
+func Run(s Spec, args []string, stdout, stderr io.Writer) int {
+	app := New(s)
+	app.Writer = stdout
+	app.ErrWriter = stderr
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := app.RunContext(ctx, args)
+	if err == nil {
+		return 0
+	}
+	code := exitcode.Of(err)
+	if ctx.Err() != nil && code == exitcode.Failure {
+		code = exitcode.Interrupted
+	}
+	var silent *SilentError
+	if !errors.As(err, &silent) {
+		fmt.Fprintf(stderr, "%s: %v\n", s.Name, err)
+	}
+	return int(code)
+}
+
+// SilentError exits with Code without printing anything more: the command
+// has already reported (for example as JSON on stdout).
+type SilentError struct{ Code exitcode.Code }
+
+func (e *SilentError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
+
+// Silent returns an error that exits with c and prints nothing.
+func Silent(c exitcode.Code) error {
+	if c == exitcode.OK {
+		return nil
+	}
+	return exitcode.Wrap(c, &SilentError{Code: c})
+}
+
+func versionString() string {
+	v := Version
+	rev, dirty := "", false
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			v = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if v == "" {
+		v = "dev"
+	}
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if dirty {
+			rev += "-dirty"
+		}
+		v += " (" + rev + ")"
+	}
+	return v
+}
+
+func exitCodeDoc() string {
+	var b strings.Builder
+	b.WriteString("EXIT CODES:\n")
+	for _, e := range exitcode.Table {
+		fmt.Fprintf(&b, "   %2d  %-15s %s\n", e.Code, e.Name, e.Meaning)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

@@ -1,0 +1,85 @@
+package cliapp
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+)
+
+// JSON reports whether --json was given, before or after the command name.
+func JSON(c *cli.Context) bool { return lookup(c, "json") == "true" }
+
+// lookup returns the value of the innermost set flag name along the
+// context lineage (command flags shadow global ones only when given).
+func lookup(c *cli.Context, name string) string {
+	for _, ctx := range c.Lineage() {
+		if ctx.IsSet(name) {
+			return fmt.Sprint(ctx.Value(name))
+		}
+	}
+	return ""
+}
+
+// RepoDir returns the directory the command runs in: --repo/-R when given,
+// else the current directory. It is absolute and cleaned.
+func RepoDir(c *cli.Context) (string, error) {
+	dir := lookup(c, "repo")
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("current directory: %w", err)
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("--repo %q: %w", dir, err)
+	}
+	return abs, nil
+}
+
+// Emit writes v as indented JSON when --json was given, else calls text
+// with the command's stdout.
+func Emit(c *cli.Context, v any, text func(w io.Writer) error) error {
+	if JSON(c) {
+		return WriteJSON(c.App.Writer, v)
+	}
+	return text(c.App.Writer)
+}
+
+// WriteJSON writes v as indented JSON followed by a newline.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// Stderr is where progress and diagnostics go.
+func Stderr(c *cli.Context) io.Writer { return c.App.ErrWriter }
+
+// commonFlags are added to every command that has an action, so that
+// `jj kaisen doctor --json` works as well as `jj-kaisen --json doctor`.
+func addCommonFlags(cmd *cli.Command) {
+	has := map[string]bool{}
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			has[n] = true
+		}
+	}
+	if cmd.Action != nil {
+		if !has["json"] {
+			cmd.Flags = append(cmd.Flags, &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"})
+		}
+		if !has["repo"] {
+			cmd.Flags = append(cmd.Flags, &cli.StringFlag{Name: "repo", Aliases: []string{"R"}, Usage: "run in the repository at `DIR`"})
+		}
+	}
+	for _, sub := range cmd.Subcommands {
+		addCommonFlags(sub)
+	}
+}

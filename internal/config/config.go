@@ -1,0 +1,77 @@
+// Package config reads specstack's configuration: the user's
+// $XDG_CONFIG_HOME/specstack/config.toml, then specstack.toml at the
+// repository root. Later files win field by field; flags win over both.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/BurntSushi/toml"
+)
+
+// FileName is the per-repository configuration file.
+const FileName = "specstack.toml"
+
+// Config is the merged configuration. Each section belongs to one area of
+// the suite and is declared in its own file of this package.
+type Config struct {
+	Worker   WorkerConfig   `toml:"worker"`
+	Kaisen   KaisenConfig   `toml:"kaisen"`
+	OpenSpec OpenSpecConfig `toml:"openspec"`
+	Stack    StackConfig    `toml:"stack"`
+
+	// Files lists the files read, in order.
+	Files []string `toml:"-"`
+}
+
+// WorkerConfig names the commands that carry judgement.
+type WorkerConfig struct {
+	Command  string `toml:"command"`  // implementer/fixer command, run by sh -c in the workspace
+	Reviewer string `toml:"reviewer"` // reviewer command
+	Test     string `toml:"test"`     // full test command
+	Timeout  string `toml:"timeout"`  // per-worker timeout, a Go duration ("30m")
+}
+
+// UserFile returns the path of the user's configuration file.
+func UserFile() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "specstack", "config.toml")
+}
+
+// Load reads the user file and then root/specstack.toml (root may be "").
+// Missing files are skipped; a malformed one is an error naming it.
+func Load(root string) (*Config, error) {
+	cfg := &Config{}
+	paths := []string{UserFile()}
+	if root != "" {
+		paths = append(paths, filepath.Join(root, FileName))
+	}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		md, err := toml.DecodeFile(p, cfg)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("config %s: %w (fix or remove the file)", p, err)
+		}
+		if keys := md.Undecoded(); len(keys) > 0 {
+			return nil, fmt.Errorf("config %s: unknown key %q (see README \"Configuration\")", p, keys[0].String())
+		}
+		cfg.Files = append(cfg.Files, p)
+	}
+	return cfg, nil
+}

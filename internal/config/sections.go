@@ -1,0 +1,21 @@
+package config
+
+// KaisenConfig configures jj-kaisen.
+type KaisenConfig struct {
+	MaxParallel int `toml:"max-parallel"`
+	// TestMap maps path globs to the test command that covers them.
+	TestMap map[string]string `toml:"test-map"`
+}
+
+// OpenSpecConfig configures jj-openspec.
+type OpenSpecConfig struct {
+	// MinGroupTasks is the minimum number of tasks a group needs before
+	// fan-out is recommended (default 2).
+	MinGroupTasks int `toml:"min-group-tasks"`
+}
+
+// StackConfig configures gh-specstack.
+type StackConfig struct {
+	HumanLabel string `toml:"human-label"` // label of tickets that need a person
+	StackMode  string `toml:"stack-mode"`  // "native" or "chain"
+}

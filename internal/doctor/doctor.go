@@ -1,0 +1,135 @@
+// Package doctor gathers what a specstack binary needs to know about the
+// machine and repository it runs in.
+package doctor
+
+import (
+	"context"
+	"strings"
+
+	"github.com/specstack/specstack/gitx"
+	"github.com/specstack/specstack/internal/config"
+	"github.com/specstack/specstack/internal/repo"
+	"github.com/specstack/specstack/jjx"
+)
+
+// Tool is one external program.
+type Tool struct {
+	Found   bool   `json:"found"`
+	Path    string `json:"path,omitempty"`
+	Version string `json:"version,omitempty"`
+	Minimum string `json:"minimum"`
+	OK      bool   `json:"ok"`
+	Problem string `json:"problem,omitempty"`
+}
+
+// Report is what doctor prints.
+type Report struct {
+	Binary      string   `json:"binary"`
+	Version     string   `json:"version"`
+	Dir         string   `json:"dir"`
+	RepoKind    string   `json:"repo_kind"` // jj, jj-colocated, git or none
+	RepoRoot    string   `json:"repo_root,omitempty"`
+	LedgerDir   string   `json:"ledger_dir,omitempty"`
+	JJ          Tool     `json:"jj"`
+	Git         Tool     `json:"git"`
+	ConfigFiles []string `json:"config_files"`
+	Problems    []string `json:"problems"`
+}
+
+// OK reports whether nothing is wrong.
+func (r *Report) OK() bool { return len(r.Problems) == 0 }
+
+// Gather builds the report for binary run in dir.
+func Gather(ctx context.Context, binary, version, dir string) *Report {
+	rep := &Report{Binary: binary, Version: version, Dir: dir, RepoKind: "none", ConfigFiles: []string{}, Problems: []string{}}
+
+	rep.JJ.Minimum = jjx.MinVersion
+	if bin, v, err := jjx.Find(ctx); err != nil {
+		rep.JJ.Problem = err.Error()
+		rep.JJ.Path, rep.JJ.Found = bin, bin != ""
+		rep.JJ.Version = v.Raw
+		rep.Problems = append(rep.Problems, err.Error())
+	} else {
+		rep.JJ = Tool{Found: true, Path: bin, Version: v.Raw, Minimum: jjx.MinVersion, OK: true}
+	}
+
+	rep.Git.Minimum = gitx.MinVersion
+	if bin, v, err := gitx.Find(ctx); err != nil {
+		rep.Git.Problem = err.Error()
+		rep.Git.Path, rep.Git.Found = bin, bin != ""
+		rep.Git.Version = v
+		rep.Problems = append(rep.Problems, err.Error())
+	} else {
+		rep.Git = Tool{Found: true, Path: bin, Version: v, Minimum: gitx.MinVersion, OK: true}
+		if !gitx.SupportsColocatedWorkspaces(v) {
+			rep.Git.Problem = "git older than 2.42: jj workspaces are created with --no-colocate"
+		}
+	}
+
+	root := ""
+	if r, err := repo.Find(dir); err != nil {
+		rep.Problems = append(rep.Problems, err.Error())
+	} else {
+		rep.RepoKind, rep.RepoRoot, rep.LedgerDir = string(r.Kind), r.Root, r.LedgerDir(binary)
+		root = r.Root
+	}
+	if cfg, err := config.Load(root); err != nil {
+		rep.Problems = append(rep.Problems, err.Error())
+	} else {
+		rep.ConfigFiles = append(rep.ConfigFiles, cfg.Files...)
+	}
+	return rep
+}
+
+// Text renders the report for a person.
+func (r *Report) Text() string {
+	var b strings.Builder
+	line := func(k, v string) { b.WriteString(k + ": " + v + "\n") }
+	line(r.Binary, r.Version)
+	line("repository", r.RepoKind+orEmpty(" at ", r.RepoRoot))
+	line("ledger", orDash(r.LedgerDir))
+	line("jj", toolText(r.JJ))
+	line("git", toolText(r.Git))
+	if len(r.ConfigFiles) == 0 {
+		line("config", "none read (specstack.toml, "+config.UserFile()+")")
+	} else {
+		line("config", strings.Join(r.ConfigFiles, ", "))
+	}
+	for _, p := range r.Problems {
+		line("problem", p)
+	}
+	if r.OK() {
+		b.WriteString("ok\n")
+	}
+	return b.String()
+}
+
+func toolText(t Tool) string {
+	if !t.Found {
+		return "not found (need >= " + t.Minimum + ")"
+	}
+	s := t.Version + " at " + t.Path
+	if t.OK {
+		s += " (ok, need >= " + t.Minimum + ")"
+	} else {
+		s += " (too old, need >= " + t.Minimum + ")"
+	}
+	if t.Problem != "" && t.OK {
+		s += "; " + t.Problem
+	}
+	return s
+}
+
+func orEmpty(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

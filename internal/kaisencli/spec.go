@@ -1,0 +1,27 @@
+// Package kaisencli holds the commands of jj-kaisen. Commands are thin:
+// they parse flags into a request, call the engine, and render the result.
+package kaisencli
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+)
+
+// Spec describes the jj-kaisen binary.
+func Spec() cliapp.Spec {
+	return cliapp.Spec{
+		Name:  "jj-kaisen",
+		Usage: "run a plan's tasks in waves across jj workspaces",
+		Description: `jj-kaisen runs a plan's tasks in parallel jj workspaces, in waves that never
+run two tasks touching the same file at once; a worker command you configure
+does each task, a reviewer command reviews it, and the approved changes are
+squashed back into @ smallest-first and gated by the full test suite. Runs
+are recorded in a ledger under .jj/specstack/jj-kaisen/, resumable and
+abortable.
+
+Use it as "jj kaisen VERB" after:
+   jj config set --user aliases.kaisen '["util","exec","--","jj-kaisen"]'`,
+		Commands: []*cli.Command{},
+	}
+}

@@ -1,0 +1,26 @@
+// Package stackcli holds the commands of gh-specstack. Commands are thin:
+// they parse flags into a request, call the stack package, and render the
+// result.
+package stackcli
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+)
+
+// Spec describes the gh-specstack binary.
+func Spec() cliapp.Spec {
+	return cliapp.Spec{
+		Name:  "gh-specstack",
+		Usage: "build a GitHub spec issue's tickets as a stack of pull requests",
+		Description: `gh-specstack reads a GitHub spec issue and its sub-issue tickets, plans them
+in dependency layers, extracts their validation recipes, and links branches
+(jj bookmarks or git branches) into a stack of draft pull requests, registered
+as a native GitHub stack or a plain --base chain.
+
+Use it as "gh specstack VERB" after installing it as a gh extension
+(make install, or: gh extension install .).`,
+		Commands: []*cli.Command{},
+	}
+}

@@ -1,0 +1,86 @@
+package jjx
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Bookmark is a local or remote bookmark.
+type Bookmark struct {
+	Name     string `json:"name"`
+	Remote   string `json:"remote,omitempty"` // "" for local
+	Tracked  bool   `json:"tracked"`
+	CommitID string `json:"commit_id,omitempty"` // "" when conflicted or absent
+	Present  bool   `json:"present"`
+}
+
+const bookmarkTemplate = `"{\"name\":" ++ json(name) ++ ",\"remote\":" ++ json(if(remote, remote, "")) ++ ",\"tracked\":" ++ json(tracked) ++ ",\"present\":" ++ json(present) ++ ",\"commit_id\":" ++ json(if(normal_target, normal_target.commit_id(), "")) ++ "}\n"`
+
+// Bookmarks lists bookmarks with their remote copies. Names filters by
+// exact name when given.
+func (r *Repo) Bookmarks(ctx context.Context, names ...string) ([]Bookmark, error) {
+	args := []string{"bookmark", "list", "--all-remotes", "-T", bookmarkTemplate}
+	for _, n := range names {
+		args = append(args, "exact:"+n)
+	}
+	out, err := r.Run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var res []Bookmark
+	for _, l := range lines(out) {
+		var b Bookmark
+		if err := json.Unmarshal([]byte(l), &b); err != nil {
+			return nil, fmt.Errorf("decode jj bookmark %q: %w", l, err)
+		}
+		if b.Remote == "git" { // the colocated git ref mirror, not a remote
+			continue
+		}
+		res = append(res, b)
+	}
+	return res, nil
+}
+
+// BookmarkSet points bookmark name at rev (allowing backwards moves only
+// when allowBackwards is set).
+func (r *Repo) BookmarkSet(ctx context.Context, name, rev string, allowBackwards bool) error {
+	args := []string{"bookmark", "set", name, "-r", rev}
+	if allowBackwards {
+		args = append(args, "--allow-backwards")
+	}
+	_, err := r.Run(ctx, args...)
+	return err
+}
+
+// BookmarkTrack starts tracking name@remote.
+func (r *Repo) BookmarkTrack(ctx context.Context, name, remote string) error {
+	_, err := r.Run(ctx, "bookmark", "track", name, "--remote", remote)
+	if err != nil && strings.Contains(err.Error(), "already tracked") {
+		return nil
+	}
+	return err
+}
+
+// GitPush pushes bookmark name to remote (default "origin"). jj itself
+// refuses to move a remote bookmark that changed since it was last
+// fetched, so this never overwrites someone else's push.
+func (r *Repo) GitPush(ctx context.Context, remote, name string) error {
+	args := []string{"git", "push", "-b", name}
+	if remote != "" {
+		args = append(args, "--remote", remote)
+	}
+	_, err := r.Run(ctx, args...)
+	return err
+}
+
+// GitFetch fetches from remote (default: jj's default).
+func (r *Repo) GitFetch(ctx context.Context, remote string) error {
+	args := []string{"git", "fetch"}
+	if remote != "" {
+		args = append(args, "--remote", remote)
+	}
+	_, err := r.Run(ctx, args...)
+	return err
+}

@@ -1,0 +1,186 @@
+// Package jjx is a typed wrapper over the jj CLI.
+//
+// Every call passes --no-pager --color=never -R <root> and pins
+// ui.conflict-marker-style, runs with stdin closed and an environment that
+// cannot open an editor, and reads machine output through -T templates.
+// A *Repo is safe for concurrent use.
+package jjx
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/version"
+	"github.com/specstack/specstack/internal/xec"
+)
+
+// MinVersion is the oldest jj specstack supports.
+const MinVersion = "0.30.0"
+
+// MarkerStyle is the conflict-marker style pinned on every call, so the
+// conflict package always reads one known format from jj's own output.
+const MarkerStyle = "diff"
+
+// InstallHint tells a person how to get a supported jj.
+const InstallHint = "install jj >= " + MinVersion + " (https://jj-vcs.github.io/jj/latest/install-and-setup/; on Debian, testdata/tools/install-jj)"
+
+// ErrNotFound reports that no jj is on PATH.
+var ErrNotFound = errors.New("jj not found on PATH")
+
+// Repo is a jj workspace.
+type Repo struct {
+	Root string // workspace root
+	Bin  string // jj executable
+	// Env is appended to every jj process's environment.
+	Env []string
+}
+
+// Version is a parsed jj version.
+type Version = version.V
+
+// ParseVersion reads "jj 0.46.0" or "0.46.0-abcdef".
+func ParseVersion(s string) (Version, error) { return version.Parse(s) }
+
+var versionCache sync.Map // bin -> versionResult
+
+type versionResult struct {
+	v   Version
+	err error
+}
+
+// Find locates jj on PATH and checks its version once per process.
+func Find(ctx context.Context) (string, Version, error) {
+	bin, err := xec.LookPath("jj")
+	if err != nil {
+		return "", Version{}, exitcode.Wrap(exitcode.Missing, fmt.Errorf("%w: %s", ErrNotFound, InstallHint))
+	}
+	if r, ok := versionCache.Load(bin); ok {
+		res := r.(versionResult)
+		return bin, res.v, res.err
+	}
+	v, err := checkVersion(ctx, bin)
+	versionCache.Store(bin, versionResult{v, err})
+	return bin, v, err
+}
+
+func checkVersion(ctx context.Context, bin string) (Version, error) {
+	out, err := xec.Output(ctx, xec.Cmd{Name: bin, Args: []string{"--version"}})
+	if err != nil {
+		return Version{}, exitcode.Wrap(exitcode.Missing, fmt.Errorf("jj --version: %w", err))
+	}
+	v, err := ParseVersion(string(out))
+	if err != nil {
+		return Version{}, exitcode.Wrap(exitcode.Missing, err)
+	}
+	minV, _ := ParseVersion(MinVersion)
+	if v.Less(minV) {
+		return v, exitcode.New(exitcode.Missing, "jj %s at %s is too old: %s", v, bin, InstallHint)
+	}
+	return v, nil
+}
+
+// Open returns the jj workspace that encloses dir.
+func Open(ctx context.Context, dir string) (*Repo, error) {
+	bin, _, err := Find(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := xec.Output(ctx, xec.Cmd{Name: bin, Dir: dir, Args: []string{"--no-pager", "--color=never", "--ignore-working-copy", "workspace", "root"}})
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Missing, fmt.Errorf("%s is not in a jj workspace (run `jj git init` or pass --repo): %w", dir, err))
+	}
+	return &Repo{Root: strings.TrimSpace(string(out)), Bin: bin}, nil
+}
+
+// At returns a Repo for a known workspace root without running jj.
+func (r *Repo) At(root string) *Repo {
+	return &Repo{Root: root, Bin: r.Bin, Env: r.Env}
+}
+
+func (r *Repo) globalArgs() []string {
+	return []string{"--no-pager", "--color=never", "-R", r.Root,
+		"--config", "ui.conflict-marker-style=" + MarkerStyle}
+}
+
+// Run runs jj with args (after the global flags) and returns stdout.
+func (r *Repo) Run(ctx context.Context, args ...string) ([]byte, error) {
+	return r.run(ctx, nil, args)
+}
+
+// RunRead is Run with --ignore-working-copy: for reads that must not
+// snapshot the working copy.
+func (r *Repo) RunRead(ctx context.Context, args ...string) ([]byte, error) {
+	return r.run(ctx, nil, append([]string{"--ignore-working-copy"}, args...))
+}
+
+func (r *Repo) run(ctx context.Context, extraEnv []string, args []string) ([]byte, error) {
+	argv := append(r.globalArgs(), args...)
+	env := append(append([]string{}, r.Env...), extraEnv...)
+	out, err := xec.Output(ctx, xec.Cmd{Name: r.Bin, Args: argv, Dir: r.Root, Env: env})
+	if err != nil {
+		return out, &Error{Op: args, Err: err}
+	}
+	return out, nil
+}
+
+// Error is a failed jj call.
+type Error struct {
+	Op  []string
+	Err error
+}
+
+func (e *Error) Error() string {
+	var xe *xec.Error
+	if errors.As(e.Err, &xe) {
+		msg := strings.TrimSpace(xe.Stderr)
+		if msg == "" {
+			msg = fmt.Sprintf("exit status %d", xe.ExitCode)
+		}
+		return fmt.Sprintf("jj %s: %s", strings.Join(e.Op, " "), msg)
+	}
+	return fmt.Sprintf("jj %s: %v", strings.Join(e.Op, " "), e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ExitCode is jj's exit code, or -1.
+func (e *Error) ExitCode() int { return xec.ExitCode(e.Err) }
+
+// lines splits output into non-empty lines.
+func lines(out []byte) []string {
+	var res []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	for sc.Scan() {
+		if l := sc.Text(); l != "" {
+			res = append(res, l)
+		}
+	}
+	return res
+}
+
+// decodeLines decodes one JSON value per line.
+func decodeLines[T any](out []byte) ([]T, error) {
+	var res []T
+	for _, l := range lines(out) {
+		var v T
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			return nil, fmt.Errorf("decode jj output %q: %w", l, err)
+		}
+		res = append(res, v)
+	}
+	return res, nil
+}
+
+// IsNotFound reports whether err means the jj executable is missing.
+func IsNotFound(err error) bool {
+	return errors.Is(err, ErrNotFound) || errors.Is(err, exec.ErrNotFound)
+}

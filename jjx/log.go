@@ -1,0 +1,235 @@
+package jjx
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Signature is an author or committer.
+type Signature struct {
+	Name      string    `json:"name"`
+	Email     string    `json:"email"`
+	Timestamp time.Time `json:"timestamp"`
+}
+
+// Commit is one revision as jj's json(self) template prints it, plus a
+// few derived fields.
+type Commit struct {
+	CommitID    string    `json:"commit_id"`
+	Parents     []string  `json:"parents"`
+	ChangeID    string    `json:"change_id"`
+	Description string    `json:"description"`
+	Author      Signature `json:"author"`
+	Committer   Signature `json:"committer"`
+	Empty       bool      `json:"empty"`
+	Conflict    bool      `json:"conflict"`
+	Divergent   bool      `json:"divergent"`
+}
+
+const logTemplate = `"{\"c\":" ++ json(self) ++ ",\"empty\":" ++ json(empty) ++ ",\"conflict\":" ++ json(conflict) ++ ",\"divergent\":" ++ json(divergent) ++ "}\n"`
+
+type logLine struct {
+	C         Commit `json:"c"`
+	Empty     bool   `json:"empty"`
+	Conflict  bool   `json:"conflict"`
+	Divergent bool   `json:"divergent"`
+}
+
+// Log returns the revisions of revset, newest first.
+func (r *Repo) Log(ctx context.Context, revset string) ([]Commit, error) {
+	out, err := r.Run(ctx, "log", "--no-graph", "-r", revset, "-T", logTemplate)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := decodeLines[logLine](out)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]Commit, len(ls))
+	for i, l := range ls {
+		c := l.C
+		c.Empty, c.Conflict, c.Divergent = l.Empty, l.Conflict, l.Divergent
+		res[i] = c
+	}
+	return res, nil
+}
+
+// One returns the single revision rev names; zero or several is an error.
+func (r *Repo) One(ctx context.Context, rev string) (Commit, error) {
+	cs, err := r.Log(ctx, rev)
+	if err != nil {
+		return Commit{}, err
+	}
+	if len(cs) != 1 {
+		return Commit{}, fmt.Errorf("revision %q names %d revisions, want exactly one", rev, len(cs))
+	}
+	return cs[0], nil
+}
+
+// ChangeIDs returns the full change IDs of revset, newest first.
+func (r *Repo) ChangeIDs(ctx context.Context, revset string) ([]string, error) {
+	out, err := r.Run(ctx, "log", "--no-graph", "-r", revset, "-T", `change_id ++ "\n"`)
+	if err != nil {
+		return nil, err
+	}
+	return lines(out), nil
+}
+
+// CommitIDs returns the full commit IDs of revset, newest first.
+func (r *Repo) CommitIDs(ctx context.Context, revset string) ([]string, error) {
+	out, err := r.Run(ctx, "log", "--no-graph", "-r", revset, "-T", `commit_id ++ "\n"`)
+	if err != nil {
+		return nil, err
+	}
+	return lines(out), nil
+}
+
+// FileChange is one file a revision changed, with its line counts.
+type FileChange struct {
+	Path    string `json:"path"`
+	Status  string `json:"status"` // added, modified, removed, copied, renamed
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+}
+
+// Files returns the files rev changed against its parents, with line counts.
+func (r *Repo) Files(ctx context.Context, rev string) ([]FileChange, error) {
+	tmpl := `self.diff().stat().files().map(|f| json(f.path()) ++ "\t" ++ f.status() ++ "\t" ++ f.lines_added() ++ "\t" ++ f.lines_removed()).join("\n") ++ "\n"`
+	out, err := r.Run(ctx, "log", "--no-graph", "-r", rev, "-T", tmpl)
+	if err != nil {
+		return nil, err
+	}
+	var res []FileChange
+	for _, l := range lines(out) {
+		f := strings.Split(l, "\t")
+		if len(f) != 4 {
+			return nil, fmt.Errorf("decode jj file stat %q", l)
+		}
+		path, err := strconv.Unquote(f[0])
+		if err != nil {
+			return nil, fmt.Errorf("decode jj path %q: %w", f[0], err)
+		}
+		a, _ := strconv.Atoi(f[2])
+		d, _ := strconv.Atoi(f[3])
+		res = append(res, FileChange{Path: path, Status: f[1], Added: a, Removed: d})
+	}
+	return res, nil
+}
+
+// Describe sets rev's description.
+func (r *Repo) Describe(ctx context.Context, rev, message string) error {
+	_, err := r.Run(ctx, "describe", "-r", rev, "-m", message)
+	return err
+}
+
+// New creates a new change on parents (default @) and returns its change ID.
+// With edit false it is created without moving the working copy.
+func (r *Repo) New(ctx context.Context, message string, edit bool, parents ...string) (string, error) {
+	args := []string{"new", "-m", message}
+	if !edit {
+		args = append(args, "--no-edit")
+	}
+	args = append(args, parents...)
+	out, err := r.Run(ctx, args...)
+	_ = out
+	if err != nil {
+		return "", err
+	}
+	if edit {
+		c, err := r.One(ctx, "@")
+		return c.ChangeID, err
+	}
+	// jj new --no-edit prints the change on stderr only; the newest child
+	// of the parents with that description is it.
+	rev := "latest(children(" + revsetUnion(parents) + ") & description(exact:" + quoteRevsetString(message+"\n") + "))"
+	if message == "" {
+		rev = "latest(children(" + revsetUnion(parents) + ") & description(exact:\"\"))"
+	}
+	c, err := r.One(ctx, rev)
+	return c.ChangeID, err
+}
+
+// SquashOptions says how to squash.
+type SquashOptions struct {
+	From, Into string // revisions; empty means jj's defaults (@ and @-)
+	// Message sets the combined description; when empty the destination's
+	// description is kept, so jj never opens an editor.
+	Message string
+	Paths   []string // only these paths, when set
+}
+
+// Squash moves changes non-interactively.
+func (r *Repo) Squash(ctx context.Context, o SquashOptions) error {
+	args := []string{"squash"}
+	if o.From != "" {
+		args = append(args, "--from", o.From)
+	}
+	if o.Into != "" {
+		args = append(args, "--into", o.Into)
+	}
+	if o.Message != "" {
+		args = append(args, "-m", o.Message)
+	} else {
+		args = append(args, "--use-destination-message")
+	}
+	if len(o.Paths) > 0 {
+		args = append(args, "--")
+		args = append(args, o.Paths...)
+	}
+	_, err := r.Run(ctx, args...)
+	return err
+}
+
+// Abandon abandons the revisions.
+func (r *Repo) Abandon(ctx context.Context, revs ...string) error {
+	_, err := r.Run(ctx, append([]string{"abandon"}, revs...)...)
+	return err
+}
+
+// Edit makes rev the working-copy revision.
+func (r *Repo) Edit(ctx context.Context, rev string) error {
+	_, err := r.Run(ctx, "edit", rev)
+	return err
+}
+
+// Snapshot records the working copy (any command that does not pass
+// --ignore-working-copy does; this is the cheapest one).
+func (r *Repo) Snapshot(ctx context.Context) error {
+	_, err := r.Run(ctx, "debug", "snapshot")
+	return err
+}
+
+// DiffStat returns `jj diff -r rev --stat` as jj prints it, for ledgers
+// and people.
+func (r *Repo) DiffStat(ctx context.Context, rev string) (string, error) {
+	out, err := r.Run(ctx, "diff", "-r", rev, "--stat")
+	return string(out), err
+}
+
+// FileShow returns the content of path at rev.
+func (r *Repo) FileShow(ctx context.Context, rev, path string) ([]byte, error) {
+	return r.Run(ctx, "file", "show", "-r", rev, "--", "root-file:"+quoteFileset(path))
+}
+
+func revsetUnion(revs []string) string {
+	if len(revs) == 0 {
+		return "@"
+	}
+	parts := make([]string, len(revs))
+	for i, r := range revs {
+		parts[i] = "(" + r + ")"
+	}
+	return strings.Join(parts, "|")
+}
+
+// quoteRevsetString quotes s as a revset/fileset string literal.
+func quoteRevsetString(s string) string { return strconv.Quote(s) }
+
+// quoteFileset quotes a literal path for a fileset pattern.
+func quoteFileset(p string) string { return strconv.Quote(p) }
+
+// Quote returns s as a revset string literal, for callers building revsets.
+func Quote(s string) string { return quoteRevsetString(s) }
