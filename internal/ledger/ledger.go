@@ -1,0 +1,101 @@
+// Package ledger keeps specstack's durable state: TOML documents under the
+// repository's metadata directory (never the working copy), written
+// atomically, versioned, with an append-only event list from which the
+// current state is derived, and a lock held for the life of a run.
+package ledger
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/BurntSushi/toml"
+	"github.com/google/renameio/v2"
+)
+
+// SchemaVersion is the ledger format this build writes and reads.
+const SchemaVersion = 1
+
+// Doc is a ledger document: a header describing the run and the events
+// that happened in it, oldest first. Events are only ever appended.
+type Doc[H, E any] struct {
+	Schema int `toml:"schema"`
+	Header H   `toml:"header"`
+	Events []E `toml:"event"`
+}
+
+// ErrNewerSchema reports a ledger written by a newer specstack.
+var ErrNewerSchema = errors.New("ledger written by a newer specstack")
+
+// Read loads the document at path. A missing file is an error wrapping
+// fs.ErrNotExist.
+func Read[H, E any](path string) (*Doc[H, E], error) {
+	d := &Doc[H, E]{}
+	if err := ReadFile(path, d); err != nil {
+		return nil, err
+	}
+	if d.Schema > SchemaVersion {
+		return nil, fmt.Errorf("read ledger %s: schema %d: %w (this build reads %d; upgrade specstack)", path, d.Schema, ErrNewerSchema, SchemaVersion)
+	}
+	return d, nil
+}
+
+// New returns an empty document with header h.
+func New[H, E any](h H) *Doc[H, E] {
+	return &Doc[H, E]{Schema: SchemaVersion, Header: h}
+}
+
+// Write stores the whole document atomically.
+func (d *Doc[H, E]) Write(path string) error {
+	d.Schema = SchemaVersion
+	return WriteFile(path, d)
+}
+
+// Append adds events and stores the document atomically; on error the
+// document in memory is left as it was.
+func (d *Doc[H, E]) Append(path string, events ...E) error {
+	n := len(d.Events)
+	d.Events = append(d.Events, events...)
+	if err := d.Write(path); err != nil {
+		d.Events = d.Events[:n]
+		return err
+	}
+	return nil
+}
+
+// ReadFile decodes the TOML file at path into v.
+func ReadFile(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read ledger %s: %w", path, err)
+	}
+	if err := toml.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("read ledger %s: %w (the file is damaged; move it aside to start over)", path, err)
+	}
+	return nil
+}
+
+// WriteFile encodes v as TOML and replaces path atomically: readers and
+// a crash at any instant see either the old file or the new one, whole.
+func WriteFile(path string, v any) error {
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(v); err != nil {
+		return fmt.Errorf("encode ledger %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write ledger %s: %w", path, err)
+	}
+	if err := renameio.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write ledger %s: %w", path, err)
+	}
+	return nil
+}
+
+// Exists reports whether a ledger file exists at path.
+func Exists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, fs.ErrNotExist)
+}

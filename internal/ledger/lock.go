@@ -1,0 +1,74 @@
+package ledger
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// Holder describes the process that holds a lock.
+type Holder struct {
+	PID     int       `toml:"pid"`
+	Start   time.Time `toml:"start"`
+	Host    string    `toml:"host"`
+	Command string    `toml:"command"`
+}
+
+// Lock is an exclusive lock on a ledger directory, held for the life of
+// a run. The operating system drops it when the process dies, so a killed
+// run never leaves a stale lock.
+type Lock struct {
+	dir string
+	fl  *flock.Flock
+}
+
+// LockFile and HolderFile are the lock's files inside the ledger directory.
+const (
+	LockFile   = "lock"
+	HolderFile = "lock-holder.toml"
+)
+
+// Acquire takes the lock of dir (created when missing) without waiting.
+// When another process holds it, the error has code exitcode.Locked and
+// names the holder's pid and start time.
+func Acquire(dir string) (*Lock, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	fl := flock.New(filepath.Join(dir, LockFile))
+	ok, err := fl.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	if !ok {
+		var h Holder
+		if err := ReadFile(filepath.Join(dir, HolderFile), &h); err != nil || h.PID == 0 {
+			return nil, exitcode.New(exitcode.Locked, "ledger %s is locked by another run (holder unknown): wait for it to finish", dir)
+		}
+		return nil, exitcode.New(exitcode.Locked,
+			"ledger %s is locked by pid %d (%s, started %s on %s): wait for that run to finish, or stop it and resume",
+			dir, h.PID, h.Command, h.Start.Format(time.RFC3339), h.Host)
+	}
+	host, _ := os.Hostname()
+	h := Holder{PID: os.Getpid(), Start: time.Now().UTC().Truncate(time.Second), Host: host, Command: strings.Join(os.Args, " ")}
+	if err := WriteFile(filepath.Join(dir, HolderFile), h); err != nil {
+		fl.Unlock()
+		return nil, err
+	}
+	return &Lock{dir: dir, fl: fl}, nil
+}
+
+// Dir is the locked directory.
+func (l *Lock) Dir() string { return l.dir }
+
+// Release drops the lock.
+func (l *Lock) Release() error {
+	os.Remove(filepath.Join(l.dir, HolderFile))
+	return l.fl.Unlock()
+}
