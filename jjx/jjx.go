@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"sync"
 
@@ -182,5 +181,5 @@ func decodeLines[T any](out []byte) ([]T, error) {
 
 // IsNotFound reports whether err means the jj executable is missing.
 func IsNotFound(err error) bool {
-	return errors.Is(err, ErrNotFound) || errors.Is(err, exec.ErrNotFound)
+	return errors.Is(err, ErrNotFound) || errors.Is(err, xec.ErrNotFound)
 }
