@@ -1,0 +1,124 @@
+package cliapp_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/xec"
+)
+
+func run(t *testing.T, s cliapp.Spec, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cliapp.Run(s, append([]string{s.Name}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestExitCodes(t *testing.T) {
+	s := cliapp.Spec{Name: "tool", Commands: []*cli.Command{{
+		Name:   "fail",
+		Action: func(*cli.Context) error { return exitcode.New(exitcode.Invalid, "bad thing") },
+	}}}
+	code, _, stderr := run(t, s, "fail")
+	if code != int(exitcode.Invalid) || stderr != "tool: bad thing\n" {
+		t.Errorf("fail: code %d stderr %q", code, stderr)
+	}
+	code, _, _ = run(t, s, "fail", "--no-such-flag")
+	if code != int(exitcode.Usage) {
+		t.Errorf("unknown flag: code %d, want %d", code, exitcode.Usage)
+	}
+	code, _, _ = run(t, s, "completion", "tcsh")
+	if code != int(exitcode.Usage) {
+		t.Errorf("unknown shell: code %d, want %d", code, exitcode.Usage)
+	}
+}
+
+func TestJSONAndRepoFlagsEitherSide(t *testing.T) {
+	var got []string
+	s := cliapp.Spec{Name: "tool", Commands: []*cli.Command{{
+		Name: "show",
+		Action: func(c *cli.Context) error {
+			dir, err := cliapp.RepoDir(c)
+			got = append(got, fmt.Sprintf("%v %s %v", cliapp.JSON(c), filepath.Base(dir), err))
+			return nil
+		},
+	}}}
+	run(t, s, "--json", "-R", "/tmp/x", "show")
+	run(t, s, "show", "--json", "--repo", "/tmp/y")
+	run(t, s, "show")
+	wd, _ := os.Getwd()
+	want := []string{"true x <nil>", "true y <nil>", "false " + filepath.Base(wd) + " <nil>"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestCompletionScriptsParse checks each script with its own shell's
+// syntax check (bash always; zsh and fish when installed).
+func TestCompletionScriptsParse(t *testing.T) {
+	app := cliapp.New(cliapp.Spec{Name: "jj-kaisen"})
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		script, err := cliapp.CompletionScript(app, shell)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(script, "--generate-bash-completion") || !strings.Contains(script, "jj-kaisen") {
+			t.Errorf("%s script lacks the completion call:\n%s", shell, script)
+		}
+		if _, err := xec.LookPath(shell); err != nil {
+			if shell == "bash" {
+				t.Fatal("bash not found")
+			}
+			continue
+		}
+		f := filepath.Join(t.TempDir(), "c."+shell)
+		os.WriteFile(f, []byte(script), 0o644)
+		if err := xec.Run(t.Context(), xec.Cmd{Name: shell, Args: []string{"-n", f}}); err != nil {
+			t.Errorf("%s -n: %v\n%s", shell, err, script)
+		}
+	}
+}
+
+// TestBashCompletionCandidates asks the app for candidates the way the
+// scripts do.
+func TestBashCompletionCandidates(t *testing.T) {
+	s := cliapp.Spec{Name: "tool", Commands: []*cli.Command{{Name: "dance", Action: func(*cli.Context) error { return nil }}}}
+	// urfave/cli reads the typed words from os.Args, as in a real shell.
+	saved := os.Args
+	os.Args = []string{"tool", "--generate-bash-completion"}
+	defer func() { os.Args = saved }()
+	code, out, _ := run(t, s, "--generate-bash-completion")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"dance", "doctor", "completion"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("candidates %q lack %q", out, want)
+		}
+	}
+	if strings.Contains(out, "man") {
+		t.Errorf("hidden man command offered: %q", out)
+	}
+}
+
+// TestReadmeExitCodes keeps the README's table equal to the frozen one.
+func TestReadmeExitCodes(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range exitcode.Table {
+		row := fmt.Sprintf("| %d | %s | %s |", e.Code, e.Name, e.Meaning)
+		if !bytes.Contains(readme, []byte(row)) {
+			t.Errorf("README.md lacks exit-code row %q", row)
+		}
+	}
+}
