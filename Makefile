@@ -35,9 +35,10 @@ install: build
 	done
 
 # The README's test command. REQUIRE_JJ=1 turns a missing jj into a failure.
+test: SHELL := bash
 test:
 	@toolpath="$$(testdata/tools/provision '$(CACHE)')" || { echo "make test: could not provision jj; see testdata/tools/install-jj" >&2; exit 1; }; \
-	PATH="$$toolpath:$$PATH" REQUIRE_JJ=$${REQUIRE_JJ:-1} $(GO) test -count=1 ./... && \
+	set -o pipefail; PATH="$$toolpath:$$PATH" REQUIRE_JJ=$${REQUIRE_JJ:-1} $(GO) test -count=1 -json ./... | $(GO) run ./testdata/tools/testsum && \
 	$(MAKE) --no-print-directory fuzz
 
 unit:
