@@ -1,0 +1,49 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestLoadLayers(t *testing.T) {
+	xdg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	root := t.TempDir()
+	user := filepath.Join(xdg, "specstack", "config.toml")
+	os.MkdirAll(filepath.Dir(user), 0o755)
+	os.WriteFile(user, []byte("[worker]\ncommand = \"agent run\"\ntest = \"make test\"\n"), 0o644)
+	os.WriteFile(filepath.Join(root, FileName), []byte("[worker]\ntest = \"go test ./...\"\n[kaisen]\nmax-parallel = 3\n"), 0o644)
+
+	cfg, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Worker.Command != "agent run" || cfg.Worker.Test != "go test ./..." || cfg.Kaisen.MaxParallel != 3 {
+		t.Errorf("merged config %+v", cfg)
+	}
+	if want := []string{user, filepath.Join(root, FileName)}; !slices.Equal(cfg.Files, want) {
+		t.Errorf("files %v, want %v", cfg.Files, want)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, tc := range []struct{ body, want string }{
+		{"[worker\n", "specstack.toml"},
+		{"[worker]\ncomand = \"x\"\n", `unknown key "worker.comand"`},
+	} {
+		root := t.TempDir()
+		os.WriteFile(filepath.Join(root, FileName), []byte(tc.body), 0o644)
+		_, err := Load(root)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Load(%q) error %v, want it to mention %q", tc.body, err, tc.want)
+		}
+	}
+	cfg, err := Load(t.TempDir())
+	if err != nil || len(cfg.Files) != 0 {
+		t.Errorf("no files: %+v %v", cfg, err)
+	}
+}
