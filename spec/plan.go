@@ -1,0 +1,394 @@
+package spec
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Plan is an implementation plan: a preamble (goal, global constraints,
+// shared definitions) followed by numbered tasks. An ad-hoc plan is a
+// plain list of task descriptions with no file areas.
+type Plan struct {
+	Preamble string     `json:"preamble"`
+	Tasks    []PlanTask `json:"tasks"`
+	AdHoc    bool       `json:"ad_hoc"`
+}
+
+// PlanTask is one numbered task of a plan.
+type PlanTask struct {
+	Number int        `json:"number"`
+	Title  string     `json:"title"`
+	Text   string     `json:"-"` // the task's full text, heading included
+	Line   int        `json:"line"`
+	Files  []PlanFile `json:"files"`
+}
+
+// FileRole says what a task does to a file, from its **Files:** list.
+type FileRole string
+
+// The roles a **Files:** entry can name. RoleTouch is an entry without a
+// role ("- src/a.go").
+const (
+	RoleCreate FileRole = "create"
+	RoleModify FileRole = "modify"
+	RoleTest   FileRole = "test"
+	RoleDelete FileRole = "delete"
+	RoleTouch  FileRole = "touch"
+)
+
+// PlanFile is one entry of a task's **Files:** list.
+type PlanFile struct {
+	Role  FileRole `json:"role"`
+	Path  string   `json:"path"`
+	Lines string   `json:"lines,omitempty"` // "12-40" or "3,9-11", as written
+}
+
+// PlanError is a plan that cannot be used, with the line it is about.
+type PlanError struct {
+	Line int // 1-based; 0 when about the whole plan
+	Msg  string
+}
+
+func (e *PlanError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	}
+	return e.Msg
+}
+
+var (
+	taskHeadingRe = regexp.MustCompile(`^(#{2,6})[ \t]+[Tt]ask[ \t]+(\d+)\b[ \t]*(?:[:.\x{2013}\x{2014}-][ \t]*)?(.*?)[ \t#]*$`)
+	headingRe     = regexp.MustCompile(`^(#{1,6})[ \t]`)
+	filesLabelRe  = regexp.MustCompile(`^[ \t]*(?:[-*+][ \t]+)?\*\*Files:?\*\*:?[ \t]*(.*)$`)
+	listItemRe    = regexp.MustCompile(`^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+(.*)$`)
+	roleRe        = regexp.MustCompile(`^(?i)(create|new|modify|change|edit|update|test|tests|delete|remove)[ \t]*:[ \t]*(.*)$`)
+	lineRangeRe   = regexp.MustCompile(`^(.+?):(\d+(?:-\d+)?(?:,[ \t]*\d+(?:-\d+)?)*)$`)
+	fenceRe       = regexp.MustCompile("^[ \t]{0,3}(```+|~~~+)")
+)
+
+var roleNames = map[string]FileRole{
+	"create": RoleCreate, "new": RoleCreate,
+	"modify": RoleModify, "change": RoleModify, "edit": RoleModify, "update": RoleModify,
+	"test": RoleTest, "tests": RoleTest,
+	"delete": RoleDelete, "remove": RoleDelete,
+}
+
+// ParsePlan reads a plan. Tasks are headings "## Task N: title" (any
+// level from ## to ######); a task runs to the next task heading or to a
+// heading shallower than its own. Everything before the first task is the
+// preamble. A document without task headings is read as an ad-hoc list:
+// each top-level list item is a task, numbered from 1.
+func ParsePlan(data []byte) (*Plan, error) {
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	lines := strings.Split(text, "\n")
+	inFence := fenceMask(lines)
+
+	type span struct {
+		start, end, level int
+	}
+	var spans []span
+	for i, l := range lines {
+		if inFence[i] {
+			continue
+		}
+		if m := taskHeadingRe.FindStringSubmatch(l); m != nil {
+			if n := len(spans); n > 0 && spans[n-1].end < 0 {
+				spans[n-1].end = i
+			}
+			spans = append(spans, span{start: i, end: -1, level: len(m[1])})
+			continue
+		}
+		if m := headingRe.FindStringSubmatch(l); m != nil {
+			if n := len(spans); n > 0 && spans[n-1].end < 0 && len(m[1]) < spans[n-1].level {
+				spans[n-1].end = i
+			}
+		}
+	}
+	if len(spans) == 0 {
+		return parseAdHoc(lines, inFence)
+	}
+	p := &Plan{Preamble: strings.TrimRight(strings.Join(lines[:spans[0].start], "\n"), "\n \t")}
+	seen := map[int]int{}
+	for _, s := range spans {
+		if s.end < 0 {
+			s.end = len(lines)
+		}
+		m := taskHeadingRe.FindStringSubmatch(lines[s.start])
+		n, err := strconv.Atoi(m[2])
+		if err != nil || n <= 0 {
+			return nil, &PlanError{Line: s.start + 1, Msg: fmt.Sprintf("task number %q is not a positive integer", m[2])}
+		}
+		if prev, dup := seen[n]; dup {
+			return nil, &PlanError{Line: s.start + 1, Msg: fmt.Sprintf("task %d is numbered again (first at line %d); renumber one of them", n, prev)}
+		}
+		seen[n] = s.start + 1
+		t := PlanTask{
+			Number: n,
+			Title:  strings.TrimSpace(m[3]),
+			Text:   strings.TrimRight(strings.Join(lines[s.start:s.end], "\n"), "\n \t"),
+			Line:   s.start + 1,
+		}
+		files, err := parseFiles(lines, inFence, s.start+1, s.end)
+		if err != nil {
+			return nil, err
+		}
+		t.Files = files
+		p.Tasks = append(p.Tasks, t)
+	}
+	return p, nil
+}
+
+// fenceMask marks the lines inside fenced code blocks (fences included).
+func fenceMask(lines []string) []bool {
+	mask := make([]bool, len(lines))
+	open := ""
+	for i, l := range lines {
+		m := fenceRe.FindStringSubmatch(l)
+		switch {
+		case open == "" && m != nil:
+			open = m[1]
+			mask[i] = true
+		case open != "":
+			mask[i] = true
+			if m != nil && m[1][0] == open[0] && len(m[1]) >= len(open) && strings.TrimSpace(l[strings.Index(l, m[1])+len(m[1]):]) == "" {
+				open = ""
+			}
+		}
+	}
+	return mask
+}
+
+// parseFiles reads the **Files:** lists between lines [from, to).
+func parseFiles(lines []string, inFence []bool, from, to int) ([]PlanFile, error) {
+	var files []PlanFile
+	seen := map[PlanFile]bool{}
+	add := func(line int, entry string) error {
+		fs, err := parseFileEntry(entry)
+		if err != nil {
+			return &PlanError{Line: line + 1, Msg: err.Error()}
+		}
+		for _, f := range fs {
+			if !seen[f] {
+				seen[f] = true
+				files = append(files, f)
+			}
+		}
+		return nil
+	}
+	for i := from; i < to; i++ {
+		if inFence[i] {
+			continue
+		}
+		m := filesLabelRe.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		if rest := strings.TrimSpace(m[1]); rest != "" {
+			if err := add(i, rest); err != nil {
+				return nil, err
+			}
+		}
+		// The list that follows; blank lines may separate it from the label.
+		j := i + 1
+		for j < to && strings.TrimSpace(lines[j]) == "" {
+			j++
+		}
+		for ; j < to && !inFence[j]; j++ {
+			lm := listItemRe.FindStringSubmatch(lines[j])
+			if lm == nil {
+				break
+			}
+			if err := add(j, lm[2]); err != nil {
+				return nil, err
+			}
+		}
+		i = j - 1
+	}
+	return files, nil
+}
+
+// parseFileEntry reads "Modify: `src/a.go:10-20`, `src/b.go`" or a bare
+// path list.
+func parseFileEntry(entry string) ([]PlanFile, error) {
+	role := RoleTouch
+	if m := roleRe.FindStringSubmatch(entry); m != nil {
+		role = roleNames[strings.ToLower(m[1])]
+		entry = m[2]
+	}
+	var raw []string
+	if strings.Contains(entry, "`") {
+		parts := strings.Split(entry, "`")
+		for k := 1; k < len(parts); k += 2 {
+			raw = append(raw, parts[k])
+		}
+	} else {
+		for _, p := range strings.Split(entry, ",") {
+			// Bare paths end at the first space: "src/a.go (new helper)".
+			if f := strings.Fields(p); len(f) > 0 {
+				raw = append(raw, f[0])
+			}
+		}
+	}
+	var res []PlanFile
+	for _, r := range raw {
+		r = strings.TrimSpace(r)
+		if r == "" {
+			continue
+		}
+		f := PlanFile{Role: role, Path: r}
+		if m := lineRangeRe.FindStringSubmatch(r); m != nil {
+			f.Path, f.Lines = m[1], strings.ReplaceAll(m[2], " ", "")
+		}
+		clean, err := cleanPlanPath(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		f.Path = clean
+		res = append(res, f)
+	}
+	if len(res) == 0 && role != RoleTouch {
+		return nil, fmt.Errorf("%s: entry names no path (write `- %s: path/to/file`)", role, strings.ToUpper(string(role[:1]))+string(role[1:]))
+	}
+	return res, nil
+}
+
+// cleanPlanPath checks that p is a path inside the repository and returns
+// it in canonical slash form.
+func cleanPlanPath(p string) (string, error) {
+	if strings.ContainsAny(p, "\x00\n") {
+		return "", fmt.Errorf("file path %q contains a control character", p)
+	}
+	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
+		return "", fmt.Errorf("file path %q must be relative to the repository root", p)
+	}
+	c := path.Clean(strings.TrimPrefix(p, "./"))
+	if c == "." || c == ".." || strings.HasPrefix(c, "../") {
+		return "", fmt.Errorf("file path %q is outside the repository", p)
+	}
+	return c, nil
+}
+
+// parseAdHoc reads a plain markdown list: each top-level item (with its
+// indented continuation lines) is one task.
+func parseAdHoc(lines []string, inFence []bool) (*Plan, error) {
+	p := &Plan{AdHoc: true}
+	first := -1
+	var cur []string
+	curLine := 0
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		text := strings.TrimSpace(strings.Join(cur, "\n"))
+		if text != "" {
+			p.Tasks = append(p.Tasks, adHocTask(len(p.Tasks)+1, text, curLine))
+		}
+		cur = nil
+	}
+	for i, l := range lines {
+		if inFence[i] {
+			if cur != nil {
+				cur = append(cur, l)
+			}
+			continue
+		}
+		m := listItemRe.FindStringSubmatch(l)
+		if m != nil && m[1] == "" {
+			flush()
+			if first < 0 {
+				first = i
+			}
+			cur, curLine = []string{m[2]}, i+1
+			continue
+		}
+		if cur != nil {
+			if strings.TrimSpace(l) == "" || strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") {
+				cur = append(cur, strings.TrimSpace(l))
+				continue
+			}
+			flush()
+		}
+	}
+	flush()
+	if len(p.Tasks) == 0 {
+		return nil, &PlanError{Msg: "no tasks found: write headings like \"### Task 1: title\" or a list of tasks (\"- do this\")"}
+	}
+	p.Preamble = strings.TrimRight(strings.Join(lines[:first], "\n"), "\n \t")
+	return p, nil
+}
+
+func adHocTask(n int, text string, line int) PlanTask {
+	title, _, _ := strings.Cut(text, "\n")
+	return PlanTask{Number: n, Title: strings.TrimSpace(title), Text: fmt.Sprintf("### Task %d: %s", n, text), Line: line}
+}
+
+// AdHocPlan builds a plan from task descriptions given one by one (for
+// example by repeated --task flags).
+func AdHocPlan(texts []string) (*Plan, error) {
+	p := &Plan{AdHoc: true}
+	for i, t := range texts {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			return nil, &PlanError{Msg: fmt.Sprintf("task %d is empty", i+1)}
+		}
+		p.Tasks = append(p.Tasks, adHocTask(i+1, t, 0))
+	}
+	if len(p.Tasks) == 0 {
+		return nil, &PlanError{Msg: "no tasks given"}
+	}
+	return p, nil
+}
+
+// Task returns the task numbered n.
+func (p *Plan) Task(n int) (PlanTask, bool) {
+	for _, t := range p.Tasks {
+		if t.Number == n {
+			return t, true
+		}
+	}
+	return PlanTask{}, false
+}
+
+// Brief returns task n's full text with the preamble prepended, so that
+// the brief stands alone.
+func (p *Plan) Brief(n int) (string, error) {
+	t, ok := p.Task(n)
+	if !ok {
+		return "", fmt.Errorf("no task %d in the plan (it has %s)", n, p.numbers())
+	}
+	var b strings.Builder
+	if p.Preamble != "" {
+		b.WriteString(p.Preamble)
+		b.WriteString("\n\n")
+	}
+	b.WriteString(t.Text)
+	b.WriteString("\n")
+	return b.String(), nil
+}
+
+func (p *Plan) numbers() string {
+	if len(p.Tasks) == 0 {
+		return "no tasks"
+	}
+	ns := make([]string, len(p.Tasks))
+	for i, t := range p.Tasks {
+		ns[i] = strconv.Itoa(t.Number)
+	}
+	return "tasks " + strings.Join(ns, ", ")
+}
+
+// Paths returns the distinct paths of the task's files, in order.
+func (t PlanTask) Paths() []string {
+	var res []string
+	seen := map[string]bool{}
+	for _, f := range t.Files {
+		if !seen[f.Path] {
+			seen[f.Path] = true
+			res = append(res, f.Path)
+		}
+	}
+	return res
+}

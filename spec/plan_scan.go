@@ -1,0 +1,73 @@
+package spec
+
+import (
+	"fmt"
+	"sort"
+)
+
+// PlanFinding is one result of the mechanical pre-flight scan of a plan.
+type PlanFinding struct {
+	Kind    string `json:"kind"` // one of the Finding* constants
+	Tasks   []int  `json:"tasks"`
+	Path    string `json:"path,omitempty"`
+	Message string `json:"message"`
+}
+
+// Pre-flight finding kinds.
+const (
+	FindingDoubleCreate  = "double-create"  // two tasks both create one file
+	FindingNoFiles       = "no-files"       // a task names no files
+	FindingMissingModify = "missing-modify" // a Modify: path does not exist at the base
+)
+
+// Preflight scans the plan mechanically. exists reports whether path is
+// present in the tree task will start from; a path an earlier task
+// creates counts as present.
+func (p *Plan) Preflight(exists func(t PlanTask, path string) bool) []PlanFinding {
+	var res []PlanFinding
+	creators := map[string][]int{}
+	var created []string
+	for _, t := range p.Tasks {
+		if len(t.Files) == 0 {
+			res = append(res, PlanFinding{Kind: FindingNoFiles, Tasks: []int{t.Number},
+				Message: fmt.Sprintf("task %d names no files: its overlaps cannot be known, so it may run beside a task that edits the same files", t.Number)})
+		}
+		for _, f := range t.Files {
+			switch f.Role {
+			case RoleCreate:
+				if len(creators[f.Path]) == 0 {
+					created = append(created, f.Path)
+				}
+				creators[f.Path] = append(creators[f.Path], t.Number)
+			case RoleModify:
+				if len(creators[f.Path]) == 0 && exists != nil && !exists(t, f.Path) {
+					res = append(res, PlanFinding{Kind: FindingMissingModify, Tasks: []int{t.Number}, Path: f.Path,
+						Message: fmt.Sprintf("task %d modifies %s, which does not exist at the base and no earlier task creates it", t.Number, f.Path)})
+				}
+			}
+		}
+	}
+	sort.Strings(created)
+	for _, path := range created {
+		if ts := creators[path]; len(ts) > 1 {
+			res = append(res, PlanFinding{Kind: FindingDoubleCreate, Tasks: ts, Path: path,
+				Message: fmt.Sprintf("tasks %s all create %s: only one can; make the others Modify it", joinInts(ts), path)})
+		}
+	}
+	return res
+}
+
+func joinInts(ns []int) string {
+	s := ""
+	for i, n := range ns {
+		switch {
+		case i == 0:
+		case i == len(ns)-1:
+			s += " and "
+		default:
+			s += ", "
+		}
+		s += fmt.Sprint(n)
+	}
+	return s
+}

@@ -1,0 +1,260 @@
+package spec
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func readPlan(t *testing.T, name string) *Plan {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "plan", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParsePlan(data)
+	if err != nil {
+		t.Fatalf("ParsePlan(%s): %v", name, err)
+	}
+	return p
+}
+
+func TestParsePlanReference(t *testing.T) {
+	p := readPlan(t, "reference.md")
+	if p.AdHoc {
+		t.Fatal("plan read as ad-hoc")
+	}
+	want := []struct {
+		num   int
+		title string
+		files []PlanFile
+	}{
+		{1, "Add a and b", []PlanFile{{RoleCreate, "src/a.ts", ""}, {RoleModify, "src/b.ts", "10-20"}}},
+		{2, "Add c", []PlanFile{{RoleCreate, "src/c.ts", ""}}},
+		{3, "Touch a and d", []PlanFile{{RoleModify, "src/a.ts", ""}, {RoleTest, "src/d.ts", "1-5,9"}}},
+		{4, "e", []PlanFile{{RoleTouch, "src/e.ts", ""}}},
+		{5, "d and e", []PlanFile{{RoleModify, "src/d.ts", ""}, {RoleModify, "src/e.ts", ""}}},
+	}
+	if len(p.Tasks) != len(want) {
+		t.Fatalf("got %d tasks, want %d", len(p.Tasks), len(want))
+	}
+	for i, w := range want {
+		got := p.Tasks[i]
+		if got.Number != w.num || got.Title != w.title || !reflect.DeepEqual(got.Files, w.files) {
+			t.Errorf("task %d: got %d %q %+v, want %d %q %+v", i, got.Number, got.Title, got.Files, w.num, w.title, w.files)
+		}
+	}
+	if !strings.HasPrefix(p.Preamble, "# Widget plan") || !strings.HasSuffix(p.Preamble, "no new dependencies.") {
+		t.Errorf("preamble = %q", p.Preamble)
+	}
+	if !strings.Contains(p.Tasks[0].Text, "### Task 9: not a task") {
+		t.Error("fenced block dropped from task 1's text")
+	}
+	if strings.Contains(p.Tasks[4].Text, "Appendix") {
+		t.Error("task 5 runs past a shallower heading")
+	}
+}
+
+func TestParsePlanHeadings(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     string
+		nums   []int
+		titles []string
+	}{
+		{"h2 without colon", "## Task 3 Do it\nbody\n## Task 4 - Next\n", []int{3, 4}, []string{"Do it", "Next"}},
+		{"h3 with colon", "### Task 1: One\n### Task 2: Two\n", []int{1, 2}, []string{"One", "Two"}},
+		{"em dash and trailing hashes", "### Task 7 — Seven ###\n", []int{7}, []string{"Seven"}},
+		{"no title", "### Task 1\nbody\n", []int{1}, []string{""}},
+		{"lower case", "### task 2: lower\n", []int{2}, []string{"lower"}},
+		{"subheading stays in task", "## Task 1: A\n### Steps\n- x\n## Task 2: B\n", []int{1, 2}, []string{"A", "B"}},
+		{"crlf", "### Task 1: A\r\nbody\r\n", []int{1}, []string{"A"}},
+		{"tilde fence hides heading", "### Task 1: A\n~~~\n### Task 2: B\n~~~\n", []int{1}, []string{"A"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ParsePlan([]byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var nums []int
+			var titles []string
+			for _, task := range p.Tasks {
+				nums = append(nums, task.Number)
+				titles = append(titles, task.Title)
+			}
+			if !reflect.DeepEqual(nums, tt.nums) || !reflect.DeepEqual(titles, tt.titles) {
+				t.Errorf("got %v %q, want %v %q", nums, titles, tt.nums, tt.titles)
+			}
+		})
+	}
+}
+
+func TestParsePlanErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		line int
+		msg  string
+	}{
+		{"empty", "", 0, "no tasks found"},
+		{"prose only", "# Title\n\nJust text.\n", 0, "no tasks found"},
+		{"duplicate", "### Task 1: A\n### Task 1: B\n", 2, "task 1 is numbered again (first at line 1)"},
+		{"zero", "### Task 0: A\n", 1, "not a positive integer"},
+		{"absolute path", "### Task 1: A\n**Files:**\n- Modify: `/etc/passwd`\n", 3, "must be relative"},
+		{"escaping path", "### Task 1: A\n**Files:**\n- Create: `../x.go`\n", 3, "outside the repository"},
+		{"role without path", "### Task 1: A\n**Files:**\n- Create:\n", 3, "names no path"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParsePlan([]byte(tt.in))
+			var pe *PlanError
+			if !errors.As(err, &pe) {
+				t.Fatalf("got %v, want a *PlanError", err)
+			}
+			if pe.Line != tt.line || !strings.Contains(pe.Msg, tt.msg) {
+				t.Errorf("got line %d %q, want line %d containing %q", pe.Line, pe.Msg, tt.line, tt.msg)
+			}
+		})
+	}
+}
+
+func TestParsePlanAdHoc(t *testing.T) {
+	p := readPlan(t, "adhoc.md")
+	if !p.AdHoc {
+		t.Fatal("list not read as ad-hoc")
+	}
+	var titles []string
+	for _, task := range p.Tasks {
+		titles = append(titles, task.Title)
+	}
+	if want := []string{"Fix the login bug", "Write docs", "Bump version"}; !reflect.DeepEqual(titles, want) {
+		t.Errorf("titles %q, want %q", titles, want)
+	}
+	if !strings.Contains(p.Tasks[0].Text, "in the auth module") {
+		t.Errorf("continuation line lost: %q", p.Tasks[0].Text)
+	}
+	if p.Preamble != "Things to do today:" {
+		t.Errorf("preamble %q", p.Preamble)
+	}
+}
+
+func TestAdHocPlan(t *testing.T) {
+	p, err := AdHocPlan([]string{"one", "two\nmore"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Tasks) != 2 || p.Tasks[1].Number != 2 || p.Tasks[1].Title != "two" || !strings.HasPrefix(p.Tasks[1].Text, "### Task 2: two\nmore") {
+		t.Errorf("got %+v", p.Tasks)
+	}
+	if _, err := AdHocPlan([]string{"ok", " "}); err == nil || !strings.Contains(err.Error(), "task 2 is empty") {
+		t.Errorf("empty task: got %v", err)
+	}
+	if _, err := AdHocPlan(nil); err == nil {
+		t.Error("no tasks: want an error")
+	}
+}
+
+func TestBrief(t *testing.T) {
+	p := readPlan(t, "reference.md")
+	b, err := p.Brief(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "plan", "reference.brief3.golden")
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		os.WriteFile(golden, []byte(b), 0o644)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b != string(want) {
+		t.Errorf("brief 3:\n%s\nwant:\n%s", b, want)
+	}
+	if _, err := p.Brief(9); err == nil || !strings.Contains(err.Error(), "no task 9 in the plan (it has tasks 1, 2, 3, 4, 5)") {
+		t.Errorf("missing task: got %v", err)
+	}
+}
+
+func TestPreflight(t *testing.T) {
+	in := `### Task 1: A
+**Files:**
+- Create: x.go
+- Modify: exists.go
+### Task 2: B
+**Files:**
+- Create: x.go
+- Modify: gone.go
+- Modify: x.go
+### Task 3: C
+no files here
+### Task 4: D
+**Files:**
+- Create: x.go
+`
+	p, err := ParsePlan([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.Preflight(func(_ PlanTask, path string) bool { return path == "exists.go" })
+	want := []PlanFinding{
+		{Kind: FindingMissingModify, Tasks: []int{2}, Path: "gone.go"},
+		{Kind: FindingNoFiles, Tasks: []int{3}},
+		{Kind: FindingDoubleCreate, Tasks: []int{1, 2, 4}, Path: "x.go"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v", got)
+	}
+	for i := range want {
+		if got[i].Kind != want[i].Kind || !reflect.DeepEqual(got[i].Tasks, want[i].Tasks) || got[i].Path != want[i].Path || got[i].Message == "" {
+			t.Errorf("finding %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if !strings.Contains(got[2].Message, "tasks 1, 2 and 4 all create x.go") {
+		t.Errorf("message %q", got[2].Message)
+	}
+}
+
+func FuzzParsePlan(f *testing.F) {
+	for _, name := range []string{"reference.md", "adhoc.md"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "plan", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("## Task 1\n**Files:** `a:1-2`, b\n```\n## Task 2\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParsePlan(data)
+		if err != nil {
+			var pe *PlanError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error is not a *PlanError: %v", err)
+			}
+			return
+		}
+		if len(p.Tasks) == 0 {
+			t.Fatal("no tasks and no error")
+		}
+		seen := map[int]bool{}
+		for _, task := range p.Tasks {
+			if task.Number <= 0 || seen[task.Number] {
+				t.Fatalf("bad or duplicate task number %d", task.Number)
+			}
+			seen[task.Number] = true
+			for _, f := range task.Files {
+				if f.Path == "" || strings.HasPrefix(f.Path, "/") || strings.HasPrefix(f.Path, "../") || f.Path == ".." {
+					t.Fatalf("task %d: bad path %q", task.Number, f.Path)
+				}
+			}
+			b, err := p.Brief(task.Number)
+			if err != nil || !strings.Contains(b, task.Text) {
+				t.Fatalf("brief %d: %v", task.Number, err)
+			}
+		}
+	})
+}
