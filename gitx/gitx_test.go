@@ -1,0 +1,297 @@
+package gitx_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/specstack/specstack/gitx"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/testenv"
+	"github.com/specstack/specstack/internal/xec"
+)
+
+// fixture is a clone of a bare origin with one commit on main, pushed.
+type fixture struct {
+	origin string
+	dir    string
+	repo   *gitx.Repo
+}
+
+func run(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := xec.Output(context.Background(), xec.Cmd{Name: "git", Args: args, Dir: dir})
+	if err != nil {
+		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func commit(t *testing.T, dir, file, body string) string {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, "add", file)
+	run(t, dir, "commit", "-q", "-m", "edit "+file)
+	return run(t, dir, "rev-parse", "HEAD")
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	testenv.Isolate(t)
+	root := t.TempDir()
+	f := &fixture{origin: filepath.Join(root, "origin.git"), dir: filepath.Join(root, "work")}
+	run(t, root, "init", "-q", "--bare", f.origin)
+	run(t, root, "clone", "-q", f.origin, f.dir)
+	commit(t, f.dir, "a.txt", "a\n")
+	run(t, f.dir, "push", "-q", "origin", "main")
+	r, err := gitx.Open(t.Context(), filepath.Join(f.dir)) // from the root
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.repo = r
+	return f
+}
+
+func TestOpenFromSubdirectory(t *testing.T) {
+	f := newFixture(t)
+	sub := filepath.Join(f.dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := gitx.Open(t.Context(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Dir != f.dir {
+		t.Errorf("Dir = %q, want %q", r.Dir, f.dir)
+	}
+	_, err = gitx.Open(t.Context(), t.TempDir())
+	if exitcode.Of(err) != exitcode.Missing {
+		t.Errorf("outside a repository: %v (code %d), want code %d", err, exitcode.Of(err), exitcode.Missing)
+	}
+}
+
+func TestReads(t *testing.T) {
+	f := newFixture(t)
+	base := run(t, f.dir, "rev-parse", "HEAD")
+	run(t, f.dir, "checkout", "-q", "-b", "feature")
+	c1 := commit(t, f.dir, "b.txt", "b\n")
+	run(t, f.dir, "checkout", "-q", "main")
+	c2 := commit(t, f.dir, "c.txt", "c\n")
+
+	tests := []struct {
+		rev  string
+		want string
+	}{
+		{"HEAD", c2},
+		{"main", c2},
+		{"feature", c1},
+		{"refs/heads/feature", c1},
+		{"refs/remotes/origin/main^{commit}", base},
+		{"origin/main", base},
+		{c1[:10], c1},
+		{"main~1", base},
+	}
+	for _, tt := range tests {
+		got, err := f.repo.Resolve(tt.rev)
+		if err != nil {
+			t.Errorf("Resolve(%q): %v", tt.rev, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("Resolve(%q) = %s, want %s", tt.rev, got, tt.want)
+		}
+	}
+	for _, bad := range []string{"nope", "refs/remotes/origin/nope", ""} {
+		if _, err := f.repo.Resolve(bad); !errors.Is(err, gitx.ErrNoCommit) {
+			t.Errorf("Resolve(%q) = %v, want ErrNoCommit", bad, err)
+		}
+	}
+
+	if mb, err := f.repo.MergeBase("main", "feature"); err != nil || mb != base {
+		t.Errorf("MergeBase = %s, %v; want %s", mb, err, base)
+	}
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{base, "feature", true},
+		{"feature", "main", false},
+		{"main", "main", true},
+	} {
+		got, err := f.repo.IsAncestor(tt.a, tt.b)
+		if err != nil || got != tt.want {
+			t.Errorf("IsAncestor(%s, %s) = %v, %v; want %v", tt.a, tt.b, got, err, tt.want)
+		}
+	}
+
+	if b, err := f.repo.CurrentBranch(); err != nil || b != "main" {
+		t.Errorf("CurrentBranch = %q, %v", b, err)
+	}
+	run(t, f.dir, "checkout", "-q", "--detach", "HEAD")
+	if b, err := f.repo.CurrentBranch(); err != nil || b != "" {
+		t.Errorf("detached CurrentBranch = %q, %v; want empty", b, err)
+	}
+
+	c, err := f.repo.Commit("feature")
+	if err != nil || c.Subject != "edit b.txt" || !slices.Equal(c.Parents, []string{base}) {
+		t.Errorf("Commit(feature) = %+v, %v", c, err)
+	}
+	branches, err := f.repo.Branches()
+	if err != nil || branches["feature"] != c1 || branches["main"] != c2 {
+		t.Errorf("Branches = %v, %v", branches, err)
+	}
+	remote, err := f.repo.RemoteBranches("origin")
+	if err != nil || remote["main"] != base || len(remote) != 1 {
+		t.Errorf("RemoteBranches = %v, %v", remote, err)
+	}
+	if u, err := f.repo.RemoteURL("origin"); err != nil || u != f.origin {
+		t.Errorf("RemoteURL = %q, %v; want %q", u, err, f.origin)
+	}
+	if sha, ok, err := f.repo.Ref("refs/heads/feature"); err != nil || !ok || sha != c1 {
+		t.Errorf("Ref = %s %v %v", sha, ok, err)
+	}
+	if _, ok, err := f.repo.Ref("refs/heads/none"); err != nil || ok {
+		t.Errorf("Ref(none) = %v %v, want absent", ok, err)
+	}
+}
+
+// TestReadsSeeCLIWrites checks that a read after a CLI fetch sees the new
+// refs and objects (go-git is reopened per call).
+func TestReadsSeeCLIWrites(t *testing.T) {
+	f := newFixture(t)
+	other := filepath.Join(t.TempDir(), "other")
+	run(t, "", "clone", "-q", f.origin, other)
+	moved := commit(t, other, "x.txt", "x\n")
+	run(t, other, "push", "-q", "origin", "main")
+	if _, err := f.repo.Resolve("origin/main"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.repo.Fetch(t.Context(), "origin"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.repo.Resolve("refs/remotes/origin/main")
+	if err != nil || got != moved {
+		t.Errorf("after fetch origin/main = %s, %v; want %s", got, err, moved)
+	}
+	if c, err := f.repo.Commit(got); err != nil || c.Subject != "edit x.txt" {
+		t.Errorf("fetched commit = %+v, %v", c, err)
+	}
+}
+
+func TestPushPublishOnce(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	run(t, f.dir, "checkout", "-q", "-b", "ticket/1")
+	c1 := commit(t, f.dir, "t.txt", "1\n")
+
+	res, err := f.repo.Push(ctx, "origin", "ticket/1", "ticket/1")
+	if err != nil || res != gitx.Pushed {
+		t.Fatalf("first push = %s, %v", res, err)
+	}
+	if got := run(t, f.origin, "rev-parse", "refs/heads/ticket/1"); got != c1 {
+		t.Fatalf("origin has %s, want %s", got, c1)
+	}
+	res, err = f.repo.Push(ctx, "origin", "ticket/1", "ticket/1")
+	if err != nil || res != gitx.AlreadyPublished {
+		t.Fatalf("second push = %s, %v; want already-published", res, err)
+	}
+
+	// A local fast-forward is still refused: the branch is published.
+	c2 := commit(t, f.dir, "t.txt", "2\n")
+	_, err = f.repo.Push(ctx, "origin", "ticket/1", "ticket/1")
+	if !errors.Is(err, gitx.ErrRemoteMoved) {
+		t.Fatalf("push over published branch: %v, want ErrRemoteMoved", err)
+	}
+	for _, want := range []string{"ticket/1", c1[:12], c2[:12], "never overwrites"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if got := run(t, f.origin, "rev-parse", "refs/heads/ticket/1"); got != c1 {
+		t.Fatalf("origin moved to %s after a refused push", got)
+	}
+
+	if sha, ok, err := f.repo.RemoteHead(ctx, "origin", "ticket/1"); err != nil || !ok || sha != c1 {
+		t.Errorf("RemoteHead = %s %v %v", sha, ok, err)
+	}
+	if _, ok, err := f.repo.RemoteHead(ctx, "origin", "ticket/9"); err != nil || ok {
+		t.Errorf("RemoteHead(absent) = %v %v", ok, err)
+	}
+	if _, err := f.repo.Push(ctx, "origin", "x", "no-such-rev"); exitcode.Of(err) != exitcode.Usage {
+		t.Errorf("push of a missing rev: %v, want usage error", err)
+	}
+}
+
+func TestWorktreesAndRebase(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	base := run(t, f.dir, "rev-parse", "HEAD")
+	wt := filepath.Join(t.TempDir(), "wt")
+	if err := f.repo.WorktreeAdd(ctx, wt, "ticket/2", base); err != nil {
+		t.Fatal(err)
+	}
+	commit(t, wt, "w.txt", "w\n")
+	// main moves on
+	newMain := commit(t, f.dir, "m.txt", "m\n")
+
+	list, err := f.repo.Worktrees(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].Path != f.dir || list[1].Branch != "ticket/2" {
+		t.Fatalf("Worktrees = %+v", list)
+	}
+
+	if err := f.repo.RebaseOnto(ctx, wt, newMain, base, "ticket/2"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := f.repo.IsAncestor(newMain, "ticket/2"); err != nil || !ok {
+		t.Errorf("after rebase main is not an ancestor of ticket/2: %v %v", ok, err)
+	}
+
+	// A conflicting rebase is aborted and leaves the branch alone.
+	wt2 := filepath.Join(t.TempDir(), "wt2")
+	if err := f.repo.WorktreeAdd(ctx, wt2, "ticket/3", base); err != nil {
+		t.Fatal(err)
+	}
+	before := commit(t, wt2, "m.txt", "conflicting\n")
+	err = f.repo.RebaseOnto(ctx, wt2, newMain, base, "ticket/3")
+	if exitcode.Of(err) != exitcode.Conflicts {
+		t.Fatalf("conflicting rebase: %v (code %d), want Conflicts", err, exitcode.Of(err))
+	}
+	if got := run(t, wt2, "rev-parse", "HEAD"); got != before {
+		t.Errorf("HEAD after aborted rebase = %s, want %s", got, before)
+	}
+
+	// Remove refuses a dirty work tree and removes a clean one.
+	if err := os.WriteFile(filepath.Join(wt, "dirty.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.repo.WorktreeRemove(ctx, wt); err == nil {
+		t.Error("removed a work tree with untracked changes")
+	}
+	if err := f.repo.WorktreeRemove(ctx, wt2); err != nil {
+		t.Fatal(err)
+	}
+	list, _ = f.repo.Worktrees(ctx)
+	if len(list) != 2 {
+		t.Errorf("after remove: %+v", list)
+	}
+
+	// Detached work tree.
+	wt3 := filepath.Join(t.TempDir(), "wt3")
+	if err := f.repo.WorktreeAdd(ctx, wt3, "", base); err != nil {
+		t.Fatal(err)
+	}
+	list, _ = f.repo.Worktrees(ctx)
+	if last := list[len(list)-1]; !last.Detached || last.HEAD != base {
+		t.Errorf("detached entry = %+v", last)
+	}
+}

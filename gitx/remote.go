@@ -1,0 +1,83 @@
+package gitx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// ErrRemoteMoved reports that a branch already exists on the remote at
+// another commit; publish-once never overwrites it.
+var ErrRemoteMoved = errors.New("already exists on the remote at another commit")
+
+// Fetch fetches remote's branches into refs/remotes/<remote>/.
+func (r *Repo) Fetch(ctx context.Context, remote string) error {
+	if _, err := r.git(ctx, "fetch", "--quiet", "--no-tags", remote); err != nil {
+		return fmt.Errorf("fetch %s: %w", remote, err)
+	}
+	return nil
+}
+
+// RemoteHead asks remote (git ls-remote) where branch points; ok is false
+// when the remote has no such branch.
+func (r *Repo) RemoteHead(ctx context.Context, remote, branch string) (sha string, ok bool, err error) {
+	out, err := r.gitRead(ctx, "ls-remote", "--heads", remote, "refs/heads/"+branch)
+	if err != nil {
+		return "", false, fmt.Errorf("ls-remote %s %s: %w", remote, branch, err)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 2 && f[1] == "refs/heads/"+branch {
+			return f[0], true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// PushResult says what Push did.
+type PushResult string
+
+const (
+	Pushed           PushResult = "pushed"            // the branch was created on the remote
+	AlreadyPublished PushResult = "already-published" // the remote already had it at this commit
+)
+
+// Push publishes rev as branch on remote, once: when the remote has no
+// such branch it is created (a plain push, never forced); when the remote
+// already has it at the same commit nothing is pushed; when the remote has
+// it at any other commit the push is refused with ErrRemoteMoved, naming
+// both commits. The remote is asked directly (ls-remote), not through a
+// possibly stale tracking ref.
+func (r *Repo) Push(ctx context.Context, remote, branch, rev string) (PushResult, error) {
+	sha, err := r.Resolve(rev)
+	if err != nil {
+		return "", exitcode.Wrap(exitcode.Usage, fmt.Errorf("push %s: %w", branch, err))
+	}
+	have, ok, err := r.RemoteHead(ctx, remote, branch)
+	if err != nil {
+		return "", err
+	}
+	if ok {
+		if have == sha {
+			return AlreadyPublished, nil
+		}
+		return "", exitcode.Wrap(exitcode.Failure, fmt.Errorf(
+			"push %s to %s: branch %w (%s there, %s here); publish-once never overwrites a published branch: "+
+				"inspect it (git fetch %s; git log %s..%s/%s) and decide by hand",
+			branch, remote, ErrRemoteMoved, short(have), short(sha), remote, short(sha), remote, branch))
+	}
+	if _, err := r.git(ctx, "push", "--quiet", "--no-verify", remote, sha+":refs/heads/"+branch); err != nil {
+		return "", fmt.Errorf("push %s to %s: %w", branch, remote, err)
+	}
+	return Pushed, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
