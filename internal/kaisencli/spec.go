@@ -3,8 +3,6 @@
 package kaisencli
 
 import (
-	"github.com/urfave/cli/v2"
-
 	"github.com/specstack/specstack/internal/cliapp"
 )
 
@@ -22,6 +20,6 @@ abortable.
 
 Use it as "jj kaisen VERB" after:
    jj config set --user aliases.kaisen '["util","exec","--","jj-kaisen"]'`,
-		Commands: []*cli.Command{},
+		Commands: commands(),
 	}
 }

@@ -1,0 +1,11 @@
+package kaisencli
+
+import "github.com/urfave/cli/v2"
+
+// commands lists jj-kaisen's own commands.
+func commands() []*cli.Command {
+	return []*cli.Command{
+		planCommand(),
+		briefCommand(),
+	}
+}

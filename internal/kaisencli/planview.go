@@ -1,0 +1,215 @@
+package kaisencli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/jjx"
+	"github.com/specstack/specstack/spec"
+)
+
+// loadPlan reads the plan at path, or builds an ad-hoc plan from tasks.
+// Exactly one of the two must be given.
+func loadPlan(path string, tasks []string) (*spec.Plan, string, error) {
+	switch {
+	case path != "" && len(tasks) > 0:
+		return nil, "", exitcode.New(exitcode.Usage, "give a plan file or --task, not both")
+	case len(tasks) > 0:
+		p, err := spec.AdHocPlan(tasks)
+		if err != nil {
+			return nil, "", exitcode.New(exitcode.Usage, "--task: %v", err)
+		}
+		return p, "ad-hoc", nil
+	case path == "":
+		return nil, "", exitcode.New(exitcode.Usage, "name a plan file (PLAN) or give tasks with --task")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, "", exitcode.New(exitcode.Usage, "read plan %q: no such file", path)
+		}
+		return nil, "", exitcode.New(exitcode.Usage, "read plan %q: %v", path, err)
+	}
+	p, err := spec.ParsePlan(data)
+	if err != nil {
+		var pe *spec.PlanError
+		if errors.As(err, &pe) && pe.Line > 0 {
+			return nil, "", exitcode.New(exitcode.Invalid, "plan %s:%d: %s", path, pe.Line, pe.Msg)
+		}
+		return nil, "", exitcode.New(exitcode.Invalid, "plan %s: %v", path, err)
+	}
+	return p, path, nil
+}
+
+// engineTasks converts a plan's tasks for the engine.
+func engineTasks(p *spec.Plan) []engine.Task {
+	ts := make([]engine.Task, len(p.Tasks))
+	for i, t := range p.Tasks {
+		ts[i] = engine.Task{Num: t.Number, Title: t.Title, Files: t.Paths()}
+	}
+	return ts
+}
+
+// PlanView is what `jj kaisen plan` reports.
+type PlanView struct {
+	Plan           string             `json:"plan"`
+	Tasks          []PlanTaskView     `json:"tasks"`
+	Waves          [][]int            `json:"waves"`
+	Overlaps       []OverlapView      `json:"overlaps"`
+	Largest        int                `json:"largest_wave"`
+	Total          int                `json:"total_tasks"`
+	Parallelism    float64            `json:"parallelism"`
+	LowParallelism bool               `json:"low_parallelism"`
+	Findings       []spec.PlanFinding `json:"findings"`
+	// BaseChecked is false when no jj repository was at hand to check
+	// Modify: paths against.
+	BaseChecked bool `json:"base_checked"`
+}
+
+// PlanTaskView is one task of a PlanView.
+type PlanTaskView struct {
+	Number int             `json:"number"`
+	Title  string          `json:"title"`
+	Wave   int             `json:"wave"`
+	Files  []spec.PlanFile `json:"files"`
+}
+
+// OverlapView is one edge of the overlap graph.
+type OverlapView struct {
+	engine.Overlap
+	Text string `json:"text"`
+}
+
+// NeedsDecision reports whether running the plan needs a person's yes:
+// tasks overlap, or too few of them run in parallel.
+func (v *PlanView) NeedsDecision() bool { return len(v.Overlaps) > 0 || v.LowParallelism }
+
+// buildPlanView computes waves, overlaps, parallelism and the pre-flight
+// findings. repo may be nil: then Modify: paths are not checked.
+func buildPlanView(ctx context.Context, p *spec.Plan, label string, repo *jjx.Repo) (*PlanView, error) {
+	ts := engineTasks(p)
+	waves := engine.Waves(ts)
+	v := &PlanView{Plan: label, Waves: waves, Overlaps: []OverlapView{}, Findings: []spec.PlanFinding{}}
+	waveOf := map[int]int{}
+	for i, w := range waves {
+		for _, n := range w {
+			waveOf[n] = i + 1
+		}
+	}
+	for _, t := range p.Tasks {
+		files := t.Files
+		if files == nil {
+			files = []spec.PlanFile{}
+		}
+		v.Tasks = append(v.Tasks, PlanTaskView{Number: t.Number, Title: t.Title, Wave: waveOf[t.Number], Files: files})
+	}
+	for _, o := range engine.Overlaps(ts) {
+		v.Overlaps = append(v.Overlaps, OverlapView{Overlap: o, Text: o.String()})
+	}
+	v.Largest, v.Total, v.Parallelism = engine.Parallelism(waves)
+	v.LowParallelism = v.Total > 1 && v.Parallelism < engine.LowParallelism
+
+	var exists func(spec.PlanTask, string) bool
+	if repo != nil {
+		// Wave 1 starts from @-, later waves from @ (where earlier waves
+		// were squashed).
+		below, err := fileSet(ctx, repo, "@-")
+		if err != nil {
+			return nil, err
+		}
+		at, err := fileSet(ctx, repo, "@")
+		if err != nil {
+			return nil, err
+		}
+		v.BaseChecked = true
+		exists = func(t spec.PlanTask, path string) bool {
+			if waveOf[t.Number] <= 1 {
+				return below[path]
+			}
+			return at[path]
+		}
+	}
+	if fs := p.Preflight(exists); fs != nil {
+		v.Findings = fs
+	}
+	return v, nil
+}
+
+func fileSet(ctx context.Context, repo *jjx.Repo, rev string) (map[string]bool, error) {
+	out, err := repo.RunRead(ctx, "file", "list", "-r", rev, "-T", `path ++ "\n"`)
+	if err != nil {
+		return nil, fmt.Errorf("list files at %s: %w", rev, err)
+	}
+	set := map[string]bool{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if l != "" {
+			set[l] = true
+		}
+	}
+	return set, nil
+}
+
+// Text renders the view for people.
+func (v *PlanView) Text(w io.Writer) error {
+	var b strings.Builder
+	files := map[int][]string{}
+	for _, t := range v.Tasks {
+		for _, f := range t.Files {
+			files[t.Number] = appendUnique(files[t.Number], f.Path)
+		}
+	}
+	fmt.Fprintf(&b, "plan: %s\n", v.Plan)
+	if len(v.Overlaps) == 0 {
+		fmt.Fprintf(&b, "All %d tasks are independent: one wave.\n", v.Total)
+	} else {
+		fmt.Fprintf(&b, "File overlaps: %d tasks in %d waves.\n", v.Total, len(v.Waves))
+	}
+	for i, wave := range v.Waves {
+		parts := make([]string, len(wave))
+		for j, n := range wave {
+			parts[j] = fmt.Sprintf("Task %d", n)
+			if fs := files[n]; len(fs) > 0 {
+				parts[j] += " (" + strings.Join(fs, ", ") + ")"
+			}
+		}
+		fmt.Fprintf(&b, "Wave %d: %s\n", i+1, strings.Join(parts, ", "))
+	}
+	if len(v.Overlaps) > 0 {
+		parts := make([]string, len(v.Overlaps))
+		for i, o := range v.Overlaps {
+			parts[i] = o.Text
+		}
+		fmt.Fprintf(&b, "Overlaps: %s\n", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(&b, "Parallelism: %d/%d tasks in the largest wave (%.0f%%)\n", v.Largest, v.Total, v.Parallelism*100)
+	if v.LowParallelism {
+		fmt.Fprintf(&b, "warning: low parallelism: only %d/%d tasks can run in parallel; file overlaps make most tasks sequential, and the workspace, review and squash ceremony may cost more than it saves\n", v.Largest, v.Total)
+	}
+	if len(v.Findings) > 0 {
+		b.WriteString("Pre-flight findings:\n")
+		for _, f := range v.Findings {
+			fmt.Fprintf(&b, "  - %s: %s\n", f.Kind, f.Message)
+		}
+	}
+	if !v.BaseChecked {
+		b.WriteString("note: not in a jj repository, Modify: paths were not checked\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func appendUnique(xs []string, x string) []string {
+	for _, y := range xs {
+		if y == x {
+			return xs
+		}
+	}
+	return append(xs, x)
+}
