@@ -1,0 +1,218 @@
+package ghapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/cli/go-gh/v2/pkg/api"
+	"github.com/cli/go-gh/v2/pkg/auth"
+)
+
+// Client talks to one repository's REST API.
+type Client struct {
+	T    Target
+	rest *api.RESTClient
+	base string // REST base URL, ending in "/"
+}
+
+// New returns a client for t. transport, when not nil, carries every
+// request (tests); with t.APIURL set, requests to any other host are
+// refused before they leave the process.
+func New(t Target, transport http.RoundTripper) (*Client, error) {
+	if transport == nil {
+		transport = http.DefaultTransport
+	}
+	base := t.APIURL
+	opts := api.ClientOptions{Host: t.Host, AuthToken: t.Token, LogIgnoreEnv: false}
+	if base != "" {
+		u, _ := url.Parse(base)
+		// go-gh attaches the token only to the host, its subdomains or the
+		// exact APIHost: name the override's host so it gets the token.
+		opts.APIHost = u.Hostname()
+		transport = onlyHost{host: u.Host, base: base, next: transport}
+	} else {
+		base = restBase(t.Host)
+	}
+	opts.Transport = transport
+	rest, err := api.NewRESTClient(opts)
+	if err != nil {
+		return nil, fmt.Errorf("GitHub client for %s: %w", t.Host, err)
+	}
+	return &Client{T: t, rest: rest, base: base}, nil
+}
+
+// restBase is the REST base URL of a host, as gh computes it.
+func restBase(host string) string {
+	h := auth.NormalizeHostname(host)
+	if auth.IsEnterprise(h) {
+		return "https://" + h + "/api/v3/"
+	}
+	return "https://api." + h + "/"
+}
+
+// graphQLURL is the GraphQL endpoint beside the REST base.
+func (c *Client) graphQLURL() string {
+	if c.T.APIURL == "" {
+		h := auth.NormalizeHostname(c.T.Host)
+		if auth.IsEnterprise(h) {
+			return "https://" + h + "/api/graphql"
+		}
+		return "https://api." + h + "/graphql"
+	}
+	if b, ok := strings.CutSuffix(c.base, "/api/v3/"); ok {
+		return b + "/api/graphql"
+	}
+	return c.base + "graphql"
+}
+
+// onlyHost refuses requests to any host but the API override's.
+type onlyHost struct {
+	host, base string
+	next       http.RoundTripper
+}
+
+func (o onlyHost) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !strings.EqualFold(req.URL.Host, o.host) {
+		return nil, fmt.Errorf("request to %s refused: %s=%s sends every request there", req.URL.Redacted(), APIURLEnv, o.base)
+	}
+	return o.next.RoundTrip(req)
+}
+
+// repoPath is "repos/OWNER/NAME" + suffix.
+func (c *Client) repoPath(format string, args ...any) string {
+	return "repos/" + url.PathEscape(c.T.Owner) + "/" + url.PathEscape(c.T.Name) + fmt.Sprintf(format, args...)
+}
+
+// do sends one request; in is JSON-encoded when not nil, out decoded when
+// not nil.
+func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	_, err := c.send(ctx, method, path, in, out)
+	return err
+}
+
+func (c *Client) send(ctx context.Context, method, path string, in, out any) (http.Header, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, fmt.Errorf("%s /%s: encode request: %w", method, path, err)
+		}
+		body = bytes.NewReader(b)
+	}
+	target := path
+	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
+		target = c.base + path
+	}
+	resp, err := c.rest.RequestWithContext(ctx, method, target, body)
+	if err != nil {
+		return nil, wrapError(method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s /%s: read response: %w", method, path, err)
+	}
+	if out != nil && len(bytes.TrimSpace(data)) > 0 && resp.StatusCode != http.StatusNoContent {
+		if err := json.Unmarshal(data, out); err != nil {
+			return nil, fmt.Errorf("%s /%s: decode response: %w", method, path, err)
+		}
+	}
+	return resp.Header, nil
+}
+
+var nextLink = regexp.MustCompile(`<([^>]+)>;\s*rel="next"`)
+
+// getAll follows GitHub's Link pagination and returns every item.
+func getAll[T any](ctx context.Context, c *Client, path string) ([]T, error) {
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	next := path + sep + "per_page=100"
+	var all []T
+	for pages := 0; next != ""; pages++ {
+		if pages >= 100 {
+			return nil, fmt.Errorf("GET /%s: more than 100 pages", path)
+		}
+		var page []T
+		h, err := c.send(ctx, http.MethodGet, next, nil, &page)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page...)
+		next = ""
+		if m := nextLink.FindStringSubmatch(h.Get("Link")); m != nil {
+			next = m[1]
+		}
+	}
+	return all, nil
+}
+
+// Error is a request GitHub refused.
+type Error struct {
+	Method  string
+	Path    string
+	Status  int
+	Message string
+	// RateLimited is set when GitHub refused for rate limiting; Reset is
+	// when the limit resets (as GitHub sent it), if known.
+	RateLimited bool
+	Reset       string
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("%s /%s: HTTP %d", e.Method, e.Path, e.Status)
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	switch {
+	case e.RateLimited:
+		msg += "; rate limited by GitHub"
+		if e.Reset != "" {
+			msg += " until " + e.Reset
+		}
+		msg += ": wait and re-run (not retried)"
+	case e.Status == http.StatusUnauthorized:
+		msg += "; the token was refused: " + LoginHint
+	}
+	return msg
+}
+
+// IsStatus reports whether err is a GitHub refusal with status code.
+func IsStatus(err error, code int) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Status == code
+}
+
+func wrapError(method, path string, err error) error {
+	var he *api.HTTPError
+	if !errors.As(err, &he) {
+		return fmt.Errorf("%s /%s: %w", method, path, err)
+	}
+	e := &Error{Method: method, Path: strings.SplitN(path, "?", 2)[0], Status: he.StatusCode, Message: he.Message}
+	if u, perr := url.Parse(path); perr == nil && u.IsAbs() {
+		e.Path = strings.TrimPrefix(u.Path, "/")
+	}
+	for _, item := range he.Errors {
+		if item.Message != "" {
+			e.Message += " (" + item.Message + ")"
+		} else if item.Code != "" {
+			e.Message += fmt.Sprintf(" (%s %s: %s)", item.Resource, item.Field, item.Code)
+		}
+	}
+	if he.Headers != nil && (he.StatusCode == http.StatusForbidden || he.StatusCode == http.StatusTooManyRequests) {
+		if he.Headers.Get("X-RateLimit-Remaining") == "0" || he.Headers.Get("Retry-After") != "" || he.StatusCode == http.StatusTooManyRequests {
+			e.RateLimited = true
+			e.Reset = resetTime(he.Headers)
+		}
+	}
+	return e
+}

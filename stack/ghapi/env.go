@@ -1,0 +1,110 @@
+// Package ghapi is gh-specstack's GitHub client: the REST endpoints (and
+// the little GraphQL) the stack needs, through github.com/cli/go-gh/v2 so
+// that host and credentials come from the user's gh setup like every gh
+// extension.
+package ghapi
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/cli/go-gh/v2/pkg/auth"
+	"github.com/cli/go-gh/v2/pkg/repository"
+
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// APIURLEnv overrides the REST API base URL (GitHub Enterprise proxies,
+// tests). Plain http is allowed; every request then goes there and
+// nowhere else.
+const APIURLEnv = "GH_SPECSTACK_API_URL"
+
+// LoginHint tells a person how to give gh-specstack a token.
+const LoginHint = "run gh auth login or set GH_TOKEN"
+
+// Target is the repository a command works on and how to reach it.
+type Target struct {
+	Host   string // github.com, or a GitHub Enterprise host
+	Owner  string
+	Name   string
+	Token  string
+	APIURL string // override of the REST base URL; "" means the host's own
+}
+
+// Repo returns "owner/name".
+func (t Target) Repo() string { return t.Owner + "/" + t.Name }
+
+// Resolve settles the target the way gh does: GH_REPO ([HOST/]OWNER/REPO)
+// when set, else the origin remote's URL (originURL, may be ""); the host
+// from GH_HOST or gh's configured default; the token from GH_TOKEN,
+// GITHUB_TOKEN (GH_ENTERPRISE_TOKEN for other hosts), gh's config or
+// `gh auth token`; and APIURLEnv.
+func Resolve(originURL string) (Target, error) {
+	var t Target
+	host, _ := auth.DefaultHost()
+	var r repository.Repository
+	var err error
+	switch {
+	case os.Getenv("GH_REPO") != "":
+		r, err = repository.ParseWithHost(os.Getenv("GH_REPO"), host)
+		if err != nil {
+			return t, exitcode.New(exitcode.Usage, "GH_REPO=%q: %v (want OWNER/REPO or HOST/OWNER/REPO)", os.Getenv("GH_REPO"), err)
+		}
+	case originURL != "":
+		r, err = parseRemoteURL(originURL)
+		if err != nil {
+			return t, exitcode.New(exitcode.Usage, "cannot tell the GitHub repository from origin %q: %v; set GH_REPO=OWNER/REPO", originURL, err)
+		}
+	default:
+		return t, exitcode.New(exitcode.Usage, "cannot tell which GitHub repository to use: the repository has no origin remote; set GH_REPO=OWNER/REPO")
+	}
+	t.Host, t.Owner, t.Name = r.Host, r.Owner, r.Name
+	t.Token, _ = auth.TokenForHost(t.Host)
+	if t.Token == "" {
+		return t, exitcode.New(exitcode.Missing, "no GitHub token for %s: %s", t.Host, LoginHint)
+	}
+	if v := os.Getenv(APIURLEnv); v != "" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return t, exitcode.New(exitcode.Usage, "%s=%q is not an http(s) URL (want e.g. https://ghe.example.com/api/v3/)", APIURLEnv, v)
+		}
+		if !strings.HasSuffix(u.Path, "/") {
+			u.Path += "/"
+		}
+		t.APIURL = u.String()
+	}
+	return t, nil
+}
+
+// parseRemoteURL reads owner/name (and host) from a git remote URL:
+// https://host/owner/name(.git), ssh://git@host/owner/name, git@host:owner/name.
+func parseRemoteURL(raw string) (repository.Repository, error) {
+	s := raw
+	if !strings.Contains(s, "://") {
+		// scp-like: [user@]host:path
+		at := strings.Index(s, "@")
+		colon := strings.Index(s, ":")
+		if colon < 0 || (at >= 0 && colon < at) {
+			return repository.Repository{}, fmt.Errorf("not a GitHub URL")
+		}
+		s = "ssh://" + s[:colon] + "/" + s[colon+1:]
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return repository.Repository{}, err
+	}
+	if u.Scheme == "file" || u.Hostname() == "" {
+		return repository.Repository{}, fmt.Errorf("a local path, not a GitHub URL")
+	}
+	parts := strings.Split(strings.Trim(strings.TrimSuffix(u.Path, ".git"), "/"), "/")
+	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
+		return repository.Repository{}, fmt.Errorf("path %q is not OWNER/REPO", u.Path)
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "ssh.github.com") {
+		host = "github.com"
+	}
+	return repository.Repository{Host: host, Owner: parts[0], Name: parts[1]}, nil
+}
