@@ -1,6 +1,9 @@
 package spec
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // OpenSpec's patterns are JavaScript regular expressions over UTF-16 text.
 // These helpers give Go code the same character classes, byte for byte.
@@ -81,4 +84,103 @@ func jsTrim(s string) string {
 		s = s[:len(s)-size]
 	}
 	return s
+}
+
+// isJSLineTerminator reports whether r ends a line for JavaScript's '.'
+// and multiline anchors.
+func isJSLineTerminator(r rune) bool {
+	return r == '\n' || r == '\r' || r == 0x2028 || r == 0x2029
+}
+
+// jsTrimEnd is String.prototype.trimEnd.
+func jsTrimEnd(s string) string {
+	for len(s) > 0 {
+		r, size := utf8.DecodeLastRuneInString(s)
+		if !isJSSpace(r) {
+			break
+		}
+		s = s[:len(s)-size]
+	}
+	return s
+}
+
+// isAllJSSpace reports whether s holds only JavaScript whitespace.
+func isAllJSSpace(s string) bool { return skipJSSpace(s, 0) == len(s) }
+
+// spaceThenRest matches x against \s{min,}(.+)$ (no multiline flag) with
+// JavaScript's backtracking and returns the captured group.
+func spaceThenRest(x string, min int) (string, bool) {
+	// Offsets of rune boundaries inside the leading whitespace run.
+	bounds := []int{0}
+	for i := 0; i < len(x); {
+		r, size := utf8.DecodeRuneInString(x[i:])
+		if !isJSSpace(r) {
+			break
+		}
+		i += size
+		bounds = append(bounds, i)
+	}
+	for k := len(bounds) - 1; k >= min; k-- {
+		rest := x[bounds[k]:]
+		if rest != "" && jsLineEnd(rest, 0) == len(rest) {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// spaceRestSpace matches x against \s*(.+)\s*$ and returns the group.
+func spaceRestSpace(x string) (string, bool) {
+	bounds := []int{0}
+	for i := 0; i < len(x); {
+		r, size := utf8.DecodeRuneInString(x[i:])
+		if !isJSSpace(r) {
+			break
+		}
+		i += size
+		bounds = append(bounds, i)
+	}
+	for k := len(bounds) - 1; k >= 0; k-- {
+		rest := x[bounds[k]:]
+		end := jsLineEnd(rest, 0)
+		if end > 0 && isAllJSSpace(rest[end:]) {
+			return rest[:end], true
+		}
+	}
+	return "", false
+}
+
+// hasPrefixFold reports whether s starts with prefix, ASCII letters
+// compared without case (JavaScript's /i without the u flag never folds a
+// non-ASCII character onto an ASCII one).
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		a, b := s[i], prefix[i]
+		if a >= 'A' && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if b >= 'A' && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
+}
+
+// splitLinesJS normalises line endings the way OpenSpec's parsers do
+// (strip a BOM when bom is set, CRLF and lone CR to LF) and splits on '\n'.
+func normalizeNewlines(content string, stripBOM bool) string {
+	if stripBOM {
+		content = strings.TrimPrefix(content, "\ufeff")
+	}
+	if strings.IndexByte(content, '\r') < 0 {
+		return content
+	}
+	content = strings.ReplaceAll(content, "\r\n", "\n")
+	return strings.ReplaceAll(content, "\r", "\n")
 }

@@ -1,0 +1,345 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/renameio/v2"
+)
+
+// Archive errors a caller can branch on.
+var (
+	// ErrInvalid: the change's deltas, or a spec they would produce, fail
+	// validation. Nothing was written.
+	ErrInvalid = errors.New("validation failed")
+	// ErrIncomplete: unchecked tasks remain and Yes was not given.
+	ErrIncomplete = errors.New("incomplete tasks")
+	// ErrArchiveExists: the archive folder for today is taken.
+	ErrArchiveExists = errors.New("archive destination exists")
+)
+
+// ArchiveOptions are the flags of archive.
+type ArchiveOptions struct {
+	Yes       bool      // archive even with unchecked tasks
+	SkipSpecs bool      // move the change without merging its deltas
+	Now       time.Time // date of the archive folder (local time); zero means now
+}
+
+// ArchivePlan is everything archive would do, computed in memory.
+type ArchivePlan struct {
+	Root        Root          `json:"-"`
+	Change      string        `json:"change"`
+	ArchiveName string        `json:"archived_as"`
+	ArchivePath string        `json:"path"`
+	Progress    TaskProgress  `json:"tasks"`
+	Incomplete  []Task        `json:"incomplete,omitempty"`
+	Specs       []*SpecUpdate `json:"-"`
+	Totals      Counts        `json:"totals"`
+	Warnings    []string      `json:"warnings,omitempty"`
+	Validation  []Issue       `json:"validation,omitempty"`
+}
+
+// SpecChange describes one spec of a plan for reports.
+type SpecChange struct {
+	ID      string `json:"id"`
+	Path    string `json:"path"`
+	Action  string `json:"action"` // create, update or unchanged
+	Counts  Counts `json:"counts"`
+	Changed bool   `json:"changed"`
+}
+
+// Changes lists the plan's spec updates for reports.
+func (p *ArchivePlan) Changes() []SpecChange {
+	var out []SpecChange
+	for _, u := range p.Specs {
+		rel, _ := filepath.Rel(p.Root.Dir, u.Target)
+		action := "update"
+		if !u.Exists {
+			action = "create"
+		}
+		if u.Merged.Counts.Total() == 0 {
+			action = "unchanged"
+		}
+		out = append(out, SpecChange{ID: u.ID, Path: filepath.ToSlash(rel), Action: action, Counts: u.Merged.Counts, Changed: u.Merged.Counts.Total() > 0})
+	}
+	return out
+}
+
+var datePrefix = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}-`)
+
+var deltaHeaderAnywhere = regexp.MustCompile(`(?im)^##[\t\v\f \x{a0}\x{feff}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\r\n]+(ADDED|MODIFIED|REMOVED|RENAMED)[\t\v\f \x{a0}\x{feff}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\r\n]+Requirements`)
+
+// PlanArchive checks and prepares the archive of change with OpenSpec
+// 1.13's semantics, touching nothing on disk: the change's deltas are
+// validated, every spec is merged and the result validated in memory.
+// Errors wrap ErrChangeNotFound, ErrInvalid, ErrIncomplete or
+// ErrArchiveExists; a *MergeError names the spec and requirement.
+func (r Root) PlanArchive(change string, opts ArchiveOptions) (*ArchivePlan, error) {
+	if err := r.CheckChange(change); err != nil {
+		return nil, err
+	}
+	changeDir := r.ChangeDir(change)
+	p := &ArchivePlan{Root: r, Change: change}
+
+	needsValidation, err := r.hasDeltaSpecs(change)
+	if err != nil {
+		return nil, err
+	}
+	if needsValidation {
+		issues, err := r.changeIssues(change, ValidateOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if HasErrors(issues, false) {
+			p.Validation = issues
+			return p, fmt.Errorf("change %q: %w: %s; run `jj-openspec validate %s` for details", change, ErrInvalid, firstError(issues), change)
+		}
+	}
+
+	tf, err := r.tasks(change)
+	if err != nil {
+		return nil, err
+	}
+	p.Progress = tf.Progress()
+	for _, t := range tf.Tasks {
+		if !t.Checked {
+			p.Incomplete = append(p.Incomplete, t)
+		}
+	}
+	if len(p.Incomplete) > 0 && !opts.Yes {
+		var list []string
+		for _, t := range p.Incomplete {
+			list = append(list, fmt.Sprintf("  line %d: %s", t.Line, t.Text))
+		}
+		return p, fmt.Errorf("change %q has %d unchecked task(s):\n%s\ncomplete them, or re-run with --yes to archive anyway: %w", change, len(p.Incomplete), strings.Join(list, "\n"), ErrIncomplete)
+	}
+
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	p.ArchiveName = change
+	if !datePrefix.MatchString(change) {
+		p.ArchiveName = now.Format("2006-01-02") + "-" + change
+	}
+	p.ArchivePath = filepath.Join(r.ArchiveDir(), p.ArchiveName)
+	if _, err := os.Lstat(p.ArchivePath); err == nil {
+		return p, fmt.Errorf("archive %q to %s: %w; rename or remove it first", change, p.ArchivePath, ErrArchiveExists)
+	}
+
+	if opts.SkipSpecs {
+		return p, nil
+	}
+	files, err := DiscoverSpecs(filepath.Join(changeDir, "specs"))
+	if err != nil {
+		return nil, err
+	}
+	for _, sf := range files {
+		u, err := r.mergeOne(change, sf)
+		if err != nil {
+			var me *MergeError
+			if errors.As(err, &me) {
+				return p, fmt.Errorf("change %q, spec %q: %w: nothing was changed", change, sf.ID, err)
+			}
+			return nil, err
+		}
+		p.Specs = append(p.Specs, u)
+		p.Warnings = append(p.Warnings, u.Merged.Warnings...)
+	}
+	for _, u := range p.Specs {
+		issues := ValidateSpecContent(u.ID, u.Merged.Content)
+		if HasErrors(issues, false) {
+			p.Validation = append(p.Validation, issues...)
+			return p, fmt.Errorf("change %q: the rebuilt spec %q would be invalid (%s): %w; fix the change's delta for it, nothing was changed", change, u.ID, firstError(issues), ErrInvalid)
+		}
+	}
+	for _, u := range p.Specs {
+		if u.Merged.Counts.Total() > 0 {
+			p.Totals.Added += u.Merged.Counts.Added
+			p.Totals.Modified += u.Merged.Counts.Modified
+			p.Totals.Removed += u.Merged.Counts.Removed
+			p.Totals.Renamed += u.Merged.Counts.Renamed
+		}
+	}
+	return p, nil
+}
+
+func firstError(issues []Issue) string {
+	for _, i := range issues {
+		if i.Level == LevelError {
+			if i.Path != "" && i.Path != "file" {
+				return i.Path + ": " + i.Message
+			}
+			return i.Message
+		}
+	}
+	return ""
+}
+
+// hasDeltaSpecs is archive's test for whether the change's deltas must be
+// validated before archiving.
+func (r Root) hasDeltaSpecs(change string) (bool, error) {
+	specsDir := filepath.Join(r.ChangeDir(change), "specs")
+	if fi, err := os.Stat(filepath.Join(specsDir, "spec.md")); err == nil && fi.Mode().IsRegular() {
+		return true, nil
+	}
+	unread, err := findUnreadDeltas(specsDir)
+	if err != nil {
+		return false, err
+	}
+	if len(unread) > 0 {
+		return true, nil
+	}
+	m := r.skipSpecsMarker(change)
+	if m.invalid != "" {
+		return true, nil
+	}
+	if m.declared {
+		ok, err := hasAnyFileUnder(specsDir)
+		if ok || err != nil {
+			return true, nil
+		}
+		return false, nil
+	}
+	files, err := DiscoverSpecs(specsDir)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f.Path)
+		if err == nil && deltaHeaderAnywhere.Match(b) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// tasks parses the change's task files as one list.
+func (r Root) tasks(change string) (TasksFile, error) {
+	var all TasksFile
+	for _, f := range r.TaskFiles(change) {
+		b, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return all, fmt.Errorf("read %q: %w", f, err)
+		}
+		tf := ParseTasks(string(b))
+		all.Groups = append(all.Groups, tf.Groups...)
+		all.Tasks = append(all.Tasks, tf.Tasks...)
+	}
+	return all, nil
+}
+
+// Diff is the unified diff of every spec the plan changes.
+func (p *ArchivePlan) Diff() string {
+	var b strings.Builder
+	for _, u := range p.Specs {
+		if u.Merged.Counts.Total() == 0 {
+			continue
+		}
+		rel, _ := filepath.Rel(p.Root.Dir, u.Target)
+		b.WriteString(UnifiedDiff(filepath.ToSlash(rel), u.Old, p.output(u), u.Exists))
+	}
+	return b.String()
+}
+
+// output is the bytes written for u: the merged spec in the line-ending
+// convention the existing file used.
+func (p *ArchivePlan) output(u *SpecUpdate) string {
+	if !u.Exists {
+		return u.Merged.Content
+	}
+	return matchLineEnding(u.Merged.Content, u.Old)
+}
+
+// Apply writes the plan: each changed spec atomically (a temporary file
+// renamed over the target), then the move of the change folder into the
+// archive, last. A failure while writing restores the specs already
+// written.
+func (p *ArchivePlan) Apply() error {
+	type done struct {
+		u       *SpecUpdate
+		created []string // directories made for a new spec
+	}
+	var written []done
+	rollback := func(cause error) error {
+		var errs []error
+		for i := len(written) - 1; i >= 0; i-- {
+			d := written[i]
+			if d.u.Exists {
+				if err := renameio.WriteFile(d.u.Target, []byte(d.u.Old), 0o644); err != nil {
+					errs = append(errs, fmt.Errorf("restore %q: %w", d.u.Target, err))
+				}
+				continue
+			}
+			if err := os.Remove(d.u.Target); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("remove %q: %w", d.u.Target, err))
+			}
+			for j := len(d.created) - 1; j >= 0; j-- {
+				_ = os.Remove(d.created[j])
+			}
+		}
+		if len(errs) > 0 {
+			return fmt.Errorf("%w; rollback also failed: %w", cause, errors.Join(errs...))
+		}
+		return cause
+	}
+	for _, u := range p.Specs {
+		if u.Merged.Counts.Total() == 0 {
+			continue // already in sync: leave the file byte for byte
+		}
+		d := done{u: u}
+		dir := filepath.Dir(u.Target)
+		for missing := dir; ; missing = filepath.Dir(missing) {
+			if _, err := os.Stat(missing); err == nil || missing == p.Root.SpecsDir() || missing == filepath.Dir(missing) {
+				break
+			}
+			d.created = append([]string{missing}, d.created...)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return rollback(fmt.Errorf("create %q: %w", dir, err))
+		}
+		mode := fs.FileMode(0o644)
+		if fi, err := os.Stat(u.Target); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		if err := renameio.WriteFile(u.Target, []byte(p.output(u)), mode); err != nil {
+			written = append(written, d)
+			return rollback(fmt.Errorf("write %q: %w", u.Target, err))
+		}
+		written = append(written, d)
+	}
+	if err := os.MkdirAll(p.Root.ArchiveDir(), 0o755); err != nil {
+		return rollback(fmt.Errorf("create %q: %w", p.Root.ArchiveDir(), err))
+	}
+	if _, err := os.Lstat(p.ArchivePath); err == nil {
+		return rollback(fmt.Errorf("archive %q to %s: %w", p.Change, p.ArchivePath, ErrArchiveExists))
+	}
+	if err := os.Rename(p.Root.ChangeDir(p.Change), p.ArchivePath); err != nil {
+		return rollback(fmt.Errorf("move %q to %q: %w", p.Root.ChangeDir(p.Change), p.ArchivePath, err))
+	}
+	return nil
+}
+
+// matchLineEnding rewrites LF content to the dominant line ending of
+// original (CRLF wins a tie); original without line breaks leaves LF.
+func matchLineEnding(content, original string) string {
+	crlf := strings.Count(original, "\r\n")
+	lf := strings.Count(original, "\n") - crlf
+	if crlf == 0 && lf == 0 {
+		return content
+	}
+	normalized := strings.ReplaceAll(content, "\r\n", "\n")
+	if crlf >= lf {
+		return strings.ReplaceAll(normalized, "\n", "\r\n")
+	}
+	return normalized
+}

@@ -1,0 +1,357 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Root is an OpenSpec project: the directory holding openspec/.
+type Root struct {
+	Dir string
+}
+
+// ErrNoRoot reports that no openspec/ directory was found.
+var ErrNoRoot = errors.New("no openspec/ directory here or in any parent")
+
+// FindRoot returns the nearest directory at or above dir that contains an
+// openspec/ directory, as the OpenSpec CLI chooses its root.
+func FindRoot(dir string) (Root, error) {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return Root{}, fmt.Errorf("resolve %q: %w", dir, err)
+	}
+	for {
+		if fi, err := os.Stat(filepath.Join(d, "openspec")); err == nil && fi.IsDir() {
+			return Root{Dir: d}, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return Root{}, fmt.Errorf("find OpenSpec root from %q: %w (run `openspec init` or pass --repo)", dir, ErrNoRoot)
+		}
+		d = parent
+	}
+}
+
+// OpenSpecDir is <root>/openspec.
+func (r Root) OpenSpecDir() string { return filepath.Join(r.Dir, "openspec") }
+
+// ChangesDir is <root>/openspec/changes.
+func (r Root) ChangesDir() string { return filepath.Join(r.Dir, "openspec", "changes") }
+
+// SpecsDir is <root>/openspec/specs.
+func (r Root) SpecsDir() string { return filepath.Join(r.Dir, "openspec", "specs") }
+
+// ArchiveDir is <root>/openspec/changes/archive.
+func (r Root) ArchiveDir() string { return filepath.Join(r.ChangesDir(), "archive") }
+
+// ChangeDir is the directory of change name.
+func (r Root) ChangeDir(name string) string { return filepath.Join(r.ChangesDir(), name) }
+
+// ErrChangeNotFound reports a change that does not exist.
+var ErrChangeNotFound = errors.New("change not found")
+
+// ChangeNames lists the active changes (directories under changes/ other
+// than archive), sorted.
+func (r Root) ChangeNames() ([]string, error) {
+	entries, err := os.ReadDir(r.ChangesDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %q: %w", r.ChangesDir(), err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != "archive" {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// CheckChange returns an error wrapping ErrChangeNotFound, naming the
+// available changes, unless name is an existing change directory.
+func (r Root) CheckChange(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+		return fmt.Errorf("change name %q: must be a single directory name under openspec/changes/: %w", name, ErrChangeNotFound)
+	}
+	fi, err := os.Lstat(r.ChangeDir(name))
+	if err == nil && fi.IsDir() {
+		return nil
+	}
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("change %q is a symbolic link; replace it with a real directory", name)
+	}
+	names, _ := r.ChangeNames()
+	if len(names) == 0 {
+		return fmt.Errorf("change %q: %w: there are no active changes under %s", name, ErrChangeNotFound, r.ChangesDir())
+	}
+	return fmt.Errorf("change %q: %w; available changes: %s", name, ErrChangeNotFound, strings.Join(names, ", "))
+}
+
+// changeMetadata is what specstack reads of a change's .openspec.yaml.
+type changeMetadata struct {
+	present      bool
+	invalid      string // why the file is not valid metadata, or ""
+	schema       string
+	skipSpecs    bool
+	skipMentions bool
+}
+
+func readChangeMetadata(changeDir string) changeMetadata {
+	raw, err := os.ReadFile(filepath.Join(changeDir, ".openspec.yaml"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return changeMetadata{}
+	}
+	md := changeMetadata{present: true}
+	if err != nil {
+		md.invalid = fmt.Sprintf("the metadata file cannot be read (%v)", err)
+		return md
+	}
+	md.skipMentions = mentionsKey(string(raw), "skip_specs")
+	v, err := parseYAMLite(string(raw))
+	if err != nil {
+		md.invalid = "the file is not valid YAML"
+		return md
+	}
+	m, _ := v.(map[string]any)
+	s, _ := m["schema"].(string)
+	if s == "" {
+		md.invalid = "schema is required"
+		return md
+	}
+	md.schema = s
+	switch sk := m["skip_specs"].(type) {
+	case bool:
+		md.skipSpecs = sk
+	case nil:
+	default:
+		md.invalid = "skip_specs must be a boolean"
+	}
+	return md
+}
+
+func mentionsKey(raw, key string) bool {
+	for _, l := range strings.Split(raw, "\n") {
+		t := strings.TrimLeft(l, " \t")
+		for _, q := range []string{"", "'", `"`} {
+			if strings.HasPrefix(t, q+key+q) && strings.HasPrefix(strings.TrimLeft(t[len(q+key+q):], " \t"), ":") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SchemaName resolves the schema of a change: its .openspec.yaml, then
+// openspec/config.yaml, then spec-driven.
+func (r Root) SchemaName(change string) string {
+	if md := readChangeMetadata(r.ChangeDir(change)); md.schema != "" {
+		return md.schema
+	}
+	for _, name := range []string{"config.yaml", "config.yml"} {
+		raw, err := os.ReadFile(filepath.Join(r.OpenSpecDir(), name))
+		if err != nil {
+			continue
+		}
+		if v, err := parseYAMLite(string(raw)); err == nil {
+			if m, ok := v.(map[string]any); ok {
+				if s, ok := m["schema"].(string); ok && s != "" {
+					return s
+				}
+			}
+		}
+		break
+	}
+	return "spec-driven"
+}
+
+// Artifact is one artifact of a workflow schema.
+type Artifact struct {
+	ID        string   `json:"id"`
+	Generates string   `json:"generates"`
+	Requires  []string `json:"requires,omitempty"`
+}
+
+// Schema is a workflow schema: the artifacts a change produces and what
+// apply needs.
+type Schema struct {
+	Name          string     `json:"name"`
+	Source        string     `json:"source"` // "built-in" or the schema.yaml path
+	Artifacts     []Artifact `json:"artifacts"`
+	ApplyRequires []string   `json:"apply_requires"`
+	ApplyTracks   string     `json:"apply_tracks,omitempty"`
+}
+
+// SpecDriven is OpenSpec 1.13's built-in default schema.
+var SpecDriven = Schema{
+	Name:   "spec-driven",
+	Source: "built-in",
+	Artifacts: []Artifact{
+		{ID: "proposal", Generates: "proposal.md"},
+		{ID: "specs", Generates: "specs/**/*.md", Requires: []string{"proposal"}},
+		{ID: "design", Generates: "design.md", Requires: []string{"proposal"}},
+		{ID: "tasks", Generates: "tasks.md", Requires: []string{"specs", "design"}},
+	},
+	ApplyRequires: []string{"tasks"},
+	ApplyTracks:   "tasks.md",
+}
+
+// LoadSchema finds schema name: openspec/schemas/<name>/schema.yaml in the
+// project, else the built-in spec-driven.
+func (r Root) LoadSchema(name string) (Schema, error) {
+	path := filepath.Join(r.OpenSpecDir(), "schemas", name, "schema.yaml")
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if name == "spec-driven" {
+			return SpecDriven, nil
+		}
+		return Schema{}, fmt.Errorf("schema %q: not found in %s and not built in (built-in: spec-driven)", name, filepath.Dir(path))
+	}
+	if err != nil {
+		return Schema{}, fmt.Errorf("read %q: %w", path, err)
+	}
+	v, err := parseYAMLite(string(raw))
+	if err != nil {
+		return Schema{}, fmt.Errorf("parse %q: %w", path, err)
+	}
+	m, _ := v.(map[string]any)
+	s := Schema{Name: name, Source: path}
+	arts, _ := m["artifacts"].([]any)
+	for i, a := range arts {
+		am, _ := a.(map[string]any)
+		id, _ := am["id"].(string)
+		gen, _ := am["generates"].(string)
+		if id == "" || gen == "" {
+			return Schema{}, fmt.Errorf("parse %q: artifact %d needs an id and generates", path, i+1)
+		}
+		s.Artifacts = append(s.Artifacts, Artifact{ID: id, Generates: gen, Requires: stringList(am["requires"])})
+	}
+	if len(s.Artifacts) == 0 {
+		return Schema{}, fmt.Errorf("parse %q: no artifacts", path)
+	}
+	if ap, ok := m["apply"].(map[string]any); ok {
+		s.ApplyRequires = stringList(ap["requires"])
+		s.ApplyTracks, _ = ap["tracks"].(string)
+	}
+	if s.ApplyRequires == nil {
+		for _, a := range s.Artifacts {
+			s.ApplyRequires = append(s.ApplyRequires, a.ID)
+		}
+	}
+	return s, nil
+}
+
+func stringList(v any) []string {
+	xs, _ := v.([]any)
+	var out []string
+	for _, x := range xs {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Outputs lists the files under changeDir that an artifact's generates
+// (a path or a glob) matches, sorted.
+func Outputs(changeDir, generates string) []string {
+	if !strings.ContainsAny(generates, "*?[{") {
+		if fi, err := os.Stat(filepath.Join(changeDir, generates)); err == nil && fi.Mode().IsRegular() {
+			return []string{filepath.Join(changeDir, generates)}
+		}
+		return nil
+	}
+	matches, err := doublestar.Glob(os.DirFS(changeDir), generates, doublestar.WithFilesOnly())
+	if err != nil {
+		return nil
+	}
+	out := make([]string, len(matches))
+	for i, m := range matches {
+		out[i] = filepath.Join(changeDir, filepath.FromSlash(m))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TaskFiles returns the task files of a change: the outputs of the
+// artifact its schema tracks for apply, or tasks.md.
+func (r Root) TaskFiles(change string) []string {
+	dir := r.ChangeDir(change)
+	if s, err := r.LoadSchema(r.SchemaName(change)); err == nil {
+		gen := ""
+		for _, a := range s.Artifacts {
+			if (s.ApplyTracks != "" && a.Generates == s.ApplyTracks) || (s.ApplyTracks == "" && a.ID == "tasks") {
+				gen = a.Generates
+				break
+			}
+		}
+		if gen != "" {
+			if files := Outputs(dir, gen); len(files) > 0 {
+				return files
+			}
+		}
+	}
+	return []string{filepath.Join(dir, "tasks.md")}
+}
+
+// Progress counts the tasks of a change across its task files.
+func (r Root) Progress(change string) (TaskProgress, error) {
+	var p TaskProgress
+	for _, f := range r.TaskFiles(change) {
+		b, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return p, fmt.Errorf("read %q: %w", f, err)
+		}
+		p = p.Add(CountTasks(string(b)))
+	}
+	return p, nil
+}
+
+// lastModified is the newest mtime of any file under dir (the directory's
+// own when it holds none).
+func lastModified(dir string) (time.Time, error) {
+	var latest time.Time
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil
+		}
+		if fi.ModTime().After(latest) {
+			latest = fi.ModTime()
+		}
+		return nil
+	})
+	if err != nil {
+		return latest, fmt.Errorf("walk %q: %w", dir, err)
+	}
+	if latest.IsZero() {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return latest, fmt.Errorf("stat %q: %w", dir, err)
+		}
+		latest = fi.ModTime()
+	}
+	return latest, nil
+}

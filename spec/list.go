@@ -1,0 +1,83 @@
+package spec
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ChangeSummary is one change as `openspec list --json` reports it.
+type ChangeSummary struct {
+	Name           string    `json:"name"`
+	CompletedTasks int       `json:"completedTasks"`
+	TotalTasks     int       `json:"totalTasks"`
+	LastModified   time.Time `json:"lastModified"`
+	Status         string    `json:"status"` // no-tasks, in-progress or complete
+}
+
+// ListChanges summarises the active changes, most recently modified first
+// (byName: sorted by name).
+func (r Root) ListChanges(byName bool) ([]ChangeSummary, error) {
+	names, err := r.ChangeNames()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ChangeSummary, 0, len(names))
+	for _, n := range names {
+		p, err := r.Progress(n)
+		if err != nil {
+			return nil, err
+		}
+		lm, err := lastModified(r.ChangeDir(n))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ChangeSummary{Name: n, CompletedTasks: p.Completed, TotalTasks: p.Total, LastModified: lm.UTC(), Status: status(p)})
+	}
+	if byName {
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	} else {
+		sort.SliceStable(out, func(i, j int) bool { return out[i].LastModified.After(out[j].LastModified) })
+	}
+	return out, nil
+}
+
+func status(p TaskProgress) string {
+	switch {
+	case p.Total == 0:
+		return "no-tasks"
+	case p.Completed == p.Total:
+		return "complete"
+	}
+	return "in-progress"
+}
+
+// SpecSummary is one main spec as `openspec list --specs --json` reports it.
+type SpecSummary struct {
+	ID               string `json:"id"`
+	RequirementCount int    `json:"requirementCount"`
+}
+
+// ListSpecs summarises the main specs, sorted by id.
+func (r Root) ListSpecs() ([]SpecSummary, error) {
+	files, err := DiscoverSpecs(r.SpecsDir())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SpecSummary, 0, len(files))
+	for _, f := range files {
+		s := SpecSummary{ID: f.ID}
+		if b, err := os.ReadFile(f.Path); err == nil {
+			if sp, err := ParseSpec(f.ID, string(b)); err == nil {
+				s.RequirementCount = len(sp.Requirements)
+			}
+		} else {
+			return nil, fmt.Errorf("read %q: %w", f.Path, err)
+		}
+		out = append(out, s)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return strings.ToLower(out[i].ID) < strings.ToLower(out[j].ID) })
+	return out, nil
+}

@@ -1,0 +1,502 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// ValidateOptions selects the checks of ValidateChange.
+type ValidateOptions struct {
+	// Against the main specs: scenario loss in MODIFIED blocks, and INFO
+	// notes for deltas archive would refuse (what `openspec validate` does).
+	MainSpecs bool
+	// Lint the change's task files (missing checkboxes, task numbering).
+	Tasks bool
+}
+
+// Report is the outcome of validating a change.
+type Report struct {
+	Change string  `json:"id"`
+	Valid  bool    `json:"valid"`
+	Issues []Issue `json:"issues"`
+}
+
+// Counts of issues by level.
+func (r Report) Count(level string) int {
+	n := 0
+	for _, i := range r.Issues {
+		if i.Level == level {
+			n++
+		}
+	}
+	return n
+}
+
+// ValidateChange applies OpenSpec 1.13's change-delta rules
+// (Validator.validateChangeDeltaSpecs) to change. Valid means no ERROR
+// (and, when strict, no WARNING).
+func (r Root) ValidateChange(change string, opts ValidateOptions, strict bool) (Report, error) {
+	if err := r.CheckChange(change); err != nil {
+		return Report{}, err
+	}
+	issues, err := r.changeIssues(change, opts)
+	if err != nil {
+		return Report{}, err
+	}
+	if issues == nil {
+		issues = []Issue{}
+	}
+	return Report{Change: change, Valid: !HasErrors(issues, strict), Issues: issues}, nil
+}
+
+func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error) {
+	changeDir := r.ChangeDir(change)
+	specsDir := filepath.Join(changeDir, "specs")
+	var issues []Issue
+	add := func(level, path string, line int, format string, args ...any) {
+		issues = append(issues, Issue{Level: level, Path: path, Line: line, Message: fmt.Sprintf(format, args...)})
+	}
+	totalDeltas := 0
+	rootSpec := false
+	var missingHeader []string
+	type emptySec struct {
+		path     string
+		sections []string
+	}
+	var emptySections []emptySec
+	discovered, err := DiscoverSpecs(specsDir)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(filepath.Join(specsDir, "spec.md")); err == nil && fi.Mode().IsRegular() {
+		rootSpec = true
+		add(LevelError, "spec.md", 0, "Delta spec found at specs/spec.md. Delta specs must live under a capability path (e.g. specs/<capability-path>/spec.md) — a file at the specs/ root is ignored when the change is applied or archived.")
+	}
+	for _, sf := range discovered {
+		b, err := os.ReadFile(sf.Path)
+		if err != nil {
+			continue
+		}
+		plan := ParseDelta(string(b))
+		entry := sf.ID + "/spec.md"
+		for _, s := range plan.Skipped {
+			if isNamelessRequirement(s.Header) {
+				add(LevelInfo, entry, s.Line, "Header \"### %s\" in %s is missing a requirement name and is ignored by validation. Add a name, e.g. \"### Requirement: <name>\".", s.Header, s.Section)
+			} else {
+				add(LevelInfo, entry, s.Line, "Header \"### %s\" in %s is not a \"### Requirement:\" header and is ignored by validation. Use \"### Requirement: %s\" if it should be validated as a requirement.", s.Header, s.Section, s.Header)
+			}
+		}
+		for _, u := range plan.Unpaired {
+			missing := "TO"
+			if u.Side == "TO" {
+				missing = "FROM"
+			}
+			add(LevelError, entry, u.Line, "RENAMED %s: %q has no matching %s: line. Write each rename as a FROM: line followed immediately by its TO: line.", u.Side, u.Name, missing)
+		}
+		for _, o := range plan.Orphans {
+			where := `above the first "## " section`
+			if o.HasSec {
+				where = fmt.Sprintf("under \"## %s\"", o.Section)
+			}
+			add(LevelWarning, entry, o.Line, "Requirement %q is %s, which is not a delta section, so it is ignored. Move it under \"## ADDED Requirements\", \"## MODIFIED Requirements\", \"## REMOVED Requirements\", or \"## RENAMED Requirements\".", o.Name, where)
+		}
+		var names []string
+		for _, s := range []struct {
+			has  bool
+			name string
+		}{{plan.HasAdded, "## ADDED Requirements"}, {plan.HasModified, "## MODIFIED Requirements"}, {plan.HasRemoved, "## REMOVED Requirements"}, {plan.HasRenamed, "## RENAMED Requirements"}} {
+			if s.has {
+				names = append(names, s.name)
+			}
+		}
+		if plan.Ops() == 0 {
+			if len(names) > 0 {
+				emptySections = append(emptySections, emptySec{entry, names})
+			} else {
+				missingHeader = append(missingHeader, entry)
+			}
+		}
+		added, modified, removed, from, to := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+		var addedOrder, modifiedOrder, removedOrder []string
+		checkBlock := func(op string, b Block) {
+			text := requirementBody(strings.Split(b.Raw, "\n")[1:])
+			switch {
+			case text == "" && containsShallOrMust(b.Name):
+				add(LevelError, entry, 0, "%s", shallMessage(fmt.Sprintf("%s %q", op, b.Name), b.Name, false))
+			case text == "":
+				add(LevelError, entry, 0, "%s %q is missing requirement text", op, b.Name)
+			case !containsShallOrMust(text):
+				add(LevelWarning, entry, 0, "%s", shallMessage(fmt.Sprintf("%s %q", op, b.Name), b.Name, true))
+			}
+			if n, empty := countScenarios(strings.Split(b.Raw, "\n")[1:]); n < 1 {
+				hint := ""
+				if empty > 0 {
+					hint = ` (a scenario header with no body under it does not count; add its steps, e.g. "- **WHEN** ..." and "- **THEN** ...")`
+				}
+				add(LevelError, entry, 0, "%s %q must include at least one scenario%s", op, b.Name, hint)
+			}
+		}
+		for _, b := range plan.Added {
+			k := NormalizeRequirementName(b.Name)
+			totalDeltas++
+			if added[k] {
+				add(LevelError, entry, 0, "Duplicate requirement in ADDED: %q", b.Name)
+			} else {
+				added[k] = true
+				addedOrder = append(addedOrder, k)
+			}
+			checkBlock("ADDED", b)
+		}
+		for _, b := range plan.Modified {
+			k := NormalizeRequirementName(b.Name)
+			totalDeltas++
+			if modified[k] {
+				add(LevelError, entry, 0, "Duplicate requirement in MODIFIED: %q", b.Name)
+			} else {
+				modified[k] = true
+				modifiedOrder = append(modifiedOrder, k)
+			}
+			checkBlock("MODIFIED", b)
+		}
+		if opts.MainSpecs && len(plan.Modified) > 0 {
+			loss, err := r.scenarioLoss(plan, sf.ID, entry)
+			if err != nil {
+				return nil, err
+			}
+			issues = append(issues, loss...)
+		}
+		for _, n := range plan.Removed {
+			k := NormalizeRequirementName(n)
+			totalDeltas++
+			if removed[k] {
+				add(LevelError, entry, 0, "Duplicate requirement in REMOVED: %q", n)
+			} else {
+				removed[k] = true
+				removedOrder = append(removedOrder, k)
+			}
+		}
+		for _, rn := range plan.Renamed {
+			f, t := NormalizeRequirementName(rn.From), NormalizeRequirementName(rn.To)
+			totalDeltas++
+			if from[f] {
+				add(LevelError, entry, 0, "Duplicate FROM in RENAMED: %q", rn.From)
+			} else {
+				from[f] = true
+			}
+			if to[t] {
+				add(LevelError, entry, 0, "Duplicate TO in RENAMED: %q", rn.To)
+			} else {
+				to[t] = true
+			}
+		}
+		for _, n := range modifiedOrder {
+			if removed[n] {
+				add(LevelError, entry, 0, "Requirement present in both MODIFIED and REMOVED: %q", n)
+			}
+			if added[n] {
+				add(LevelError, entry, 0, "Requirement present in both MODIFIED and ADDED: %q", n)
+			}
+		}
+		for _, n := range addedOrder {
+			if removed[n] {
+				add(LevelError, entry, 0, "Requirement present in both ADDED and REMOVED: %q", n)
+			}
+		}
+		for _, rn := range plan.Renamed {
+			f, t := NormalizeRequirementName(rn.From), NormalizeRequirementName(rn.To)
+			if modified[f] {
+				add(LevelError, entry, 0, "MODIFIED references old name from RENAMED. Use new header for %q", rn.To)
+			}
+			if added[t] {
+				add(LevelError, entry, 0, "RENAMED TO collides with ADDED for %q", rn.To)
+			}
+			for _, rm := range removedOrder {
+				if FoldRequirementName(rm) == FoldRequirementName(f) {
+					extra := ""
+					if rm != f {
+						extra = fmt.Sprintf(" (REMOVED spells it %q)", rm)
+					}
+					add(LevelError, entry, 0, "Requirement present in both RENAMED and REMOVED: %q%s", rn.From, extra)
+					break
+				}
+			}
+		}
+	}
+	if opts.MainSpecs {
+		reported := map[string]bool{}
+		for _, i := range issues {
+			if i.Level == LevelError {
+				reported[i.Path] = true
+			}
+		}
+		for _, p := range missingHeader {
+			reported[p] = true
+		}
+		for _, e := range emptySections {
+			reported[e.path] = true
+		}
+		for _, sf := range discovered {
+			entry := sf.ID + "/spec.md"
+			if reported[entry] {
+				continue
+			}
+			if _, err := r.mergeOne(change, sf); err != nil {
+				var me *MergeError
+				if errors.As(err, &me) {
+					add(LevelInfo, entry, 0, "Archive would refuse this delta: %s", me.Msg)
+				}
+			}
+		}
+	}
+	unread, err := findUnreadDeltas(specsDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range unread {
+		add(LevelError, u.Path, 0, "Delta spec found at specs/%s. Delta specs must be a spec.md inside a capability folder — this file is ignored when the change is applied or archived. Move its requirements into specs/%s.", u.Path, u.Expected)
+	}
+	for _, e := range emptySections {
+		add(LevelError, e.path, 0, "Delta sections %s were found, but no requirement entries parsed. Ensure each section includes at least one \"### Requirement:\" block (REMOVED may use bullet list syntax).", sectionList(e.sections))
+	}
+	for _, p := range missingHeader {
+		add(LevelError, p, 0, "No delta sections found. Add headers such as \"## ADDED Requirements\" or move non-delta notes outside specs/.")
+	}
+	marker := r.skipSpecsMarker(change)
+	if marker.invalid != "" {
+		add(LevelError, ".openspec.yaml", 0, "skip_specs is set but .openspec.yaml is not valid change metadata, so the marker is not honored. Fix the metadata (%s)", marker.invalid)
+	}
+	specsHaveFiles := false
+	if marker.declared {
+		ok, err := hasAnyFileUnder(specsDir)
+		specsHaveFiles = ok || err != nil
+		if specsHaveFiles {
+			add(LevelError, "file", 0, "skip_specs is set in .openspec.yaml but spec files exist under specs/. Remove skip_specs or delete the delta spec files")
+		}
+	}
+	if totalDeltas == 0 && !rootSpec && len(unread) == 0 {
+		switch {
+		case marker.declared && !specsHaveFiles:
+			add(LevelInfo, "file", 0, "skip_specs is set in .openspec.yaml: change declares no spec-level behavior changes, zero deltas accepted")
+		case !marker.declared:
+			add(LevelError, "file", 0, "Change must have at least one delta. No deltas found. Ensure your change has a specs/ directory with capability folders (e.g. specs/http-server/spec.md) containing .md files that use delta headers (## ADDED/MODIFIED/REMOVED/RENAMED Requirements) and that each requirement includes at least one \"#### Scenario:\" block. If this change intentionally modifies no specs (pure refactor, tooling, docs), set \"skip_specs: true\" in the change's .openspec.yaml instead. Tip: run \"openspec change show <change-id> --json --deltas-only\" to inspect parsed deltas.")
+		}
+	}
+	if opts.Tasks {
+		ti, err := r.taskIssues(change)
+		if err != nil {
+			return nil, err
+		}
+		issues = append(issues, ti...)
+	}
+	return issues, nil
+}
+
+func isNamelessRequirement(h string) bool {
+	return strings.EqualFold(h, "requirement") || strings.EqualFold(h, "requirement:")
+}
+
+func shallMessage(prefix, name string, guidance bool) string {
+	verb, suffix := "must", ""
+	if guidance {
+		verb, suffix = "should", " (RFC 2119 best practice for English specs)"
+	}
+	base := prefix + " " + verb + " contain SHALL or MUST"
+	if containsShallOrMust(name) {
+		return base + " in the requirement body, not only in the header. Move the SHALL/MUST statement to the line immediately after the \"### Requirement: ...\" header." + suffix
+	}
+	return base + suffix
+}
+
+func sectionList(s []string) string {
+	if len(s) == 1 {
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+type skipMarker struct {
+	declared bool
+	invalid  string
+}
+
+// skipSpecsMarker reads skip_specs; it is honoured only when the metadata
+// is valid and names a schema that loads.
+func (r Root) skipSpecsMarker(change string) skipMarker {
+	md := readChangeMetadata(r.ChangeDir(change))
+	if !md.present {
+		return skipMarker{}
+	}
+	if md.invalid != "" {
+		if md.skipMentions {
+			return skipMarker{invalid: md.invalid}
+		}
+		return skipMarker{}
+	}
+	if !md.skipSpecs {
+		return skipMarker{}
+	}
+	if _, err := r.LoadSchema(md.schema); err != nil {
+		return skipMarker{invalid: fmt.Sprintf("schema: unknown schema '%s'", md.schema)}
+	}
+	return skipMarker{declared: true}
+}
+
+// scenarioLoss reports MODIFIED blocks that omit a scenario the main spec
+// still has (following renames), as `openspec validate` does.
+func (r Root) scenarioLoss(plan DeltaPlan, id, entry string) ([]Issue, error) {
+	path := filepath.Join(r.SpecsDir(), filepath.FromSlash(id), "spec.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
+			return nil, nil
+		}
+		return []Issue{{Level: LevelError, Path: entry, Message: fmt.Sprintf("Could not read %s to check the MODIFIED requirements against it (%v). Archive reads the same file, so fix the file before archiving.", path, err)}}, nil
+	}
+	current := map[string]Block{}
+	for _, blk := range ExtractRequirementsSection(string(b)).Blocks {
+		current[NormalizeRequirementName(blk.Name)] = blk
+	}
+	renamedFrom := map[string]string{}
+	renamedAway := map[string]bool{}
+	for _, rn := range plan.Renamed {
+		renamedFrom[NormalizeRequirementName(rn.To)] = NormalizeRequirementName(rn.From)
+		renamedAway[NormalizeRequirementName(rn.From)] = true
+	}
+	var out []Issue
+	for _, mod := range plan.Modified {
+		k := NormalizeRequirementName(mod.Name)
+		if renamedAway[k] {
+			continue
+		}
+		var cur *Block
+		visited := map[string]bool{}
+		for key, ok := k, true; ok && !visited[key]; key, ok = renamedFrom[key] {
+			if blk, found := current[key]; found {
+				cur = &blk
+				break
+			}
+			visited[key] = true
+		}
+		if cur == nil {
+			continue
+		}
+		cn, mn := scenarioNames(cur.Raw), scenarioNames(mod.Raw)
+		missing := missingScenarios(cn, mn)
+		if len(missing) == 0 {
+			continue
+		}
+		out = append(out, Issue{Level: LevelError, Path: entry, Message: fmt.Sprintf("MODIFIED %q omits scenario(s) the current spec still has: %s. %s Copy the omitted scenarios into the MODIFIED block (a MODIFIED requirement replaces the whole block, so archive refuses to drop them).", mod.Name, quoteList(missing), scenarioBalance(cn, mn))})
+	}
+	return out, nil
+}
+
+// SpecUpdate is one main spec a change's delta would rewrite.
+type SpecUpdate struct {
+	ID     string `json:"id"`
+	Target string `json:"target"` // main spec path
+	Source string `json:"source"` // delta path
+	Exists bool   `json:"exists"`
+	Old    string `json:"-"`
+	Merged *Merged
+}
+
+func (r Root) mergeOne(change string, sf SpecFile) (*SpecUpdate, error) {
+	delta, err := os.ReadFile(sf.Path)
+	if err != nil {
+		return nil, fmt.Errorf("read %q: %w", sf.Path, err)
+	}
+	u := &SpecUpdate{ID: sf.ID, Source: sf.Path, Target: filepath.Join(r.SpecsDir(), filepath.FromSlash(sf.ID), "spec.md")}
+	old, err := os.ReadFile(u.Target)
+	switch {
+	case err == nil:
+		u.Exists, u.Old = true, string(old)
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR):
+	default:
+		return nil, fmt.Errorf("read %q: %w", u.Target, err)
+	}
+	m, err := Merge(sf.ID, change, string(delta), u.Old, u.Exists)
+	if err != nil {
+		return nil, err
+	}
+	u.Merged = m
+	return u, nil
+}
+
+// taskIssues lints the task files: no checkbox anywhere, and (for the
+// built-in spec-driven schema) ambiguous task numbering.
+func (r Root) taskIssues(change string) ([]Issue, error) {
+	dir := r.ChangeDir(change)
+	files := r.TaskFiles(change)
+	tracked := true
+	if len(files) == 1 {
+		if _, err := os.Stat(files[0]); err != nil {
+			tracked = false
+		}
+	}
+	type doc struct{ path, content string }
+	var docs []doc
+	unreadable := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				unreadable++
+			}
+			continue
+		}
+		rel, _ := filepath.Rel(dir, f)
+		docs = append(docs, doc{filepath.ToSlash(rel), string(b)})
+	}
+	sort.Slice(docs, func(i, j int) bool { return docs[i].path < docs[j].path })
+	var out []Issue
+	if tracked && unreadable == 0 && len(docs) > 0 {
+		any := false
+		for _, d := range docs {
+			if CountTasks(d.content).Total > 0 {
+				any = true
+			}
+		}
+		if !any {
+			for _, d := range docs {
+				if line := firstListItemLine(d.content); line > 0 {
+					out = append(out, Issue{Level: LevelWarning, Path: d.path, Line: line, Message: "This change counts as 0 tasks: no line in its tracked task files is a checkbox, so \"openspec list\" and \"openspec status\" report no work and \"openspec archive\" has nothing to flag as incomplete. Write each task as \"- [ ] 1.1 Description\"."})
+				}
+			}
+		}
+	}
+	if r.SchemaName(change) == "spec-driven" {
+		if _, err := os.Stat(filepath.Join(r.OpenSpecDir(), "schemas", "spec-driven")); err != nil {
+			first := map[string]struct {
+				path string
+				line int
+			}{}
+			for _, d := range docs {
+				for _, n := range numberingIssues(d.content) {
+					if n.msg != "" {
+						out = append(out, Issue{Level: LevelWarning, Path: d.path, Line: n.line, Message: n.msg})
+					}
+					if n.id != "" {
+						if f, dup := first[n.id]; dup {
+							where := fmt.Sprintf("on line %d", f.line)
+							if f.path != d.path {
+								where = fmt.Sprintf("in %s on line %d", f.path, f.line)
+							}
+							out = append(out, Issue{Level: LevelWarning, Path: d.path, Line: n.line, Message: fmt.Sprintf("Task ID %q is duplicated; it was first declared %s.", n.id, where)})
+						} else {
+							first[n.id] = struct {
+								path string
+								line int
+							}{d.path, n.line}
+						}
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,249 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A reader for the small YAML subset OpenSpec's metadata files use
+// (.openspec.yaml, openspec/config.yaml, schema.yaml): block mappings and
+// sequences, flow sequences of scalars, quoted and plain scalars, booleans,
+// literal and folded block scalars, and comments. Anything else is an
+// error, which callers treat as "not valid metadata".
+
+type yamlLine struct {
+	indent int
+	text   string // without indentation and trailing comment
+	raw    string
+	num    int
+}
+
+func parseYAMLite(content string) (any, error) {
+	var lines []yamlLine
+	for i, raw := range strings.Split(normalizeNewlines(content, true), "\n") {
+		trimmed := strings.TrimLeft(raw, " ")
+		if strings.HasPrefix(trimmed, "\t") {
+			return nil, fmt.Errorf("line %d: tab indentation", i+1)
+		}
+		text := strings.TrimRight(stripYAMLComment(trimmed), " \t")
+		if text == "---" && len(lines) == 0 {
+			continue
+		}
+		lines = append(lines, yamlLine{indent: len(raw) - len(trimmed), text: text, raw: raw, num: i + 1})
+	}
+	p := &yamlParser{lines: lines}
+	p.skipBlank()
+	if p.i >= len(p.lines) {
+		return nil, nil
+	}
+	v, err := p.block(p.lines[p.i].indent)
+	if err != nil {
+		return nil, err
+	}
+	p.skipBlank()
+	if p.i < len(p.lines) {
+		return nil, fmt.Errorf("line %d: unexpected content", p.lines[p.i].num)
+	}
+	return v, nil
+}
+
+func stripYAMLComment(s string) string {
+	inS, inD := false, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\'' && !inD:
+			inS = !inS
+		case c == '"' && !inS:
+			inD = !inD
+		case c == '#' && !inS && !inD && (i == 0 || s[i-1] == ' ' || s[i-1] == '\t'):
+			return s[:i]
+		}
+	}
+	return s
+}
+
+type yamlParser struct {
+	lines []yamlLine
+	i     int
+}
+
+func (p *yamlParser) skipBlank() {
+	for p.i < len(p.lines) && p.lines[p.i].text == "" {
+		p.i++
+	}
+}
+
+func (p *yamlParser) block(indent int) (any, error) {
+	p.skipBlank()
+	if p.i >= len(p.lines) {
+		return nil, nil
+	}
+	l := p.lines[p.i]
+	if l.text == "-" || strings.HasPrefix(l.text, "- ") {
+		return p.sequence(indent)
+	}
+	return p.mapping(indent)
+}
+
+func (p *yamlParser) sequence(indent int) (any, error) {
+	var out []any
+	for {
+		p.skipBlank()
+		if p.i >= len(p.lines) || p.lines[p.i].indent < indent {
+			return out, nil
+		}
+		l := p.lines[p.i]
+		if l.indent != indent || !(l.text == "-" || strings.HasPrefix(l.text, "- ")) {
+			return nil, fmt.Errorf("line %d: bad sequence item", l.num)
+		}
+		rest := strings.TrimLeft(strings.TrimPrefix(l.text, "-"), " ")
+		if rest == "" {
+			p.i++
+			p.skipBlank()
+			if p.i >= len(p.lines) || p.lines[p.i].indent <= indent {
+				out = append(out, nil)
+				continue
+			}
+			v, err := p.block(p.lines[p.i].indent)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+			continue
+		}
+		// "- key: value" opens a mapping whose keys sit at the item's column.
+		col := indent + (len(l.text) - len(rest))
+		if _, _, ok := splitYAMLKey(rest); ok {
+			p.lines[p.i] = yamlLine{indent: col, text: rest, raw: l.raw, num: l.num}
+			v, err := p.mapping(col)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+			continue
+		}
+		v, err := yamlScalar(rest, l.num)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+		p.i++
+	}
+}
+
+func (p *yamlParser) mapping(indent int) (any, error) {
+	out := map[string]any{}
+	for {
+		p.skipBlank()
+		if p.i >= len(p.lines) || p.lines[p.i].indent < indent {
+			return out, nil
+		}
+		l := p.lines[p.i]
+		if l.indent != indent {
+			return nil, fmt.Errorf("line %d: bad indentation", l.num)
+		}
+		key, val, ok := splitYAMLKey(l.text)
+		if !ok {
+			return nil, fmt.Errorf("line %d: expected key: value", l.num)
+		}
+		if _, dup := out[key]; dup {
+			return nil, fmt.Errorf("line %d: duplicate key %q", l.num, key)
+		}
+		p.i++
+		switch {
+		case val == "":
+			p.skipBlank()
+			if p.i < len(p.lines) && (p.lines[p.i].indent > indent ||
+				(p.lines[p.i].indent == indent && strings.HasPrefix(p.lines[p.i].text, "- "))) {
+				v, err := p.block(p.lines[p.i].indent)
+				if err != nil {
+					return nil, err
+				}
+				out[key] = v
+			} else {
+				out[key] = nil
+			}
+		case val[0] == '|' || val[0] == '>':
+			var body []string
+			for p.i < len(p.lines) && (p.lines[p.i].indent > indent || strings.TrimSpace(p.lines[p.i].raw) == "") {
+				body = append(body, strings.TrimSpace(p.lines[p.i].raw))
+				p.i++
+			}
+			out[key] = strings.Join(body, "\n")
+		default:
+			v, err := yamlScalar(val, l.num)
+			if err != nil {
+				return nil, err
+			}
+			out[key] = v
+		}
+	}
+}
+
+func splitYAMLKey(s string) (key, val string, ok bool) {
+	if strings.HasPrefix(s, "\"") || strings.HasPrefix(s, "'") {
+		q := s[0]
+		end := strings.IndexByte(s[1:], q)
+		if end < 0 || !strings.HasPrefix(s[end+2:], ":") {
+			return "", "", false
+		}
+		return s[1 : end+1], strings.TrimSpace(s[end+3:]), true
+	}
+	i := strings.Index(s, ": ")
+	if i < 0 {
+		if strings.HasSuffix(s, ":") {
+			i = len(s) - 1
+		} else {
+			return "", "", false
+		}
+	}
+	key = strings.TrimSpace(s[:i])
+	if key == "" || strings.ContainsAny(key[:1], "[{&*!|>%@`") {
+		return "", "", false
+	}
+	return key, strings.TrimSpace(s[i+1:]), true
+}
+
+func yamlScalar(s string, num int) (any, error) {
+	switch {
+	case strings.HasPrefix(s, "["):
+		if !strings.HasSuffix(s, "]") {
+			return nil, fmt.Errorf("line %d: unterminated flow sequence", num)
+		}
+		inner := strings.TrimSpace(s[1 : len(s)-1])
+		var out []any
+		if inner == "" {
+			return out, nil
+		}
+		for _, part := range strings.Split(inner, ",") {
+			v, err := yamlScalar(strings.TrimSpace(part), num)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case strings.HasPrefix(s, "{"), strings.HasPrefix(s, "&"), strings.HasPrefix(s, "*"), strings.HasPrefix(s, "!"):
+		return nil, fmt.Errorf("line %d: unsupported YAML %q", num, s)
+	case strings.HasPrefix(s, "'"):
+		if len(s) < 2 || !strings.HasSuffix(s, "'") {
+			return nil, fmt.Errorf("line %d: unterminated string", num)
+		}
+		return strings.ReplaceAll(s[1:len(s)-1], "''", "'"), nil
+	case strings.HasPrefix(s, "\""):
+		if len(s) < 2 || !strings.HasSuffix(s, "\"") {
+			return nil, fmt.Errorf("line %d: unterminated string", num)
+		}
+		r := strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\n`, "\n", `\t`, "\t")
+		return r.Replace(s[1 : len(s)-1]), nil
+	}
+	switch s {
+	case "true", "True", "TRUE":
+		return true, nil
+	case "false", "False", "FALSE":
+		return false, nil
+	case "null", "~", "Null", "NULL":
+		return nil, nil
+	}
+	return s, nil
+}
