@@ -4,6 +4,7 @@ package kaisencli
 
 import (
 	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/conflictcli"
 )
 
 // Spec describes the jj-kaisen binary.
@@ -20,6 +21,6 @@ abortable.
 
 Use it as "jj kaisen VERB" after:
    jj config set --user aliases.kaisen '["util","exec","--","jj-kaisen"]'`,
-		Commands: commands(),
+		Commands: append(commands(), conflictcli.Commands()...),
 	}
 }

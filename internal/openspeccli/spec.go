@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/conflictcli"
 )
 
 // Spec describes the jj-openspec binary.
@@ -20,6 +21,6 @@ their file areas and a separability verdict for per-group fan-out.
 
 Use it as "jj openspec VERB" after:
    jj config set --user aliases.openspec '["util","exec","--","jj-openspec"]'`,
-		Commands: []*cli.Command{},
+		Commands: append([]*cli.Command{}, conflictcli.Commands()...),
 	}
 }

@@ -1,0 +1,309 @@
+package conflict
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/specstack/specstack/jjx"
+)
+
+// ToolName is the name the merge tool is registered under for one call.
+const ToolName = "specstack"
+
+// ResolveRequest says what to resolve in which revision.
+type ResolveRequest struct {
+	Rev   string   // one revision; "" means @
+	Paths []string // repository-relative paths; empty with All
+	All   bool     // every conflicted file: tasks for files named tasks.md
+	// Strategy applies to Paths, and with All to files not named tasks.md;
+	// nil with All leaves those files alone.
+	Strategy *Strategy
+	// Program is this binary (os.Executable), which jj runs as the merge
+	// tool through its hidden merge-tool command.
+	Program string
+}
+
+// FileOutcome is what became of one file.
+type FileOutcome struct {
+	Path     string `json:"path"`
+	Strategy string `json:"strategy,omitempty"`
+	Resolution
+	// Conflicted is whether jj still records a conflict in the file
+	// afterwards (read back from jj, not assumed).
+	Conflicted bool   `json:"conflicted"`
+	Error      string `json:"error,omitempty"`
+}
+
+// ResolveReport is the outcome of ResolveInRevision.
+type ResolveReport struct {
+	ChangeID string        `json:"change_id"`
+	Files    []FileOutcome `json:"files"`
+	// Remaining are the files still conflicted in the revision, including
+	// those that were not asked for.
+	Remaining []string `json:"remaining"`
+}
+
+// ErrNotConflicted reports a path that has no conflict in the revision.
+var ErrNotConflicted = errors.New("not conflicted")
+
+// ResolveInRevision resolves conflicted files of one revision without
+// opening any tool: for each file it plans the resolution from jj's own
+// materialized markers, then has jj run this binary as a merge tool
+// (`jj resolve --tool`, defined for that call only), which rewrites the
+// markers the same way. jj records what remains as conflicts, so history
+// stays clean and the working copy, if it is the revision, is updated.
+// Conflicts with more than two sides, which jj gives no merge tool, are
+// edited in place when the revision is the working copy.
+func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) (ResolveReport, error) {
+	rev := req.Rev
+	if rev == "" {
+		rev = "@"
+	}
+	c, err := repo.One(ctx, rev)
+	if err != nil {
+		return ResolveReport{}, fmt.Errorf("resolve in %q: %w", rev, err)
+	}
+	at := "change_id(" + c.ChangeID + ")"
+	rep := ResolveReport{ChangeID: c.ChangeID}
+	conflicted, err := repo.ConflictedFiles(ctx, at)
+	if err != nil {
+		return rep, fmt.Errorf("list conflicted files of %s: %w", short(c.ChangeID), err)
+	}
+	targets := req.Paths
+	if req.All {
+		targets = conflicted
+	}
+	for _, p := range targets {
+		if !slices.Contains(conflicted, p) {
+			return rep, fmt.Errorf("%s at %s: %w (conflicted there: %s)", p, short(c.ChangeID), ErrNotConflicted, listOrNone(conflicted))
+		}
+	}
+	report, err := os.CreateTemp("", "specstack-resolve-*.jsonl")
+	if err != nil {
+		return rep, fmt.Errorf("create merge-tool report: %w", err)
+	}
+	report.Close()
+	defer os.Remove(report.Name())
+
+	for _, p := range targets {
+		out := FileOutcome{Path: p}
+		s, ok := strategyFor(p, req)
+		if !ok {
+			out.Resolution = leaveAll(ctx, repo, at, p, "no --strategy was given and it is not a tasks.md: refusing to guess; pass --strategy")
+			rep.Files = append(rep.Files, out)
+			continue
+		}
+		out.Strategy = s.String()
+		out.Resolution, out.Error = resolveOne(ctx, repo, at, c, p, s, req.Program, report.Name())
+		rep.Files = append(rep.Files, out)
+	}
+
+	remaining, err := repo.ConflictedFiles(ctx, at)
+	if err != nil {
+		return rep, fmt.Errorf("list conflicted files of %s after resolving: %w", short(c.ChangeID), err)
+	}
+	rep.Remaining = remaining
+	for i := range rep.Files {
+		f := &rep.Files[i]
+		f.Conflicted = slices.Contains(remaining, f.Path)
+		if f.Error == "" && f.Conflicted != (len(f.Left) > 0) {
+			// Never claim what jj does not record.
+			f.Error = fmt.Sprintf("jj records the file as conflicted=%v although %d hunks were left", f.Conflicted, len(f.Left))
+		}
+	}
+	return rep, nil
+}
+
+func listOrNone(ps []string) string {
+	if len(ps) == 0 {
+		return "none"
+	}
+	return strings.Join(ps, ", ")
+}
+
+func strategyFor(p string, req ResolveRequest) (Strategy, bool) {
+	if req.All && path.Base(p) == "tasks.md" {
+		return Strategy{Kind: Tasks}, true
+	}
+	if req.Strategy != nil {
+		return *req.Strategy, true
+	}
+	return Strategy{}, false
+}
+
+// leaveAll reports every hunk of p as left for reason.
+func leaveAll(ctx context.Context, repo *jjx.Repo, at, p, reason string) Resolution {
+	var res Resolution
+	content, err := repo.FileShow(ctx, at, p)
+	if err != nil {
+		return res
+	}
+	f := Parse(content)
+	res.Before, res.Problems = len(f.Hunks), f.Problems
+	for _, h := range f.Hunks {
+		res.Left = append(res.Left, report(h, reason))
+	}
+	return res
+}
+
+func resolveOne(ctx context.Context, repo *jjx.Repo, at string, c jjx.Commit, p string, s Strategy, program, reportPath string) (Resolution, string) {
+	content, err := repo.FileShow(ctx, at, p)
+	if err != nil {
+		return Resolution{}, fmt.Sprintf("read %s: %v", p, err)
+	}
+	f := Parse(content)
+	plan := ResolveFile(f, s)
+	if !plan.Changed {
+		return plan, ""
+	}
+	sides := 0
+	for _, h := range f.Hunks {
+		sides = max(sides, len(h.Sides))
+	}
+	if sides > 2 {
+		return resolveInPlace(ctx, repo, c, p, s, plan)
+	}
+	tool := jjx.MergeTool{
+		Name:    ToolName,
+		Program: program,
+		Args:    []string{"merge-tool", "--strategy", s.String(), "--report", reportPath, "--path", "$path", "--marker-length", "$marker_length", "$base", "$left", "$right", "$output"},
+	}
+	if err := repo.ResolveWithTool(ctx, at, p, tool); err != nil {
+		return plan, fmt.Sprintf("jj resolve %s: %v", p, err)
+	}
+	got, err := readToolReport(reportPath, p)
+	if err != nil {
+		return plan, err.Error()
+	}
+	return got, ""
+}
+
+// resolveInPlace edits the working-copy file of a conflict with more than
+// two sides, which jj hands no merge tool; jj reads the markers that
+// remain back when it snapshots the working copy.
+func resolveInPlace(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string, s Strategy, plan Resolution) (Resolution, string) {
+	wc, err := repo.One(ctx, "@")
+	if err != nil {
+		return plan, fmt.Sprintf("find the working copy: %v", err)
+	}
+	if wc.ChangeID != c.ChangeID {
+		for i := range plan.Left {
+			plan.Left[i].Reason = "the conflict has more than two sides, which jj hands no merge tool: run `jj edit " + short(c.ChangeID) + "` and resolve again"
+		}
+		plan.Resolved, plan.Changed = nil, false
+		return plan, "more than two sides outside the working copy"
+	}
+	file := filepath.Join(repo.Root, filepath.FromSlash(p))
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return plan, fmt.Sprintf("read %s: %v", file, err)
+	}
+	res := ResolveFile(Parse(data), s)
+	if !res.Changed {
+		return res, ""
+	}
+	info, err := os.Stat(file)
+	if err != nil {
+		return res, fmt.Sprintf("stat %s: %v", file, err)
+	}
+	tmp := file + ".specstack-resolve"
+	if err := os.WriteFile(tmp, res.Content, info.Mode().Perm()); err != nil {
+		return res, fmt.Sprintf("write %s: %v", tmp, err)
+	}
+	if err := os.Rename(tmp, file); err != nil {
+		os.Remove(tmp)
+		return res, fmt.Sprintf("replace %s: %v", file, err)
+	}
+	if err := repo.Snapshot(ctx); err != nil {
+		return res, fmt.Sprintf("snapshot the working copy: %v", err)
+	}
+	return res, ""
+}
+
+// ToolReport is one line of the merge tool's report file.
+type ToolReport struct {
+	Path       string     `json:"path"`
+	Resolution Resolution `json:"resolution"`
+}
+
+func readToolReport(reportPath, p string) (Resolution, error) {
+	f, err := os.Open(reportPath)
+	if err != nil {
+		return Resolution{}, fmt.Errorf("read merge-tool report %s: %w", reportPath, err)
+	}
+	defer f.Close()
+	var last *ToolReport
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		var r ToolReport
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return Resolution{}, fmt.Errorf("decode merge-tool report %s: %w", reportPath, err)
+		}
+		if r.Path == p {
+			last = &r
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return Resolution{}, fmt.Errorf("read merge-tool report %s: %w", reportPath, err)
+	}
+	if last == nil {
+		return Resolution{}, fmt.Errorf("the merge tool wrote no report for %s", p)
+	}
+	return last.Resolution, nil
+}
+
+// MergeToolRequest is what jj passes the hidden merge-tool command.
+type MergeToolRequest struct {
+	Strategy     Strategy
+	Output       string // $output: jj's materialized conflict, rewritten in place
+	Path         string // $path, for the report
+	Report       string // report file to append to; "" for none
+	MarkerLength int    // $marker_length (informational: markers are reused)
+}
+
+// ErrUnchanged is returned by RunMergeTool when the strategy resolves no
+// hunk: jj then keeps the file as it was.
+var ErrUnchanged = errors.New("the strategy resolved no hunk")
+
+// RunMergeTool resolves jj's $output file in place and appends what it
+// did to the report file.
+func RunMergeTool(req MergeToolRequest) (Resolution, error) {
+	data, err := os.ReadFile(req.Output)
+	if err != nil {
+		return Resolution{}, fmt.Errorf("read %s: %w", req.Output, err)
+	}
+	res := ResolveFile(Parse(data), req.Strategy)
+	if res.Changed {
+		if err := os.WriteFile(req.Output, res.Content, 0o644); err != nil {
+			return res, fmt.Errorf("write %s: %w", req.Output, err)
+		}
+	}
+	if req.Report != "" {
+		line, err := json.Marshal(ToolReport{Path: req.Path, Resolution: res})
+		if err != nil {
+			return res, fmt.Errorf("encode report: %w", err)
+		}
+		f, err := os.OpenFile(req.Report, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return res, fmt.Errorf("open report %s: %w", req.Report, err)
+		}
+		_, werr := f.Write(append(line, '\n'))
+		cerr := f.Close()
+		if err := errors.Join(werr, cerr); err != nil {
+			return res, fmt.Errorf("write report %s: %w", req.Report, err)
+		}
+	}
+	if !res.Changed {
+		return res, fmt.Errorf("%s: %w", req.Path, ErrUnchanged)
+	}
+	return res, nil
+}

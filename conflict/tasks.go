@@ -1,0 +1,315 @@
+package conflict
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/specstack/specstack/spec"
+)
+
+// TasksOptions says how MergeTasks writes what stays in conflict.
+type TasksOptions struct {
+	Style     Style  // marker style; default StyleDiff, as jj writes
+	MarkerLen int    // default MarkerLenFor(base, left, right)
+	Labels    Labels // default "base", "left", "right"
+}
+
+// TaskConflict is one hunk MergeTasks left in its output.
+type TaskConflict struct {
+	Line   int    `json:"line"` // 1-based line of its opening marker
+	Reason string `json:"reason"`
+}
+
+// TasksResult is the outcome of MergeTasks.
+type TasksResult struct {
+	Text      string
+	Conflicts []TaskConflict
+	// Ticks are the tasks (id, else text) done in Text but not in base.
+	Ticks []string
+}
+
+// tline is one line of a tasks file as the merge compares it.
+type tline struct {
+	raw     string // with its line end
+	tok     string // what the diff compares: a task's indent and key, or the raw line
+	task    bool
+	key     string // the task's id ("1.2"), else its text
+	checked bool
+}
+
+func readTasks(text string) []tline {
+	raws := SplitLines(text)
+	out := make([]tline, len(raws))
+	for i, raw := range raws {
+		body, eol := cutEOL(raw)
+		t, ok := spec.ParseTaskLine(body)
+		if !ok {
+			out[i] = tline{raw: raw, tok: "L\x00" + raw}
+			continue
+		}
+		key := t.ID
+		if key == "" {
+			key = t.Text
+		}
+		out[i] = tline{raw: raw, task: true, key: key, checked: t.Checked,
+			tok: "T\x00" + t.Indent + "\x00" + key + "\x00" + eol}
+	}
+	return out
+}
+
+func cutEOL(raw string) (body, eol string) {
+	if strings.HasSuffix(raw, "\n") {
+		body, eol = raw[:len(raw)-1], "\n"
+		if strings.HasSuffix(body, "\r") {
+			body, eol = body[:len(body)-1], "\r\n"
+		}
+	}
+	if eol == "" {
+		return raw, ""
+	}
+	return body, eol
+}
+
+// form is a task line with its box cleared: what remains when the tick
+// is set aside (indent, bullet, text, line end).
+func (t tline) form() string {
+	body, eol := cutEOL(t.raw)
+	f, _ := spec.SetTaskChecked(body, false)
+	return f + eol
+}
+
+// MergeTasks merges two edits of one tasks.md. Task lines (OpenSpec's
+// checkbox grammar, read by spec.ParseTaskLine) are matched by their id
+// ("1.2") when they have one, else by their text, so ticking a box never
+// makes a line differ. Then:
+//   - a task is done when either side ticked it and no side changed its
+//     text (a tick is merged three-way: a side that cleared a box nobody
+//     else touched clears it);
+//   - every other line merges as in Merge3: a region only one side
+//     changed takes that side;
+//   - a task whose text both sides changed differently, one side changed
+//     and the other ticked, or one side deleted and the other ticked or
+//     edited, stays a conflict, written with markers (opts) around the
+//     smallest region that holds it.
+func MergeTasks(base, left, right string, opts TasksOptions) TasksResult {
+	if opts.Style == "" {
+		opts.Style = StyleDiff
+	}
+	if opts.MarkerLen == 0 {
+		opts.MarkerLen = MarkerLenFor(base, left, right)
+	}
+	if opts.Labels == (Labels{}) {
+		opts.Labels = Labels{Base: "base", Left: "left", Right: "right"}
+	}
+	o, l, r := readTasks(base), readTasks(left), readTasks(right)
+	in := interner{}
+	ids := func(ts []tline) []int {
+		out := make([]int, len(ts))
+		for i, t := range ts {
+			id, ok := in[t.tok]
+			if !ok {
+				id = len(in)
+				in[t.tok] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	m := tasksMerge{}
+	for _, sp := range spans(ids(o), ids(l), ids(r)) {
+		ob, lb, rb := o[sp.o0:sp.o1], l[sp.l0:sp.l1], r[sp.r0:sp.r1]
+		switch sp.kind {
+		case Unchanged:
+			for i := range ob {
+				m.line3(ob[i], lb[i], rb[i])
+			}
+		case LeftChanged:
+			m.oneSide(ob, lb, rb, "left", "right")
+		case RightChanged:
+			m.oneSide(ob, rb, lb, "right", "left")
+		case BothSame:
+			m.both(ob, lb, rb)
+		case Conflicting:
+			m.conflict(ob, lb, rb, "both sides changed the task list here differently"+keysNote(ob, lb, rb))
+		}
+	}
+	m.flush()
+	return m.render(opts, detectEOL(base, left, right))
+}
+
+// tasksMerge accumulates output pieces: merged lines, and conflicts that
+// are coalesced while they touch.
+type tasksMerge struct {
+	pieces  []tpiece
+	pending *tpiece
+	ticks   []string
+}
+
+type tpiece struct {
+	text              string // merged lines, when not a conflict
+	conflict          bool
+	base, left, right strings.Builder
+	reasons           []string
+}
+
+func (m *tasksMerge) emit(raw string) {
+	m.flush()
+	if n := len(m.pieces); n > 0 && !m.pieces[n-1].conflict {
+		m.pieces[n-1].text += raw
+		return
+	}
+	m.pieces = append(m.pieces, tpiece{text: raw})
+}
+
+func (m *tasksMerge) flush() {
+	if m.pending != nil {
+		m.pieces = append(m.pieces, *m.pending)
+		m.pending = nil
+	}
+}
+
+func (m *tasksMerge) conflict(base, left, right []tline, reason string) {
+	if m.pending == nil {
+		m.pending = &tpiece{conflict: true}
+	}
+	for _, t := range base {
+		m.pending.base.WriteString(t.raw)
+	}
+	for _, t := range left {
+		m.pending.left.WriteString(t.raw)
+	}
+	for _, t := range right {
+		m.pending.right.WriteString(t.raw)
+	}
+	if len(m.pending.reasons) == 0 || m.pending.reasons[len(m.pending.reasons)-1] != reason {
+		m.pending.reasons = append(m.pending.reasons, reason)
+	}
+}
+
+func (m *tasksMerge) tick(b tline, out tline) {
+	if out.checked && !b.checked {
+		m.ticks = append(m.ticks, out.key)
+	}
+}
+
+// line3 merges one line that all three versions hold (same task key).
+func (m *tasksMerge) line3(b, l, r tline) {
+	switch {
+	case l.raw == b.raw:
+		m.tick(b, r)
+		m.emit(r.raw)
+		return
+	case r.raw == b.raw || l.raw == r.raw:
+		m.tick(b, l)
+		m.emit(l.raw)
+		return
+	}
+	fb, fl, fr := b.form(), l.form(), r.form()
+	switch {
+	case fl == fr:
+		// Only the boxes differ: a three-way merge of one bit cannot
+		// conflict.
+		out := l
+		if l.checked == b.checked {
+			out = r
+		}
+		m.tick(b, out)
+		m.emit(out.raw)
+	case fl == fb || fr == fb:
+		m.conflict([]tline{b}, []tline{l}, []tline{r}, fmt.Sprintf("task %s: its text changed on one side and its box on the other", b.key))
+	default:
+		m.conflict([]tline{b}, []tline{l}, []tline{r}, fmt.Sprintf("task %s: its text changed differently on both sides", b.key))
+	}
+}
+
+// both merges a region both sides restructured the same way: line by
+// line, with no base line to compare with, a box is ticked when either
+// side ticked it; any other difference keeps the region in conflict.
+func (m *tasksMerge) both(base, left, right []tline) {
+	out := make([]string, len(left))
+	for i, l := range left {
+		r := right[i]
+		switch {
+		case l.raw == r.raw:
+			out[i] = l.raw
+		case l.task && l.form() == r.form():
+			out[i] = l.raw
+			if r.checked {
+				out[i] = r.raw
+			}
+		default:
+			m.conflict(base, left, right, fmt.Sprintf("task %s: changed differently on both sides", l.key))
+			return
+		}
+	}
+	for _, raw := range out {
+		m.emit(raw)
+	}
+}
+
+// oneSide handles a region only side `changed` restructured: it is taken
+// when the other side left the region's lines exactly as in base.
+func (m *tasksMerge) oneSide(base, changed, other []tline, changedName, otherName string) {
+	for i := range base {
+		if base[i].raw == other[i].raw {
+			continue
+		}
+		reason := fmt.Sprintf("task %s: %s changed it and %s removed or rewrote it", base[i].key, otherName, changedName)
+		if changedName == "left" {
+			m.conflict(base, changed, other, reason)
+		} else {
+			m.conflict(base, other, changed, reason)
+		}
+		return
+	}
+	for _, t := range changed {
+		m.emit(t.raw)
+	}
+}
+
+func keysNote(groups ...[]tline) string {
+	seen := map[string]bool{}
+	var keys []string
+	for _, g := range groups {
+		for _, t := range g {
+			if t.task && t.key != "" && !seen[t.key] {
+				seen[t.key] = true
+				keys = append(keys, t.key)
+			}
+		}
+	}
+	if len(keys) == 0 || len(keys) > 5 {
+		return ""
+	}
+	return " (tasks " + strings.Join(keys, ", ") + ")"
+}
+
+func (m *tasksMerge) render(opts TasksOptions, eol string) TasksResult {
+	total := 0
+	for _, p := range m.pieces {
+		if p.conflict {
+			total++
+		}
+	}
+	var res TasksResult
+	var b strings.Builder
+	line := 1
+	for i := range m.pieces {
+		p := &m.pieces[i]
+		if !p.conflict {
+			b.WriteString(p.text)
+			line += strings.Count(p.text, "\n")
+			continue
+		}
+		res.Conflicts = append(res.Conflicts, TaskConflict{Line: line, Reason: strings.Join(p.reasons, "; ")})
+		h := Materialize(
+			[]Term{{Label: ParseLabel(opts.Labels.Left), Text: p.left.String()}, {Label: ParseLabel(opts.Labels.Right), Text: p.right.String()}},
+			[]Term{{Label: ParseLabel(opts.Labels.Base), Text: p.base.String()}},
+			opts.Style, opts.MarkerLen, fmt.Sprintf("conflict %d of %d", len(res.Conflicts), total), eol)
+		b.WriteString(h)
+		line += strings.Count(h, "\n")
+	}
+	res.Text = b.String()
+	res.Ticks = m.ticks
+	return res
+}
