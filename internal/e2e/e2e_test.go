@@ -10,6 +10,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/fakegh"
 	"github.com/specstack/specstack/internal/kaisencli"
 	"github.com/specstack/specstack/internal/openspeccli"
 	"github.com/specstack/specstack/internal/stackcli"
@@ -21,6 +22,7 @@ var Commands = map[string]func(){
 	"jj-openspec":  func() { os.Exit(cliapp.Run(openspeccli.Spec(), os.Args, os.Stdout, os.Stderr)) },
 	"jj-kaisen":    func() { os.Exit(cliapp.Run(kaisencli.Spec(), os.Args, os.Stdout, os.Stderr)) },
 	"gh-specstack": func() { os.Exit(cliapp.Run(stackcli.Spec(), os.Args, os.Stdout, os.Stderr)) },
+	"fakegh":       fakegh.Main,
 }
 
 func TestMain(m *testing.M) {

@@ -4,8 +4,6 @@
 package stackcli
 
 import (
-	"github.com/urfave/cli/v2"
-
 	"github.com/specstack/specstack/internal/cliapp"
 )
 
@@ -21,6 +19,6 @@ as a native GitHub stack or a plain --base chain.
 
 Use it as "gh specstack VERB" after installing it as a gh extension
 (make install, or: gh extension install .).`,
-		Commands: []*cli.Command{},
+		Commands: commands(),
 	}
 }

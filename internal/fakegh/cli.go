@@ -1,0 +1,350 @@
+package fakegh
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/specstack/specstack/internal/xec"
+)
+
+// StateEnv names the state file; the default is $HOME/.fakegh.json.
+const StateEnv = "FAKEGH_STATE"
+
+// RefusingProxy is the proxy `fakegh run` points every other request at:
+// nothing listens there, so a command that tries to reach anything but the
+// fake (which, on loopback, is never proxied) fails.
+const RefusingProxy = "http://127.0.0.1:9"
+
+const usage = `usage: fakegh COMMAND ...   (state in $FAKEGH_STATE, default $HOME/.fakegh.json)
+  repo OWNER/NAME --origin BARE_GIT_DIR [--default-branch main] [--stacks on|off]
+  issue OWNER/NAME --title T [--body B | --body-file F] [--label L]... [--closed]
+        [--parent N] [--blocked-by N]...          prints the new issue's number
+  block OWNER/NAME N --by M                        record that N is blocked by M
+  sub OWNER/NAME PARENT CHILD...                   append sub-issues to PARENT, in order
+  pr OWNER/NAME --head H --base B --title T [--body B] [--draft]
+                                                   open a pull request; prints its number
+  dump OWNER/NAME pulls|stacks|issues|comments     JSON on stdout
+  log [--writes] [--clear]                         requests served, one a line
+  run -- COMMAND ARGS...                           serve the state while COMMAND runs with
+                                                   GH_SPECSTACK_API_URL pointing at it`
+
+// Main is the fakegh command.
+func Main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	path := os.Getenv(StateEnv)
+	if path == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			fmt.Fprintf(stderr, "fakegh: %v\n", err)
+			return 1
+		}
+		path = filepath.Join(home, ".fakegh.json")
+	}
+	st, err := Load(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "fakegh: %v\n", err)
+		return 1
+	}
+	var code int
+	switch args[0] {
+	case "run":
+		code, err = runCommand(st, args[1:], stdout, stderr)
+	default:
+		err = edit(st, args, stdout)
+		if err != nil {
+			code = 2
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "fakegh: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	if serr := st.Save(path); serr != nil {
+		fmt.Fprintf(stderr, "fakegh: %v\n", serr)
+		return 1
+	}
+	return code
+}
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+func repoArg(st *State, args []string) (*Repo, []string, error) {
+	if len(args) == 0 || !strings.Contains(args[0], "/") {
+		return nil, nil, fmt.Errorf("name the repository as OWNER/NAME")
+	}
+	r := st.Repo(args[0])
+	if r == nil {
+		return nil, nil, fmt.Errorf("repository %s is not registered: run fakegh repo %s --origin DIR", args[0], args[0])
+	}
+	return r, args[1:], nil
+}
+
+// parse parses flags that may come after positional arguments.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func edit(st *State, args []string, stdout io.Writer) error {
+	cmd, args := args[0], args[1:]
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	switch cmd {
+	case "repo":
+		origin := fs.String("origin", "", "")
+		def := fs.String("default-branch", "main", "")
+		stacks := fs.String("stacks", "on", "")
+		pos, err := parse(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) != 1 || !strings.Contains(pos[0], "/") {
+			return fmt.Errorf("repo: name the repository as OWNER/NAME")
+		}
+		owner, name, _ := strings.Cut(pos[0], "/")
+		abs := *origin
+		if abs != "" {
+			if abs, err = filepath.Abs(abs); err != nil {
+				return err
+			}
+		}
+		r := st.AddRepo(owner, name, abs, *def)
+		r.StacksDisabled = *stacks == "off"
+		return nil
+	case "issue":
+		title := fs.String("title", "", "")
+		body := fs.String("body", "", "")
+		bodyFile := fs.String("body-file", "", "")
+		closed := fs.Bool("closed", false, "")
+		parent := fs.Int("parent", 0, "")
+		var labels, blocked multi
+		fs.Var(&labels, "label", "")
+		fs.Var(&blocked, "blocked-by", "")
+		pos, err := parse(fs, args)
+		if err != nil {
+			return err
+		}
+		r, _, err := repoArg(st, pos)
+		if err != nil {
+			return err
+		}
+		text := *body
+		if *bodyFile != "" {
+			data, err := os.ReadFile(*bodyFile)
+			if err != nil {
+				return fmt.Errorf("read %q: %w", *bodyFile, err)
+			}
+			text = string(data)
+		}
+		i := r.AddIssue(*title, text, labels, *closed)
+		if *parent != 0 {
+			if err := r.AddSubIssue(*parent, i.Number); err != nil {
+				return err
+			}
+		}
+		for _, b := range blocked {
+			n, err := strconv.Atoi(strings.TrimPrefix(b, "#"))
+			if err != nil {
+				return fmt.Errorf("--blocked-by %q: not an issue number", b)
+			}
+			if err := r.AddBlockedBy(i.Number, n); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintln(stdout, i.Number)
+		return nil
+	case "block":
+		by := fs.Int("by", 0, "")
+		pos, err := parse(fs, args)
+		if err != nil {
+			return err
+		}
+		r, rest, err := repoArg(st, pos)
+		if err != nil {
+			return err
+		}
+		if len(rest) != 1 {
+			return fmt.Errorf("block: name the blocked issue")
+		}
+		n, err := strconv.Atoi(rest[0])
+		if err != nil {
+			return fmt.Errorf("block: %q is not an issue number", rest[0])
+		}
+		return r.AddBlockedBy(n, *by)
+	case "sub":
+		pos, err := parse(fs, args)
+		if err != nil {
+			return err
+		}
+		r, rest, err := repoArg(st, pos)
+		if err != nil {
+			return err
+		}
+		if len(rest) < 2 {
+			return fmt.Errorf("sub: name the parent and its sub-issues")
+		}
+		var nums []int
+		for _, a := range rest {
+			n, err := strconv.Atoi(strings.TrimPrefix(a, "#"))
+			if err != nil {
+				return fmt.Errorf("sub: %q is not an issue number", a)
+			}
+			nums = append(nums, n)
+		}
+		for _, c := range nums[1:] {
+			if err := r.AddSubIssue(nums[0], c); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "pr":
+		head := fs.String("head", "", "")
+		base := fs.String("base", "", "")
+		title := fs.String("title", "", "")
+		body := fs.String("body", "", "")
+		draft := fs.Bool("draft", false, "")
+		pos, err := parse(fs, args)
+		if err != nil {
+			return err
+		}
+		r, _, err := repoArg(st, pos)
+		if err != nil {
+			return err
+		}
+		if _, ok := branchSHA(r, *head); !ok {
+			return fmt.Errorf("pr: branch %q is not on origin %s", *head, r.Origin)
+		}
+		p := &Pull{Number: r.Next, Title: *title, Body: *body, Head: *head, Base: *base, Draft: *draft, State: "open"}
+		r.Next++
+		r.Pulls = append(r.Pulls, p)
+		fmt.Fprintln(stdout, p.Number)
+		return nil
+	case "dump":
+		pos, err := parse(fs, args)
+		if err != nil {
+			return err
+		}
+		r, rest, err := repoArg(st, pos)
+		if err != nil {
+			return err
+		}
+		if len(rest) != 1 {
+			return fmt.Errorf("dump: say what: pulls, stacks, issues or comments")
+		}
+		var v any
+		switch rest[0] {
+		case "pulls":
+			v = nonNil(r.Pulls)
+		case "stacks":
+			v = nonNil(r.Stacks)
+		case "issues":
+			v = nonNil(r.Issues)
+		case "comments":
+			v = nonNil(r.Comments)
+		default:
+			return fmt.Errorf("dump: unknown %q: pulls, stacks, issues or comments", rest[0])
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(v)
+	case "log":
+		writes := fs.Bool("writes", false, "")
+		clear := fs.Bool("clear", false, "")
+		if _, err := parse(fs, args); err != nil {
+			return err
+		}
+		for _, r := range st.Log {
+			if *writes && r.Method == http.MethodGet {
+				continue
+			}
+			fmt.Fprintf(stdout, "%s %s %d\n", r.Method, r.Path, r.Status)
+		}
+		if *clear {
+			st.Log = nil
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// runCommand serves st on a loopback port while argv runs, with
+// GH_SPECSTACK_API_URL pointing at it and every proxy variable pointing
+// at a port nobody listens on; it returns argv's exit code.
+func runCommand(st *State, argv []string, stdout, stderr io.Writer) (int, error) {
+	if len(argv) > 0 && argv[0] == "--" {
+		argv = argv[1:]
+	}
+	if len(argv) == 0 {
+		return 2, fmt.Errorf("run: name a command: fakegh run -- COMMAND ARGS")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 1, fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{Handler: NewServer(st)}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln)
+	}()
+	env := []string{
+		"GH_SPECSTACK_API_URL=http://" + ln.Addr().String() + "/",
+		"HTTPS_PROXY=" + RefusingProxy, "HTTP_PROXY=" + RefusingProxy, "ALL_PROXY=" + RefusingProxy,
+		"https_proxy=" + RefusingProxy, "http_proxy=" + RefusingProxy, "all_proxy=" + RefusingProxy,
+		"NO_PROXY=", "no_proxy=",
+		"GH_NO_UPDATE_NOTIFIER=1", "GH_NO_EXTENSION_UPDATE_NOTIFIER=1", "GH_PROMPT_DISABLED=1",
+	}
+	runErr := xec.Run(context.Background(), xec.Cmd{Name: argv[0], Args: argv[1:], Env: env, Stdout: stdout, Stderr: stderr})
+	_ = srv.Shutdown(context.Background())
+	<-done
+	if runErr == nil {
+		return 0, nil
+	}
+	if code := xec.ExitCode(runErr); code >= 0 {
+		return code, nil
+	}
+	var xe *xec.Error
+	if errors.As(runErr, &xe) {
+		return 1, fmt.Errorf("run %s: %v", argv[0], xe.Err)
+	}
+	return 1, runErr
+}

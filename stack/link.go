@@ -1,0 +1,372 @@
+package stack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/specstack/specstack/gitx"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/stack/ghapi"
+)
+
+// LinkRequest asks to link branches (or pull requests) into a stack.
+type LinkRequest struct {
+	Items     []string // bottom to top: branch names, PR numbers ("12", "#12") or PR URLs
+	Base      string   // base of the bottom PR; "" for the default branch
+	StackMode string   // native, chain, or "" to use native when enabled
+}
+
+// LinkLayer is one layer of a linked stack.
+type LinkLayer struct {
+	Branch   string `json:"branch"`
+	PR       int    `json:"pr"`
+	URL      string `json:"url"`
+	Base     string `json:"base"`
+	Push     string `json:"push"`     // pushed, already-published, not-local (someone else's branch, on origin)
+	PRAction string `json:"prAction"` // created, reused, rebased (its base was fixed)
+}
+
+// LinkResult is what `gh specstack link` reports.
+type LinkResult struct {
+	Repo        string      `json:"repo"`
+	StackMode   string      `json:"stackMode"`
+	Base        string      `json:"base"`
+	Layers      []LinkLayer `json:"layers"`
+	Stack       int         `json:"stack,omitempty"` // native stack number, 0 for none
+	StackAction string      `json:"stackAction"`     // created, extended, unchanged, none
+	Changed     bool        `json:"changed"`
+	// Notes explain the mode and what was not done, for a person.
+	Notes []string `json:"notes"`
+	// MergeInstructions are the chain-mode merge steps.
+	MergeInstructions []string `json:"mergeInstructions,omitempty"`
+}
+
+var pullURL = regexp.MustCompile(`^https?://[^/]+/([^/]+)/([^/]+)/pull/(\d+)/?$`)
+
+// itemPR returns the PR number an item names, or 0 for a branch name.
+func itemPR(item, owner, name string) (int, error) {
+	s := strings.TrimPrefix(item, "#")
+	if n, err := strconv.Atoi(s); err == nil && n > 0 {
+		return n, nil
+	}
+	if m := pullURL.FindStringSubmatch(item); m != nil {
+		if !strings.EqualFold(m[1], owner) || !strings.EqualFold(m[2], name) {
+			return 0, exitcode.New(exitcode.Usage, "%s is a pull request of %s/%s, not of %s/%s", item, m[1], m[2], owner, name)
+		}
+		n, _ := strconv.Atoi(m[3])
+		return n, nil
+	}
+	if _, err := url.ParseRequestURI(item); err == nil && strings.Contains(item, "://") {
+		return 0, exitcode.New(exitcode.Usage, "%s is not a pull request URL (want https://HOST/OWNER/REPO/pull/N)", item)
+	}
+	return 0, nil
+}
+
+// Link makes the listed branches a stack of draft pull requests, bottom to
+// top: it publishes (once, never forced) each branch origin lacks, reuses
+// each branch's open pull request or opens a draft one based on the branch
+// below (req.Base, default the default branch, for the bottom), fixes a
+// pull request whose base is wrong, and registers the native stack
+// (creating it from two layers, extending an existing one on top). It
+// never marks a pull request ready. Every check that can refuse runs
+// before anything changes.
+func Link(ctx context.Context, env *Env, req LinkRequest, progress io.Writer) (*LinkResult, error) {
+	if len(req.Items) == 0 {
+		return nil, exitcode.New(exitcode.Usage, "link: name the branches (or pull requests) of the stack, bottom first")
+	}
+	gh := env.GH
+	res := &LinkResult{Repo: gh.T.Repo(), StackAction: "none", Notes: []string{}}
+
+	// The mode: native when the stacks API answers, else the chain, said.
+	var stacks []ghapi.Stack
+	switch req.StackMode {
+	case ModeChain:
+		res.StackMode = ModeChain
+	case "", ModeNative:
+		var err error
+		stacks, err = gh.Stacks(ctx)
+		switch {
+		case errors.Is(err, ghapi.ErrStacksDisabled) && req.StackMode == "":
+			res.StackMode = ModeChain
+			res.Notes = append(res.Notes, fmt.Sprintf("stacked pull requests are not enabled for %s: built a plain --base chain (enable them for a native stack map and a one-click whole-stack merge: https://docs.github.com/en/pull-requests/tutorials/roll-out-stacked-prs)", res.Repo))
+		case errors.Is(err, ghapi.ErrStacksDisabled):
+			return nil, exitcode.New(exitcode.NeedsChoice, "--stack-mode native: stacked pull requests are not enabled for %s; enable them or use --stack-mode chain", res.Repo)
+		case err != nil:
+			return nil, err
+		default:
+			res.StackMode = ModeNative
+		}
+	default:
+		return nil, exitcode.New(exitcode.Usage, "--stack-mode %q: choose native or chain", req.StackMode)
+	}
+
+	res.Base = req.Base
+	if res.Base == "" {
+		r, err := gh.Repository(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res.Base = r.DefaultBranch
+	}
+
+	// Resolve every item to a branch and, when given, its PR.
+	type layer struct {
+		branch   string
+		pr       *ghapi.PullRequest
+		localSHA string
+		remote   string // live origin SHA, "" when absent
+	}
+	var layers []*layer
+	seen := map[string]bool{}
+	for _, item := range req.Items {
+		l := &layer{}
+		n, err := itemPR(item, gh.T.Owner, gh.T.Name)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			p, err := gh.Pull(ctx, n)
+			if err != nil {
+				return nil, fmt.Errorf("read pull request #%d: %w", n, err)
+			}
+			if p.State != "open" {
+				return nil, exitcode.New(exitcode.Usage, "pull request #%d is %s: a stack is made of open pull requests", n, p.State)
+			}
+			l.branch, l.pr = p.Head.Ref, &p
+		} else {
+			l.branch = item
+		}
+		if l.branch == res.Base {
+			return nil, exitcode.New(exitcode.Usage, "%s is the stack's base; list only the branches stacked on it", l.branch)
+		}
+		if seen[l.branch] {
+			return nil, exitcode.New(exitcode.Usage, "%s is listed twice", l.branch)
+		}
+		seen[l.branch] = true
+		layers = append(layers, l)
+	}
+
+	// Publish-once checks, for every layer before any push.
+	for _, l := range layers {
+		sha, ok, err := env.VCS.LocalSHA(ctx, l.branch)
+		if err != nil {
+			return nil, err
+		}
+		remote, onRemote, err := env.VCS.LiveRemoteSHA(ctx, l.branch)
+		if err != nil {
+			return nil, err
+		}
+		if onRemote {
+			l.remote = remote
+		}
+		switch {
+		case !ok && !onRemote:
+			what := "branch"
+			if env.VCS.Kind() == "jj" {
+				what = "bookmark"
+			}
+			return nil, exitcode.New(exitcode.Usage, "%s %q exists neither in %s nor on %s: create it first", what, l.branch, env.VCS.Root(), Remote)
+		case ok && onRemote && remote != sha:
+			return nil, exitcode.Wrap(exitcode.Failure, fmt.Errorf(
+				"%s: branch %w (%s on %s, %s here); publish-once never overwrites a published branch: inspect both and decide by hand; nothing was changed",
+				l.branch, gitx.ErrRemoteMoved, short(remote), Remote, short(sha)))
+		}
+		l.localSHA = sha
+	}
+	// Pushes.
+	for i, l := range layers {
+		ll := LinkLayer{Branch: l.branch, Base: res.Base}
+		if i > 0 {
+			ll.Base = layers[i-1].branch
+		}
+		switch {
+		case l.localSHA == "":
+			ll.Push = "not-local"
+		case l.remote != "":
+			ll.Push = string(gitx.AlreadyPublished)
+		default:
+			r, err := env.VCS.Publish(ctx, l.branch)
+			if err != nil {
+				return res, err
+			}
+			ll.Push = string(r)
+			if r == gitx.Pushed {
+				res.Changed = true
+				fmt.Fprintf(progress, "pushed %s to %s\n", l.branch, Remote)
+			}
+		}
+		res.Layers = append(res.Layers, ll)
+	}
+
+	// Pull requests, bottom up.
+	for i, l := range layers {
+		ll := &res.Layers[i]
+		if l.pr == nil {
+			open, err := gh.Pulls(ctx, ghapi.PullFilter{State: "open", Head: l.branch})
+			if err != nil {
+				return res, err
+			}
+			if len(open) > 1 {
+				return res, exitcode.New(exitcode.NeedsChoice, "%s has %d open pull requests (%s): name the one to stack by number", l.branch, len(open), pullRefs(open))
+			}
+			if len(open) == 1 {
+				l.pr = &open[0]
+			}
+		}
+		if l.pr == nil {
+			title := l.branch
+			if l.localSHA != "" {
+				if s, err := env.VCS.Subject(ctx, l.localSHA); err == nil && strings.TrimSpace(s) != "" {
+					title = s
+				}
+			}
+			p, err := gh.CreatePull(ctx, ghapi.NewPull{Title: title, Head: l.branch, Base: ll.Base, Draft: true, Body: linkBody(i, len(layers), ll.Base)})
+			if err != nil {
+				return res, fmt.Errorf("open a draft pull request for %s: %w", l.branch, err)
+			}
+			l.pr = &p
+			ll.PRAction = "created"
+			res.Changed = true
+			fmt.Fprintf(progress, "opened draft #%d %s → %s\n", p.Number, l.branch, ll.Base)
+		} else if l.pr.Base.Ref != ll.Base {
+			base := ll.Base
+			p, err := gh.UpdatePull(ctx, l.pr.Number, ghapi.PullUpdate{Base: &base})
+			if err != nil {
+				return res, fmt.Errorf("set the base of #%d to %s: %w", l.pr.Number, base, err)
+			}
+			fmt.Fprintf(progress, "rebased #%d onto %s (was %s)\n", p.Number, base, l.pr.Base.Ref)
+			l.pr = &p
+			ll.PRAction = "rebased"
+			res.Changed = true
+		} else {
+			ll.PRAction = "reused"
+		}
+		ll.PR, ll.URL = l.pr.Number, l.pr.HTMLURL
+	}
+
+	nums := make([]int, len(layers))
+	for i, l := range layers {
+		nums[i] = l.pr.Number
+	}
+	if res.StackMode == ModeChain {
+		res.MergeInstructions = chainInstructions(res.Layers)
+		return res, nil
+	}
+	if err := registerStack(ctx, gh, stacks, nums, res, progress); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// registerStack creates the native stack, extends the one holding the
+// bottom of the list, or leaves it as it is.
+func registerStack(ctx context.Context, gh *ghapi.Client, stacks []ghapi.Stack, nums []int, res *LinkResult, progress io.Writer) error {
+	var holding *ghapi.Stack
+	for i := range stacks {
+		for _, n := range nums {
+			if slices.Contains(stacks[i].Numbers(), n) {
+				if holding != nil && holding.Number != stacks[i].Number {
+					return exitcode.New(exitcode.Failure, "the pull requests listed are in two stacks (#%d and #%d): unstack one on GitHub first", holding.Number, stacks[i].Number)
+				}
+				holding = &stacks[i]
+			}
+		}
+	}
+	if holding == nil {
+		if len(nums) < 2 {
+			res.Notes = append(res.Notes, "a single pull request is never registered as a stack: link two or more")
+			return nil
+		}
+		s, err := gh.CreateStack(ctx, nums)
+		if err != nil {
+			return fmt.Errorf("register the stack %s: %w", numRefs(nums), err)
+		}
+		res.Stack, res.StackAction, res.Changed = s.Number, "created", true
+		fmt.Fprintf(progress, "registered stack %d: %s\n", s.Number, numRefs(nums))
+		return nil
+	}
+	// The stack must end with a run of the list's bottom; the rest of the
+	// list goes on top.
+	have := holding.Numbers()
+	res.Stack = holding.Number
+	if i := slices.Index(have, nums[0]); i >= 0 && i+len(nums) <= len(have) && slices.Equal(have[i:i+len(nums)], nums) {
+		res.StackAction = "unchanged"
+		return nil
+	}
+	k := 0
+	for c := min(len(have), len(nums)); c > 0; c-- {
+		if slices.Equal(have[len(have)-c:], nums[:c]) {
+			k = c
+			break
+		}
+	}
+	if k == 0 || slices.ContainsFunc(nums[k:], func(n int) bool { return slices.Contains(have, n) }) {
+		return exitcode.New(exitcode.Failure,
+			"stack %d holds %s, which the list %s does not extend on top: list the stack's top pull requests first, then the new ones",
+			holding.Number, numRefs(have), numRefs(nums))
+	}
+	if _, err := gh.AddToStack(ctx, holding.Number, nums[k:]); err != nil {
+		return fmt.Errorf("add %s to stack %d: %w", numRefs(nums[k:]), holding.Number, err)
+	}
+	res.StackAction, res.Changed = "extended", true
+	fmt.Fprintf(progress, "extended stack %d with %s\n", holding.Number, numRefs(nums[k:]))
+	return nil
+}
+
+func linkBody(i, n int, base string) string {
+	return fmt.Sprintf("Layer %d of %d of a stack, based on `%s`. Linked by gh-specstack; stays draft until the stack is ready.\n", i+1, n, base)
+}
+
+func chainInstructions(layers []LinkLayer) []string {
+	res := []string{"Merge bottom-up, one pull request at a time, with a merge commit (not squash or rebase, which rewrite the commits and give every pull request above a phantom diff); delete each head branch right after its merge so GitHub retargets the next pull request:"}
+	for i, l := range layers {
+		res = append(res, fmt.Sprintf("%d. #%d %s → %s, then delete %s", i+1, l.PR, l.Branch, l.Base, l.Branch))
+	}
+	return res
+}
+
+func pullRefs(ps []ghapi.PullRequest) string {
+	nums := make([]int, len(ps))
+	for i, p := range ps {
+		nums[i] = p.Number
+	}
+	return numRefs(nums)
+}
+
+func numRefs(nums []int) string { return refs(nums) }
+
+// WriteText renders the result for a person.
+func (r *LinkResult) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s stack on %s\n", r.Repo, r.StackMode, r.Base)
+	for i := len(r.Layers) - 1; i >= 0; i-- {
+		l := r.Layers[i]
+		fmt.Fprintf(&b, "  %d. #%d %s → %s (%s, %s) %s\n", i+1, l.PR, l.Branch, l.Base, l.PRAction, l.Push, l.URL)
+	}
+	switch r.StackAction {
+	case "created":
+		fmt.Fprintf(&b, "stack %d registered\n", r.Stack)
+	case "extended":
+		fmt.Fprintf(&b, "stack %d extended\n", r.Stack)
+	case "unchanged":
+		fmt.Fprintf(&b, "stack %d unchanged\n", r.Stack)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	for _, m := range r.MergeInstructions {
+		fmt.Fprintf(&b, "%s\n", m)
+	}
+	if !r.Changed {
+		b.WriteString("nothing to change: the stack is already linked\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
