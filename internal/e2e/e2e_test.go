@@ -19,10 +19,11 @@ import (
 
 // Commands are the programs scripts can exec, besides those on PATH.
 var Commands = map[string]func(){
-	"jj-openspec":  func() { os.Exit(cliapp.Run(openspeccli.Spec(), os.Args, os.Stdout, os.Stderr)) },
-	"jj-kaisen":    func() { os.Exit(cliapp.Run(kaisencli.Spec(), os.Args, os.Stdout, os.Stderr)) },
-	"gh-specstack": func() { os.Exit(cliapp.Run(stackcli.Spec(), os.Args, os.Stdout, os.Stderr)) },
-	"fakegh":       fakegh.Main,
+	"jj-openspec":     func() { os.Exit(cliapp.Run(openspeccli.Spec(), os.Args, os.Stdout, os.Stderr)) },
+	"jj-kaisen":       func() { os.Exit(cliapp.Run(kaisencli.Spec(), os.Args, os.Stdout, os.Stderr)) },
+	"gh-specstack":    func() { os.Exit(cliapp.Run(stackcli.Spec(), os.Args, os.Stdout, os.Stderr)) },
+	"fakegh":          fakegh.Main,
+	"kaisen-fixtures": kaisenFixtures,
 }
 
 func TestMain(m *testing.M) {

@@ -7,5 +7,12 @@ func commands() []*cli.Command {
 	return []*cli.Command{
 		planCommand(),
 		briefCommand(),
+		runCommand(),
+		resumeCommand(),
+		statusCommand(),
+		abortCommand(),
+		sweepCommand(),
+		artifactsCommand(),
+		startCommand(),
 	}
 }

@@ -1,0 +1,162 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Coverage is the plan-coverage report: per wave, per task, what became
+// of it and why, and which workspaces were preserved.
+type Coverage struct {
+	RunID     string         `json:"run_id"`
+	Plan      string         `json:"plan"`
+	Phase     string         `json:"phase"` // running, halted, complete, aborted
+	Halted    string         `json:"halted,omitempty"`
+	Merged    int            `json:"merged"`
+	Total     int            `json:"total"`
+	Waves     []WaveCoverage `json:"waves"`
+	Gate      string         `json:"gate"`
+	GateNote  string         `json:"gate_note,omitempty"`
+	Preserved []string       `json:"preserved_workspaces"`
+	Artifacts string         `json:"artifacts"`
+	StartOp   string         `json:"start_op"`
+}
+
+// WaveCoverage is one wave of a Coverage.
+type WaveCoverage struct {
+	Wave          int            `json:"wave"`
+	FannedIn      bool           `json:"fanned_in"`
+	NoTestSurface bool           `json:"no_test_surface"`
+	Tasks         []TaskCoverage `json:"tasks"`
+}
+
+// TaskCoverage is one task of a Coverage.
+type TaskCoverage struct {
+	Task      int      `json:"task"`
+	Title     string   `json:"title"`
+	Outcome   string   `json:"outcome"` // merged, blocked, failed, pending, running, review-failed, conflict
+	Status    string   `json:"status,omitempty"`
+	Why       string   `json:"why,omitempty"`
+	Change    string   `json:"change,omitempty"`
+	Files     []string `json:"files,omitempty"`
+	Tests     string   `json:"tests,omitempty"`
+	Workspace string   `json:"workspace,omitempty"`
+	Preserved bool     `json:"preserved"`
+}
+
+// Report builds the coverage report from the ledger.
+func (r *Runner) Report() *Coverage {
+	return BuildCoverage(r.Doc, ArtifactsDir(r.Dir))
+}
+
+// BuildCoverage builds the report from a ledger document.
+func BuildCoverage(d *Doc, artifacts string) *Coverage {
+	st := Fold(d)
+	c := &Coverage{RunID: d.Header.RunID, Plan: d.Header.Plan, Phase: "running", Halted: st.Halted,
+		Gate: st.Gate, GateNote: st.GateReason, Preserved: []string{}, Artifacts: artifacts, StartOp: d.Header.StartOp}
+	switch {
+	case st.Aborted:
+		c.Phase = "aborted"
+	case st.Complete:
+		c.Phase = "complete"
+	case st.Halted != "":
+		c.Phase = "halted"
+	}
+	for i, nums := range d.Header.Waves {
+		wc := WaveCoverage{Wave: i + 1, FannedIn: st.FannedIn[i+1], NoTestSurface: st.NoTestSurface[i+1]}
+		for _, n := range nums {
+			t := st.Tasks[n]
+			c.Total++
+			tc := TaskCoverage{Task: n, Title: t.Title, Status: t.Status, Change: t.Change, Files: t.Files, Tests: t.Tests, Workspace: t.Workspace}
+			switch {
+			case t.Squashed && len(t.Conflict) > 0:
+				tc.Outcome, tc.Why = "conflict", "conflicts in @: "+strings.Join(t.Conflict, ", ")
+			case t.Squashed:
+				tc.Outcome = "merged"
+				c.Merged++
+			case t.Leak:
+				tc.Outcome, tc.Why = "leaked", t.Reason
+			case t.Collected && t.Failed():
+				tc.Outcome, tc.Why = "failed", t.Reason
+				if t.Status == StatusBlocked || t.Status == StatusNeedsContext {
+					tc.Outcome = "blocked"
+					if tc.Why == "" {
+						tc.Why = "the worker reported " + t.Status + "; see " + strings.TrimSuffix(artifacts, "/") + fmt.Sprintf("/task-%d-report.md", n)
+					}
+				}
+			case t.Reviewed && !t.Approved:
+				tc.Outcome, tc.Why = "review-failed", "findings: "+t.Findings
+			case t.Approved:
+				tc.Outcome = "approved"
+			case t.Collected:
+				tc.Outcome = "collected"
+			case t.Dispatched > 0:
+				tc.Outcome = "running"
+			case t.Workspace != "":
+				tc.Outcome = "provisioned"
+			default:
+				tc.Outcome = "pending"
+			}
+			if t.Workspace != "" && !t.Released && !st.Aborted {
+				tc.Preserved = true
+				c.Preserved = append(c.Preserved, t.Workspace+" ("+t.Path+")")
+			}
+			wc.Tasks = append(wc.Tasks, tc)
+		}
+		c.Waves = append(c.Waves, wc)
+	}
+	return c
+}
+
+// Text renders the report for people.
+func (c *Coverage) Text(w io.Writer) error {
+	var b strings.Builder
+	switch c.Phase {
+	case "complete":
+		fmt.Fprintf(&b, "run complete: %d/%d tasks merged across %d waves\n", c.Merged, c.Total, len(c.Waves))
+	default:
+		fmt.Fprintf(&b, "run %s: %s (%d/%d tasks merged)\n", c.RunID, c.Phase, c.Merged, c.Total)
+	}
+	if c.Halted != "" && c.Phase == "halted" {
+		fmt.Fprintf(&b, "halted: %s\n", c.Halted)
+	}
+	for _, wv := range c.Waves {
+		state := "pending"
+		if wv.FannedIn {
+			state = "fanned in"
+		}
+		fmt.Fprintf(&b, "wave %d (%s", wv.Wave, state)
+		if wv.NoTestSurface {
+			b.WriteString(", no test surface: review only")
+		}
+		b.WriteString("):\n")
+		for _, t := range wv.Tasks {
+			fmt.Fprintf(&b, "  task %d %s: %s", t.Task, quoteTitle(t.Title), t.Outcome)
+			if t.Why != "" {
+				fmt.Fprintf(&b, " — %s", t.Why)
+			}
+			b.WriteString("\n")
+		}
+	}
+	switch c.Gate {
+	case GatePassed:
+		fmt.Fprintf(&b, "final gate: passed (%s)\n", c.GateNote)
+	case GateFailed:
+		fmt.Fprintf(&b, "final gate: FAILED: %s\n", c.GateNote)
+	case GateNone:
+		b.WriteString("final gate: none — no test command configured, no automated check ran on the combined result\n")
+	}
+	for _, p := range c.Preserved {
+		fmt.Fprintf(&b, "workspace preserved: %s\n", p)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func quoteTitle(s string) string {
+	if s == "" {
+		return ""
+	}
+	return fmt.Sprintf("%q", s)
+}

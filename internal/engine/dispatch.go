@@ -1,0 +1,141 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// Parallel runs fn for each item with at most limit running at once
+// (limit <= 0: all at once) and waits for all of them.
+func Parallel[T any](ctx context.Context, items []T, limit int, fn func(context.Context, T)) {
+	if limit <= 0 || limit > len(items) {
+		limit = len(items)
+	}
+	sem := make(chan struct{}, max(limit, 1))
+	var wg sync.WaitGroup
+	for _, it := range items {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			fn(ctx, it)
+		}()
+	}
+	wg.Wait()
+}
+
+// Dispatch starts the implementer for every provisioned task of wave w
+// that has no result yet, at most MaxParallel at once, and collects each
+// as it returns. A task whose worker a killed run left behind is
+// collected from its report when the worker finished, else its orphaned
+// worker is stopped and started again in the same workspace.
+func (r *Runner) Dispatch(ctx context.Context, w int) error {
+	if r.worker() == "" {
+		return exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	}
+	nums, err := r.WaveTasks(w)
+	if err != nil {
+		return err
+	}
+	st := r.State()
+	var todo []*TaskState
+	for _, n := range nums {
+		t := st.Tasks[n]
+		if t.Workspace == "" || t.Collected || t.Squashed {
+			continue
+		}
+		if t.Dispatched > 0 {
+			StopOrphan(r.PIDPath(n))
+			if _, ok := ReportStatus(r.ReportPath(n)); ok {
+				if err := r.collectAndRecord(ctx, t, nil); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		todo = append(todo, t)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	r.logf("wave %d: %d tasks dispatched", w, len(todo))
+	var mu sync.Mutex
+	var errs []error
+	first := true
+	Parallel(ctx, todo, r.Doc.Header.Options.MaxParallel, func(ctx context.Context, t *TaskState) {
+		err := r.runImplementer(ctx, w, t)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		if first {
+			first = false
+			crashPoint("collected")
+		}
+	})
+	if ctx.Err() != nil {
+		return exitcode.Wrap(exitcode.Interrupted, fmt.Errorf("wave %d interrupted: %w (resume continues from the ledger)", w, ctx.Err()))
+	}
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+func (r *Runner) runImplementer(ctx context.Context, w int, t *TaskState) error {
+	if err := r.record(Event{Kind: EvDispatched, Task: t.Num, Wave: w, Role: RoleImplementer}); err != nil {
+		return err
+	}
+	r.logf("task %d: %s started in %s", t.Num, RoleImplementer, t.Workspace)
+	res := RunJob(ctx, r.job(w, t, RoleImplementer))
+	if ctx.Err() != nil {
+		return nil // interrupted: the ledger says dispatched; resume starts it again
+	}
+	return r.collectAndRecord(ctx, t, &res)
+}
+
+// job builds the worker job for task t.
+func (r *Runner) job(w int, t *TaskState, role string) Job {
+	j := Job{
+		Command: r.worker(), Dir: t.Path, Role: role, Task: fmt.Sprint(t.Num),
+		Brief: r.BriefPath(t.Num), Report: r.ReportPath(t.Num), Log: r.LogPath(t.Num),
+		PIDFile: r.PIDPath(t.Num), Timeout: r.timeout(),
+		Environment: []string{"SPECSTACK_ARTIFACTS=" + ArtifactsDir(r.Dir)},
+	}
+	if role == RoleFixer {
+		j.Findings = r.FindingsPath(t.Num)
+	}
+	if w > 1 {
+		j.PriorWaves = r.PriorWavesPath()
+	}
+	return j
+}
+
+func (r *Runner) collectAndRecord(ctx context.Context, t *TaskState, res *Result) error {
+	ev, err := r.Collect(ctx, t, res)
+	if err != nil {
+		return fmt.Errorf("collect task %d: %w", t.Num, err)
+	}
+	if err := r.record(ev); err != nil {
+		return err
+	}
+	r.logf("task %d: %s, change %s, %d files", t.Num, ev.Status, short(ev.Change), len(ev.Files))
+	return nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -1,0 +1,272 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/specstack/specstack/conflict"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/jjx"
+)
+
+// FanIn squashes wave w's approved tasks into @, smallest diff first (or
+// in the recorded merge order), non-interactively. Tasks already in @'s
+// ancestry (auto-chained) need no squash. After each squash @ is checked
+// for conflicts: tasks.md conflicts are reconciled automatically, any
+// other conflict halts the run naming the files and sides. Approved
+// tasks' workspaces are released first (so no workspace holds a change
+// being rewritten); failed tasks keep theirs. Then the wave's summary is
+// appended to the prior-waves file and the baseline is re-recorded.
+func (r *Runner) FanIn(ctx context.Context, w int) error {
+	nums, err := r.WaveTasks(w)
+	if err != nil {
+		return err
+	}
+	st := r.State()
+	if st.FannedIn[w] {
+		return nil
+	}
+	var approved []*TaskState
+	for _, n := range nums {
+		t := st.Tasks[n]
+		if len(t.Conflict) > 0 {
+			if err := r.recheckConflict(ctx, t); err != nil {
+				return err
+			}
+		}
+		if t.Squashed || !t.Collected || t.Failed() || !t.Approved {
+			continue
+		}
+		approved = append(approved, t)
+	}
+	r.order(approved)
+	for _, t := range approved {
+		if t.Workspace != "" && !t.Released {
+			if err := r.release(ctx, t); err != nil {
+				return err
+			}
+		}
+	}
+	var summary []string
+	for _, t := range approved {
+		line, err := r.squash(ctx, w, t)
+		if err != nil {
+			return err
+		}
+		if line != "" {
+			summary = append(summary, line)
+		}
+	}
+	if err := r.appendPriorWaves(w, summary); err != nil {
+		return err
+	}
+	at, err := r.Repo.One(ctx, "@")
+	if err != nil {
+		return err
+	}
+	if err := r.record(Event{Kind: EvBaseline, Wave: w, Commit: at.CommitID},
+		Event{Kind: EvFannedIn, Wave: w}); err != nil {
+		return err
+	}
+	r.logf("wave %d: fanned in (%d tasks)", w, len(approved))
+	return nil
+}
+
+// order sorts tasks by the recorded merge order, else by files touched,
+// then lines changed, then plan order.
+func (r *Runner) order(ts []*TaskState) {
+	mo := r.Doc.Header.Options.MergeOrder
+	rank := func(n int) int {
+		if i := slices.Index(mo, n); i >= 0 {
+			return i
+		}
+		return len(mo)
+	}
+	sort.SliceStable(ts, func(i, j int) bool {
+		a, b := ts[i], ts[j]
+		if len(mo) > 0 && rank(a.Num) != rank(b.Num) {
+			return rank(a.Num) < rank(b.Num)
+		}
+		if len(a.Files) != len(b.Files) {
+			return len(a.Files) < len(b.Files)
+		}
+		if a.Lines != b.Lines {
+			return a.Lines < b.Lines
+		}
+		return false
+	})
+}
+
+func (r *Runner) release(ctx context.Context, t *TaskState) error {
+	if err := r.Pool.Release(ctx, r.Pool.Attach(t.Workspace)); err != nil {
+		if !strings.Contains(err.Error(), "No such workspace") {
+			return err
+		}
+	}
+	return r.record(Event{Kind: EvReleased, Task: t.Num, Wave: t.Wave, Workspace: t.Workspace})
+}
+
+// squash integrates one task and returns its prior-waves summary line.
+func (r *Runner) squash(ctx context.Context, w int, t *TaskState) (string, error) {
+	visible, err := r.Repo.ChangeIDs(ctx, "present("+strings.Join(t.Changes, ")|present(")+")")
+	if len(t.Changes) == 0 {
+		visible, err = nil, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("task %d: find its changes: %w", t.Num, err)
+	}
+	if t.Squashing && len(visible) == 0 {
+		// A killed run squashed it but did not record it.
+		return r.summary(t, nil), r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "squash found done on resume"})
+	}
+	if len(visible) == 0 {
+		return r.summary(t, nil), r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "nothing to squash (empty result)"})
+	}
+	inAt, err := r.Repo.ChangeIDs(ctx, "::@ & ("+union(visible)+")")
+	if err != nil {
+		return "", err
+	}
+	if len(inAt) == len(visible) {
+		return r.summary(t, nil), r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "auto-chained: already in @'s ancestry"})
+	}
+	added, err := r.Repo.Run(ctx, "diff", "--git", "-r", union(visible))
+	if err != nil {
+		return "", err
+	}
+	if err := r.record(Event{Kind: EvSquashing, Task: t.Num, Wave: w, Changes: visible}); err != nil {
+		return "", err
+	}
+	if err := r.Repo.Squash(ctx, jjx.SquashOptions{From: union(visible), Into: "@"}); err != nil {
+		return "", r.halt(fmt.Errorf("task %d: squash into @: %w (resume retries)", t.Num, err))
+	}
+	crashPoint("squashing")
+	if err := r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w}); err != nil {
+		return "", err
+	}
+	r.logf("task %d: squashed into @", t.Num)
+	crashPoint("squashed")
+	if err := r.resolveConflicts(ctx, w, t); err != nil {
+		return "", err
+	}
+	return r.summary(t, added), nil
+}
+
+// resolveConflicts checks @ after a squash: tasks.md conflicts are
+// reconciled by the conflict package; anything else halts the run.
+func (r *Runner) resolveConflicts(ctx context.Context, w int, t *TaskState) error {
+	files, err := r.Repo.ConflictedFiles(ctx, "@")
+	if err != nil {
+		return fmt.Errorf("check @ for conflicts after task %d: %w", t.Num, err)
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	var left []string
+	var sides []string
+	for _, f := range files {
+		p := filepath.Join(r.Repo.Root, filepath.FromSlash(f))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			left = append(left, f)
+			continue
+		}
+		parsed := conflict.Parse(data)
+		if path.Base(f) == "tasks.md" {
+			res := conflict.ResolveFile(parsed, conflict.Strategy{Kind: conflict.Tasks})
+			if len(res.Left) == 0 && res.Changed {
+				if err := os.WriteFile(p, res.Content, 0o644); err != nil {
+					return fmt.Errorf("write resolved %s: %w", f, err)
+				}
+				r.logf("task %d: %s conflict reconciled", t.Num, f)
+				continue
+			}
+		}
+		left = append(left, f)
+		for _, h := range parsed.Hunks {
+			for _, s := range h.Sides {
+				if l := s.Label.Text; l != "" && !slices.Contains(sides, l) {
+					sides = append(sides, l)
+				}
+			}
+		}
+	}
+	// Snapshot the resolved files and look again.
+	remaining, err := r.Repo.ConflictedFiles(ctx, "@")
+	if err != nil {
+		return err
+	}
+	if len(remaining) == 0 {
+		return r.record(Event{Kind: EvResolved, Task: t.Num, Wave: w, Files: files})
+	}
+	if err := r.record(Event{Kind: EvConflict, Task: t.Num, Wave: w, Files: remaining}); err != nil {
+		return err
+	}
+	sideText := ""
+	if len(sides) > 0 {
+		sideText = "; sides: " + strings.Join(sides, " vs ")
+	}
+	return r.halt(exitcode.New(exitcode.Conflicts,
+		"fan-in of task %d left conflicts in @: %s%s. Resolve them by editing the markers (then `jj resolve --list` is empty) and run `jj kaisen resume`; or `jj kaisen abort` to undo the run",
+		t.Num, strings.Join(remaining, ", "), sideText))
+}
+
+// recheckConflict lets a resumed run continue once a person resolved
+// the conflicts a fan-in left.
+func (r *Runner) recheckConflict(ctx context.Context, t *TaskState) error {
+	remaining, err := r.Repo.ConflictedFiles(ctx, "@")
+	if err != nil {
+		return err
+	}
+	if len(remaining) > 0 {
+		return exitcode.New(exitcode.Conflicts, "@ still has conflicts from task %d's fan-in: %s; resolve them (edit the markers), then resume", t.Num, strings.Join(remaining, ", "))
+	}
+	return r.record(Event{Kind: EvResolved, Task: t.Num, Wave: t.Wave, Reason: "resolved by a person"})
+}
+
+var symbolRe = regexp.MustCompile(`^\+\s*(?:export\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:func|type|class|def|fn|struct|enum|interface|trait|function|const|let|var)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)`)
+
+// summary is a task's prior-waves line: its files and the symbols its
+// added lines declare.
+func (r *Runner) summary(t *TaskState, diff []byte) string {
+	line := fmt.Sprintf("- Task %d: %s", t.Num, t.Title)
+	if len(t.Files) > 0 {
+		line += " — files: " + strings.Join(t.Files, ", ")
+	}
+	var syms []string
+	for _, l := range strings.Split(string(diff), "\n") {
+		if strings.HasPrefix(l, "+++") {
+			continue
+		}
+		if m := symbolRe.FindStringSubmatch(l); m != nil && !slices.Contains(syms, m[1]) {
+			syms = append(syms, m[1])
+		}
+	}
+	if len(syms) > 0 {
+		if len(syms) > 20 {
+			syms = append(syms[:20], "…")
+		}
+		line += "; added: " + strings.Join(syms, ", ")
+	}
+	return line
+}
+
+func (r *Runner) appendPriorWaves(w int, lines []string) error {
+	f, err := os.OpenFile(r.PriorWavesPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("prior-waves: %w", err)
+	}
+	defer f.Close()
+	body := "(nothing merged)"
+	if len(lines) > 0 {
+		body = strings.Join(lines, "\n")
+	}
+	_, err = fmt.Fprintf(f, "## Wave %d (merged into @)\n%s\n\n", w, body)
+	return err
+}

@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// Drive runs every remaining phase of every wave, then the final gate,
+// sweep and completion. It picks up wherever the ledger says the run is,
+// whether it was left by a killed driver or by step-mode commands.
+func (r *Runner) Drive(ctx context.Context) error {
+	st := r.State()
+	if st.Aborted {
+		return exitcode.New(exitcode.Usage, "run %s was aborted: start a new one", r.Doc.Header.RunID)
+	}
+	if st.Complete {
+		return nil
+	}
+	for w := 1; w <= len(r.Doc.Header.Waves); w++ {
+		if r.State().FannedIn[w] {
+			continue
+		}
+		r.logf("wave %d: tasks %s", w, joinNums(r.Doc.Header.Waves[w-1]))
+		if err := r.Provision(ctx, w); err != nil {
+			return err
+		}
+		if err := r.Dispatch(ctx, w); err != nil {
+			return err
+		}
+		if err := r.Integrity(ctx, w); err != nil {
+			return err
+		}
+		if err := r.Review(ctx, w); err != nil {
+			return err
+		}
+		if err := r.FanIn(ctx, w); err != nil {
+			return err
+		}
+		crashPoint(fmt.Sprintf("fanned-in-%d", w))
+	}
+	if err := r.Gate(ctx); err != nil {
+		return err
+	}
+	return r.Complete(ctx)
+}
+
+// Gate runs the full test command once in @ (the only check of the tasks
+// together). With no test command the gate records that no automated
+// check ran; it never says "passed".
+func (r *Runner) Gate(ctx context.Context) error {
+	st := r.State()
+	for w := 1; w <= len(r.Doc.Header.Waves); w++ {
+		if !st.FannedIn[w] {
+			return exitcode.New(exitcode.Usage, "wave %d is not fanned in: the gate checks the combined result of every wave", w)
+		}
+	}
+	cmd := r.testCmd()
+	if cmd == "" {
+		return r.record(Event{Kind: EvGate, Status: GateNone, Reason: "no test command configured: no automated check ran on the combined result"})
+	}
+	log := r.art("gate.log")
+	r.logf("gate: running %q in %s", cmd, r.Repo.Root)
+	res := RunJob(ctx, Job{Command: cmd, Dir: r.Repo.Root, Role: "test", Task: "all", Log: log, Timeout: r.timeout()})
+	if ctx.Err() != nil {
+		return exitcode.Wrap(exitcode.Interrupted, ctx.Err())
+	}
+	if res.ExitCode != 0 || res.Err != nil {
+		reason := fmt.Sprintf("full test command %q failed in @ (exit %d); log %s. The merged work is in @: fix it there, then `jj kaisen gate` or `jj kaisen resume`", cmd, res.ExitCode, log)
+		if err := r.record(Event{Kind: EvGate, Status: GateFailed, Reason: reason}); err != nil {
+			return err
+		}
+		return exitcode.New(exitcode.GateFailed, "%s", reason)
+	}
+	return r.record(Event{Kind: EvGate, Status: GatePassed, Reason: cmd})
+}
+
+// Complete sweeps the workspaces and records the run as complete; the
+// gate must not be red.
+func (r *Runner) Complete(ctx context.Context) error {
+	st := r.State()
+	if st.Gate == "" || st.Gate == GateFailed {
+		return exitcode.New(exitcode.GateFailed, "the final gate has not passed: run `jj kaisen gate`")
+	}
+	if err := r.Sweep(ctx, false); err != nil {
+		return err
+	}
+	return r.record(Event{Kind: EvComplete})
+}
+
+// Sweep releases the workspaces of tasks that no longer need them
+// (squashed, leaked into @). Failed tasks' workspaces are preserved
+// unless all is set.
+func (r *Runner) Sweep(ctx context.Context, all bool) error {
+	st := r.State()
+	var errs []error
+	for _, t := range r.Doc.Header.Tasks {
+		ts := st.Tasks[t.Num]
+		if ts.Workspace == "" || ts.Released {
+			continue
+		}
+		if ts.Squashed || ts.Leak || all {
+			if err := r.release(ctx, ts); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Abort restores the repository to the run's start operation (undoing
+// every workspace, squash and abandon of the run at once), removes the
+// run's workspace directories and records the run as aborted. Artifacts
+// are kept.
+func (r *Runner) Abort(ctx context.Context) error {
+	st := r.State()
+	if st.Aborted {
+		return exitcode.New(exitcode.Usage, "run %s is already aborted (restored to %s)", r.Doc.Header.RunID, short(st.AbortedOp))
+	}
+	if err := r.Repo.OpRestore(ctx, r.Doc.Header.StartOp); err != nil {
+		return fmt.Errorf("restore operation %s: %w", short(r.Doc.Header.StartOp), err)
+	}
+	for _, t := range st.Tasks {
+		if t.Path != "" && strings.HasPrefix(t.Path, r.Pool.Dir) {
+			os.RemoveAll(t.Path)
+		}
+	}
+	return r.record(Event{Kind: EvAborted, Op: r.Doc.Header.StartOp})
+}
+
+// Resume records that a person (or a driver) picked the run up again.
+func (r *Runner) Resume() error { return r.record(Event{Kind: EvResumed}) }

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// Integrity compares the orchestrating workspace's @ (snapshotted now)
+// with the recorded baseline. A difference means a worker wrote outside
+// its workspace: the tasks whose files it touched are marked
+// workspace-leak, the operation that recorded it is named, and the run
+// halts for a person.
+func (r *Runner) Integrity(ctx context.Context, w int) error {
+	st := r.State()
+	out, err := r.Repo.Run(ctx, "diff", "--from", st.BaselineCommit, "--to", "@", "--name-only")
+	if err != nil {
+		return fmt.Errorf("integrity check: %w", err)
+	}
+	var leaked []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			leaked = append(leaked, l)
+		}
+	}
+	if len(leaked) == 0 {
+		return nil
+	}
+	opDesc := r.leakOperation(ctx)
+	nums, _ := r.WaveTasks(w)
+	var culprits []int
+	var events []Event
+	for _, n := range nums {
+		t := st.Tasks[n]
+		if t.Squashed || t.Leak {
+			continue
+		}
+		for _, f := range leaked {
+			if slices.Contains(t.Files, f) || slices.Contains(t.Task.Files, f) {
+				culprits = append(culprits, n)
+				events = append(events, Event{Kind: EvLeak, Task: n, Wave: w, Files: leaked,
+					Reason: fmt.Sprintf("its edits landed in the orchestrating workspace's @ (%s) instead of %s", strings.Join(leaked, ", "), t.Workspace)})
+				break
+			}
+		}
+	}
+	who := "a worker of wave " + fmt.Sprint(w)
+	if len(culprits) > 0 {
+		who = "task " + joinNums(culprits)
+	}
+	reason := fmt.Sprintf("integrity check: @ of workspace %s changed since the baseline (%s): %s wrote outside its workspace; %s. "+
+		"Inspect with `jj diff --from %s --to @`; put @ back with `jj restore --from %s` (or keep the edits) and run `jj kaisen resume --rebaseline`",
+		r.Doc.Header.Workspace, strings.Join(leaked, ", "), who, opDesc, short(st.BaselineCommit), short(st.BaselineCommit))
+	events = append(events, Event{Kind: EvIntegrityFailed, Wave: w, Files: leaked, Reason: reason})
+	if err := r.record(events...); err != nil {
+		return err
+	}
+	return r.halt(exitcode.New(exitcode.Halted, "%s", reason))
+}
+
+// leakOperation names the newest operation in the orchestrating
+// workspace, which recorded the stray edits.
+func (r *Runner) leakOperation(ctx context.Context) string {
+	ops, err := r.Repo.OpLog(ctx, 30)
+	if err != nil {
+		return "the operation log could not be read"
+	}
+	for _, op := range ops {
+		if op.WorkspaceName == r.Doc.Header.Workspace {
+			return fmt.Sprintf("recorded by operation %s (%s, workspace %s)", short(op.ID), op.Description, op.WorkspaceName)
+		}
+	}
+	return "no operation of the orchestrating workspace recorded it"
+}
+
+// Rebaseline accepts @ as it is now as the new baseline (after a person
+// dealt with a failed integrity check).
+func (r *Runner) Rebaseline(ctx context.Context) error {
+	at, err := r.Repo.One(ctx, "@")
+	if err != nil {
+		return err
+	}
+	return r.record(Event{Kind: EvBaseline, Commit: at.CommitID, Reason: "accepted by a person"})
+}

@@ -1,0 +1,253 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/specstack/specstack/internal/ledger"
+)
+
+// Header describes a run; it is written once, when the run starts.
+type Header struct {
+	Binary    string    `toml:"binary"`
+	RunID     string    `toml:"run_id"`
+	Plan      string    `toml:"plan"` // plan path, or "ad-hoc"
+	Workspace string    `toml:"workspace"`
+	Root      string    `toml:"root"`
+	Started   time.Time `toml:"started"`
+	// Parents are the change IDs of @- at start: wave 1's base.
+	Parents []string `toml:"parents"`
+	// Target is the change ID of the orchestrating workspace's @: where
+	// approved work is squashed, and later waves' base.
+	Target string `toml:"target"`
+	// StartOp is the operation before the run changed anything: abort
+	// restores it.
+	StartOp string `toml:"start_op"`
+	// Baseline is `jj diff -r @ --stat` at start, for people; the
+	// integrity check compares trees against BaselineCommit.
+	Baseline       string   `toml:"baseline"`
+	BaselineCommit string   `toml:"baseline_commit"`
+	Tasks          []Task   `toml:"tasks"`
+	Waves          [][]int  `toml:"waves"`
+	Options        Options  `toml:"options"`
+	Warnings       []string `toml:"warnings,omitempty"`
+}
+
+// Options are the run's settings, fixed at start so resume behaves the
+// same.
+type Options struct {
+	Worker      string            `toml:"worker"`
+	Reviewer    string            `toml:"reviewer,omitempty"`
+	Test        string            `toml:"test,omitempty"`
+	TestMap     map[string]string `toml:"test_map,omitempty"`
+	MaxParallel int               `toml:"max_parallel,omitempty"`
+	MergeOrder  []int             `toml:"merge_order,omitempty"` // empty: smallest diff first
+	SkipReview  bool              `toml:"skip_review,omitempty"`
+	Timeout     string            `toml:"timeout,omitempty"` // per worker, a Go duration
+	MaxFixes    int               `toml:"max_fixes,omitempty"`
+}
+
+// Event kinds, in the order a task usually meets them.
+const (
+	EvProvisioned     = "provisioned"
+	EvDispatched      = "dispatched"
+	EvCollected       = "collected" // Status says how the worker ended
+	EvLeak            = "workspace-leak"
+	EvIntegrityFailed = "integrity-failed"
+	EvTests           = "tests" // Status passed|failed|no-test-surface
+	EvNoTestSurface   = "no-test-surface"
+	EvReviewPassed    = "review-passed"
+	EvReviewFailed    = "review-failed"
+	EvFixing          = "fixing"
+	EvReleased        = "released"
+	EvSquashing       = "squashing"
+	EvSquashed        = "squashed"
+	EvConflict        = "fan-in-conflict"
+	EvResolved        = "conflict-resolved"
+	EvFannedIn        = "fanned-in"
+	EvBaseline        = "baseline"
+	EvGate            = "gate" // Status passed|failed|none
+	EvHalted          = "halted"
+	EvResumed         = "resumed"
+	EvComplete        = "complete"
+	EvAborted         = "aborted"
+)
+
+// Worker statuses, from the worker's report or its exit.
+const (
+	StatusDone          = "done"
+	StatusConcerns      = "done_with_concerns"
+	StatusBlocked       = "blocked"
+	StatusNeedsContext  = "needs_context"
+	StatusCrashed       = "crashed" // exited non-zero (or was killed) without a report
+	StatusDivergent     = "divergent"
+	StatusNoChange      = "lost" // no change found, in the workspace or by description
+	GatePassed          = "passed"
+	GateFailed          = "failed"
+	GateNone            = "none"
+	TestNoSurface       = "no-test-surface"
+	SeverityCritical    = "critical"
+	SeverityImportant   = "important"
+	SeveritySuggestion  = "suggestion"
+	SeverityCannotCheck = "cannot-verify"
+)
+
+// Event is one line of the run's history. Only the fields its kind needs
+// are set.
+type Event struct {
+	At        time.Time `toml:"at"`
+	Kind      string    `toml:"kind"`
+	Task      int       `toml:"task,omitempty"`
+	Wave      int       `toml:"wave,omitempty"`
+	Role      string    `toml:"role,omitempty"`
+	Workspace string    `toml:"workspace,omitempty"`
+	Path      string    `toml:"path,omitempty"`
+	Base      []string  `toml:"base,omitempty"`
+	Change    string    `toml:"change,omitempty"`
+	Changes   []string  `toml:"changes,omitempty"`
+	Commit    string    `toml:"commit,omitempty"`
+	Files     []string  `toml:"files,omitempty"`
+	Lines     int       `toml:"lines,omitempty"`
+	Status    string    `toml:"status,omitempty"`
+	Reason    string    `toml:"reason,omitempty"`
+	Op        string    `toml:"op,omitempty"`
+	Attempt   int       `toml:"attempt,omitempty"`
+	ExitCode  int       `toml:"exit_code,omitempty"`
+	Critical  int       `toml:"critical,omitempty"`
+	Important int       `toml:"important,omitempty"`
+	Other     int       `toml:"other,omitempty"`
+	Findings  string    `toml:"findings,omitempty"` // path of a findings file
+}
+
+// Doc is a run's ledger document.
+type Doc = ledger.Doc[Header, Event]
+
+// TaskState is what the events say about one task.
+type TaskState struct {
+	Task
+	Wave       int
+	Workspace  string
+	Path       string
+	Base       []string
+	Dispatched int // how many times a worker was started for it
+	Collected  bool
+	Status     string
+	Reason     string
+	Change     string
+	Changes    []string
+	Files      []string
+	Lines      int
+	Leak       bool
+	Tests      string
+	Reviewed   bool // a verdict exists
+	Approved   bool // the last verdict passed
+	Findings   string
+	FixFrom    string // commit the current fix started from
+	Fixes      int
+	Squashing  bool
+	Squashed   bool
+	Conflict   []string
+	Released   bool
+}
+
+// Failed reports whether the worker's result cannot be integrated.
+func (t *TaskState) Failed() bool {
+	switch t.Status {
+	case StatusDone, StatusConcerns:
+		return t.Leak
+	}
+	return t.Collected
+}
+
+// State is the fold of a run's events.
+type State struct {
+	Tasks          map[int]*TaskState
+	FannedIn       map[int]bool
+	NoTestSurface  map[int]bool
+	BaselineCommit string
+	Integrity      string // reason of the last failed integrity check, "" when clean
+	Gate           string
+	GateReason     string
+	Halted         string
+	Complete       bool
+	Aborted        bool
+	AbortedOp      string
+}
+
+// Fold derives the state from the document.
+func Fold(d *Doc) *State {
+	s := &State{Tasks: map[int]*TaskState{}, FannedIn: map[int]bool{}, NoTestSurface: map[int]bool{}, BaselineCommit: d.Header.BaselineCommit}
+	for _, t := range d.Header.Tasks {
+		s.Tasks[t.Num] = &TaskState{Task: t}
+	}
+	for w, nums := range d.Header.Waves {
+		for _, n := range nums {
+			if t := s.Tasks[n]; t != nil {
+				t.Wave = w + 1
+			}
+		}
+	}
+	for _, e := range d.Events {
+		t := s.Tasks[e.Task]
+		if e.Task != 0 && t == nil {
+			continue
+		}
+		switch e.Kind {
+		case EvProvisioned:
+			t.Workspace, t.Path, t.Base = e.Workspace, e.Path, e.Base
+		case EvDispatched:
+			t.Dispatched++
+			if e.Role != RoleReviewer {
+				t.Collected = false
+			}
+		case EvCollected:
+			t.Collected = true
+			t.Status, t.Reason = e.Status, e.Reason
+			t.Change, t.Changes, t.Files, t.Lines = e.Change, e.Changes, e.Files, e.Lines
+		case EvLeak:
+			t.Leak = true
+			t.Reason = e.Reason
+		case EvIntegrityFailed:
+			s.Integrity = e.Reason
+		case EvTests:
+			t.Tests = e.Status
+		case EvNoTestSurface:
+			s.NoTestSurface[e.Wave] = true
+		case EvReviewPassed:
+			t.Reviewed, t.Approved = true, true
+		case EvReviewFailed:
+			t.Reviewed, t.Approved, t.Findings = true, false, e.Findings
+		case EvFixing:
+			t.FixFrom = e.Commit
+			t.Fixes = e.Attempt
+		case EvReleased:
+			t.Released = true
+		case EvSquashing:
+			t.Squashing = true
+		case EvSquashed:
+			t.Squashing, t.Squashed = false, true
+		case EvConflict:
+			t.Conflict = e.Files
+		case EvResolved:
+			t.Conflict = nil
+		case EvFannedIn:
+			s.FannedIn[e.Wave] = true
+		case EvBaseline:
+			s.BaselineCommit = e.Commit
+			s.Integrity = ""
+		case EvGate:
+			s.Gate, s.GateReason = e.Status, e.Reason
+		case EvHalted:
+			s.Halted = e.Reason
+		case EvResumed:
+			s.Halted = ""
+		case EvComplete:
+			s.Complete = true
+		case EvAborted:
+			s.Aborted, s.AbortedOp = true, e.Op
+		}
+	}
+	return s
+}
+
+// Finished reports whether the run is over (complete or aborted).
+func (s *State) Finished() bool { return s.Complete || s.Aborted }

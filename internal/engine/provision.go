@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// WaveTasks returns the task numbers of wave w (1-based).
+func (r *Runner) WaveTasks(w int) ([]int, error) {
+	if w < 1 || w > len(r.Doc.Header.Waves) {
+		return nil, exitcode.New(exitcode.Usage, "no wave %d: the run has %d waves", w, len(r.Doc.Header.Waves))
+	}
+	return r.Doc.Header.Waves[w-1], nil
+}
+
+// CheckWaveReady fails unless every earlier wave is fanned in.
+func (r *Runner) CheckWaveReady(w int) error {
+	st := r.State()
+	for i := 1; i < w; i++ {
+		if !st.FannedIn[i] {
+			return exitcode.New(exitcode.Usage, "wave %d is not fanned in yet: wave %d starts from its result (run `fan-in --wave %d` first)", i, w, i)
+		}
+	}
+	return nil
+}
+
+// Provision creates a workspace for every task of wave w that has none:
+// wave 1 on @- (each task a sibling of @), later waves on @ (where the
+// earlier waves were squashed). Idempotent: a workspace left by a killed
+// run is adopted.
+func (r *Runner) Provision(ctx context.Context, w int) error {
+	nums, err := r.WaveTasks(w)
+	if err != nil {
+		return err
+	}
+	base := r.Doc.Header.Parents
+	if w > 1 {
+		base = []string{r.Doc.Header.Target}
+	}
+	st := r.State()
+	var existing map[string]bool
+	for _, n := range nums {
+		t := st.Tasks[n]
+		if t.Workspace != "" || t.Squashed {
+			continue
+		}
+		if existing == nil {
+			wss, err := r.Repo.Workspaces(ctx)
+			if err != nil {
+				return fmt.Errorf("list workspaces: %w", err)
+			}
+			existing = map[string]bool{}
+			for _, ws := range wss {
+				existing[ws.Name] = true
+			}
+		}
+		name := r.WorkspaceName(n)
+		path := filepath.Join(r.Pool.Dir, name)
+		if !existing[name] {
+			if _, err := r.Pool.Provision(ctx, name, fmt.Sprintf("Task %d: %s", n, t.Title), base...); err != nil {
+				return fmt.Errorf("task %d: %w", n, err)
+			}
+		}
+		if err := r.record(Event{Kind: EvProvisioned, Task: n, Wave: w, Workspace: name, Path: path, Base: base}); err != nil {
+			return err
+		}
+		r.logf("task %d: workspace %s at %s", n, name, path)
+	}
+	crashPoint("provisioned")
+	return nil
+}

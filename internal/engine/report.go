@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"strings"
+)
+
+var statusRe = regexp.MustCompile(`(?im)^[ \t*_>-]*status[ \t*_]*:[ \t*_]*(DONE_WITH_CONCERNS|DONE WITH CONCERNS|DONE|BLOCKED|NEEDS_CONTEXT|NEEDS CONTEXT)\b`)
+
+// ReportStatus reads the status a worker wrote in its report ("Status:
+// DONE"); ok is false when the report is missing or names none. The last
+// status line wins: fixers append to the implementer's report.
+func ReportStatus(path string) (status string, ok bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", false
+	}
+	ms := statusRe.FindAllStringSubmatch(string(data), -1)
+	if len(ms) == 0 {
+		return "", false
+	}
+	s := strings.ToUpper(strings.ReplaceAll(ms[len(ms)-1][1], " ", "_"))
+	switch s {
+	case "DONE":
+		return StatusDone, true
+	case "DONE_WITH_CONCERNS":
+		return StatusConcerns, true
+	case "BLOCKED":
+		return StatusBlocked, true
+	default:
+		return StatusNeedsContext, true
+	}
+}
+
+// Finding is one reviewer finding.
+type Finding struct {
+	Task     int    `json:"task,omitempty"`
+	Severity string `json:"severity"`
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Message  string `json:"message"`
+}
+
+// Blocking reports whether the finding must be fixed before fan-in.
+func (f Finding) Blocking() bool {
+	return f.Severity == SeverityCritical || f.Severity == SeverityImportant
+}
+
+// ReadFindings reads a findings file: a JSON array of findings, an object
+// {"findings": [...]}, or one finding object per line. A missing or empty
+// file means no findings.
+func ReadFindings(path string) ([]Finding, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read findings %s: %w", path, err)
+	}
+	text := strings.TrimSpace(string(data))
+	if text == "" {
+		return nil, nil
+	}
+	var fs []Finding
+	switch text[0] {
+	case '[':
+		err = json.Unmarshal([]byte(text), &fs)
+	case '{':
+		var wrap struct {
+			Findings *[]Finding `json:"findings"`
+		}
+		if err = json.Unmarshal([]byte(text), &wrap); err == nil && wrap.Findings != nil {
+			fs = *wrap.Findings
+			break
+		}
+		fs = nil
+		for i, l := range strings.Split(text, "\n") {
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			var f Finding
+			if err = json.Unmarshal([]byte(l), &f); err != nil {
+				return nil, fmt.Errorf("read findings %s: line %d: %w (write a JSON array of {severity, message, file, line, task})", path, i+1, err)
+			}
+			fs = append(fs, f)
+		}
+	default:
+		err = errors.New("not JSON")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read findings %s: %w (write a JSON array of {severity, message, file, line, task})", path, err)
+	}
+	for i, f := range fs {
+		switch f.Severity {
+		case SeverityCritical, SeverityImportant, SeveritySuggestion, SeverityCannotCheck:
+		default:
+			return nil, fmt.Errorf("read findings %s: finding %d: severity %q is not critical, important, suggestion or cannot-verify", path, i+1, f.Severity)
+		}
+	}
+	return fs, nil
+}
+
+// WriteFindings stores findings as a JSON array.
+func WriteFindings(path string, fs []Finding) error {
+	if fs == nil {
+		fs = []Finding{}
+	}
+	data, err := json.MarshalIndent(fs, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// Count tallies findings by weight.
+func Count(fs []Finding) (critical, important, other int) {
+	for _, f := range fs {
+		switch f.Severity {
+		case SeverityCritical:
+			critical++
+		case SeverityImportant:
+			important++
+		default:
+			other++
+		}
+	}
+	return
+}

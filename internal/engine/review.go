@@ -1,0 +1,389 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// LinesPerReviewer is about how many changed lines one reviewer gets.
+const LinesPerReviewer = 300
+
+// Review runs the wave's gates on every collected task that has no
+// passing verdict: the covering test commands inside the task's
+// workspace, then the reviewer command in batches, then the fix loop (one
+// fixer per task with all its findings, the re-review scoped to exactly
+// the fix delta, the integrity check re-run) for at most MaxFixes
+// attempts, after which the run halts for a person.
+func (r *Runner) Review(ctx context.Context, w int) error {
+	nums, err := r.WaveTasks(w)
+	if err != nil {
+		return err
+	}
+	st := r.State()
+	var fresh, fixing []*TaskState
+	for _, n := range nums {
+		t := st.Tasks[n]
+		if !t.Collected || t.Failed() || t.Approved || t.Squashed {
+			continue
+		}
+		if t.Reviewed {
+			fixing = append(fixing, t)
+		} else {
+			fresh = append(fresh, t)
+		}
+	}
+	if r.Doc.Header.Options.SkipReview {
+		for _, t := range append(fresh, fixing...) {
+			if err := r.record(Event{Kind: EvReviewPassed, Task: t.Num, Wave: w, Reason: "review skipped (--skip-review)"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(fresh) > 0 {
+		if err := r.gateTasks(ctx, w, fresh, nil); err != nil {
+			return err
+		}
+	}
+	for {
+		st = r.State()
+		fixing = fixing[:0]
+		for _, n := range nums {
+			if t := st.Tasks[n]; t.Collected && !t.Failed() && t.Reviewed && !t.Approved && !t.Squashed {
+				fixing = append(fixing, t)
+			}
+		}
+		if len(fixing) == 0 {
+			return nil
+		}
+		var exhausted []string
+		var next []*TaskState
+		for _, t := range fixing {
+			if t.Fixes >= r.maxFixes() {
+				exhausted = append(exhausted, fmt.Sprintf("task %d (findings %s, workspace %s)", t.Num, t.Findings, t.Path))
+			} else {
+				next = append(next, t)
+			}
+		}
+		if len(exhausted) > 0 {
+			return r.halt(exitcode.New(exitcode.Halted,
+				"review findings remain after %d fix attempts: %s; fix them in the workspace, then `jj kaisen review record --task N --passed` and `jj kaisen resume`",
+				r.maxFixes(), strings.Join(exhausted, "; ")))
+		}
+		if err := r.fix(ctx, w, next); err != nil {
+			return err
+		}
+	}
+}
+
+// fix runs one fixer per task, then re-gates each on its fix delta.
+func (r *Runner) fix(ctx context.Context, w int, ts []*TaskState) error {
+	from := map[int]string{}
+	for _, t := range ts {
+		head, err := r.workspaceHead(ctx, t)
+		if err != nil {
+			return fmt.Errorf("task %d: read the change before fixing: %w", t.Num, err)
+		}
+		from[t.Num] = head.CommitID
+		if err := r.record(Event{Kind: EvFixing, Task: t.Num, Wave: w, Commit: head.CommitID, Attempt: t.Fixes + 1}); err != nil {
+			return err
+		}
+		r.logf("task %d: fixing from %s (attempt %d)", t.Num, short(head.CommitID), t.Fixes+1)
+	}
+	var mu sync.Mutex
+	var errs []error
+	Parallel(ctx, ts, r.Doc.Header.Options.MaxParallel, func(ctx context.Context, t *TaskState) {
+		if err := r.record(Event{Kind: EvDispatched, Task: t.Num, Wave: w, Role: RoleFixer}); err != nil {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+			return
+		}
+		res := RunJob(ctx, r.job(w, t, RoleFixer))
+		if ctx.Err() != nil {
+			return
+		}
+		if err := r.collectAndRecord(ctx, t, &res); err != nil {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}
+	})
+	if ctx.Err() != nil {
+		return exitcode.Wrap(exitcode.Interrupted, ctx.Err())
+	}
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	if err := r.Integrity(ctx, w); err != nil {
+		return err
+	}
+	st := r.State()
+	var again []*TaskState
+	for _, t := range ts {
+		if nt := st.Tasks[t.Num]; !nt.Failed() {
+			again = append(again, nt)
+		}
+	}
+	return r.gateTasks(ctx, w, again, from)
+}
+
+// gateTasks runs the tests and the reviewers on ts and records a verdict
+// per task. from, when set, scopes each task's review to the delta since
+// that commit (a fix).
+func (r *Runner) gateTasks(ctx context.Context, w int, ts []*TaskState, from map[int]string) error {
+	findings := map[int][]Finding{}
+	surface := false
+	for _, t := range ts {
+		fs, covered, err := r.testTask(ctx, w, t)
+		if err != nil {
+			return err
+		}
+		surface = surface || covered
+		findings[t.Num] = append(findings[t.Num], fs...)
+	}
+	if !surface && from == nil {
+		if err := r.record(Event{Kind: EvNoTestSurface, Wave: w, Reason: "no test command covers this wave's files: only review checked it"}); err != nil {
+			return err
+		}
+	}
+	if r.reviewer() != "" {
+		rf, err := r.runReviewers(ctx, w, ts, from)
+		if err != nil {
+			return err
+		}
+		for n, fs := range rf {
+			findings[n] = append(findings[n], fs...)
+		}
+	}
+	for _, t := range ts {
+		fs := findings[t.Num]
+		c, i, o := Count(fs)
+		path := r.FindingsPath(t.Num)
+		if err := WriteFindings(path, fs); err != nil {
+			return err
+		}
+		if c+i == 0 {
+			reason := ""
+			if r.reviewer() == "" {
+				reason = "no reviewer command configured: tests only"
+			}
+			if err := r.record(Event{Kind: EvReviewPassed, Task: t.Num, Wave: w, Other: o, Findings: path, Reason: reason}); err != nil {
+				return err
+			}
+			r.logf("task %d: review passed", t.Num)
+			continue
+		}
+		if err := r.record(Event{Kind: EvReviewFailed, Task: t.Num, Wave: w, Critical: c, Important: i, Other: o, Findings: path}); err != nil {
+			return err
+		}
+		r.logf("task %d: review failed: %dc,%di (%s)", t.Num, c, i, path)
+	}
+	return nil
+}
+
+// testCommands returns the commands that cover files: the test map's
+// entries whose glob matches one of them, or the full test command when
+// there is no map.
+func (r *Runner) testCommands(files []string) []string {
+	m := r.Doc.Header.Options.TestMap
+	if len(m) == 0 {
+		if c := r.testCmd(); c != "" && len(files) > 0 {
+			return []string{c}
+		}
+		return nil
+	}
+	globs := make([]string, 0, len(m))
+	for g := range m {
+		globs = append(globs, g)
+	}
+	slices.Sort(globs)
+	var cmds []string
+	for _, g := range globs {
+		for _, f := range files {
+			if ok, _ := doublestar.Match(g, f); ok {
+				if !slices.Contains(cmds, m[g]) {
+					cmds = append(cmds, m[g])
+				}
+				break
+			}
+		}
+	}
+	return cmds
+}
+
+// testTask runs the covering test commands inside t's workspace; a
+// failure becomes a critical finding.
+func (r *Runner) testTask(ctx context.Context, w int, t *TaskState) ([]Finding, bool, error) {
+	cmds := r.testCommands(t.Files)
+	if len(cmds) == 0 {
+		return nil, false, r.record(Event{Kind: EvTests, Task: t.Num, Wave: w, Status: TestNoSurface})
+	}
+	var fs []Finding
+	status := GatePassed
+	for _, c := range cmds {
+		log := r.art(fmt.Sprintf("task-%d-test.log", t.Num))
+		res := RunJob(ctx, Job{Command: c, Dir: t.Path, Role: "test", Task: fmt.Sprint(t.Num), Log: log, Timeout: r.timeout()})
+		if ctx.Err() != nil {
+			return nil, true, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
+		}
+		if res.ExitCode != 0 || res.Err != nil {
+			status = GateFailed
+			fs = append(fs, Finding{Task: t.Num, Severity: SeverityCritical,
+				Message: fmt.Sprintf("test command %q failed in the task's workspace (exit %d); log %s", c, res.ExitCode, log)})
+		}
+	}
+	return fs, true, r.record(Event{Kind: EvTests, Task: t.Num, Wave: w, Status: status, Reason: strings.Join(cmds, "; ")})
+}
+
+// runReviewers splits ts into batches of about LinesPerReviewer changed
+// lines and runs the reviewer command on each, in parallel. Each reviewer
+// gets a brief listing the tasks' briefs, reports and changes, and the
+// diff to review (the whole change, or the fix delta) in SPECSTACK_DIFF.
+func (r *Runner) runReviewers(ctx context.Context, w int, ts []*TaskState, from map[int]string) (map[int][]Finding, error) {
+	var batches [][]*TaskState
+	lines := 0
+	for _, t := range ts {
+		if len(batches) == 0 || lines >= LinesPerReviewer {
+			batches = append(batches, nil)
+			lines = 0
+		}
+		batches[len(batches)-1] = append(batches[len(batches)-1], t)
+		lines += t.Lines
+	}
+	res := map[int][]Finding{}
+	var mu sync.Mutex
+	var errs []error
+	idx := make([]int, len(batches))
+	for i := range idx {
+		idx[i] = i
+	}
+	Parallel(ctx, idx, r.Doc.Header.Options.MaxParallel, func(ctx context.Context, b int) {
+		fs, err := r.review(ctx, w, b+1, batches[b], from)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		for n, f := range fs {
+			res[n] = append(res[n], f...)
+		}
+	})
+	if ctx.Err() != nil {
+		return nil, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
+	}
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return res, nil
+}
+
+func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map[int]string) (map[int][]Finding, error) {
+	attempt := 0
+	for _, t := range ts {
+		attempt = max(attempt, t.Fixes)
+	}
+	stem := fmt.Sprintf("review-%d-%d", w, b)
+	if from != nil {
+		stem = fmt.Sprintf("review-%d-%d-fix%d", w, b, attempt)
+	}
+	var brief, diff strings.Builder
+	fmt.Fprintf(&brief, "# Review of wave %d, batch %d\n\n", w, b)
+	if from != nil {
+		brief.WriteString("This is a re-review of fixes: judge the fix delta in SPECSTACK_DIFF against the earlier findings, not the whole task again.\n\n")
+	}
+	var nums []string
+	for _, t := range ts {
+		nums = append(nums, fmt.Sprint(t.Num))
+		fmt.Fprintf(&brief, "## Task %d: %s\n- brief: %s\n- report: %s\n- change: %s\n- files: %s\n", t.Num, t.Title,
+			r.BriefPath(t.Num), r.ReportPath(t.Num), t.Change, strings.Join(t.Files, ", "))
+		args := []string{"diff", "--git", "-r", union(t.Changes)}
+		if f := from[t.Num]; f != "" {
+			args = []string{"diff", "--git", "--from", f, "--to", t.Change}
+			fmt.Fprintf(&brief, "- fix delta: jj diff --from %s --to %s\n- earlier findings: %s\n", f, t.Change, r.FindingsPath(t.Num))
+		} else {
+			fmt.Fprintf(&brief, "- diff: jj diff -r '%s'\n", union(t.Changes))
+		}
+		if len(t.Changes) == 0 && from[t.Num] == "" {
+			brief.WriteString("\n")
+			continue
+		}
+		out, err := r.Repo.Run(ctx, args...)
+		if err != nil {
+			return nil, fmt.Errorf("diff for review of task %d: %w", t.Num, err)
+		}
+		diff.Write(out)
+		brief.WriteString("\n")
+	}
+	brief.WriteString("Write findings as a JSON array of {\"task\", \"severity\" (critical|important|suggestion|cannot-verify), \"file\", \"line\", \"message\"} to SPECSTACK_FINDINGS.\n")
+	briefPath, diffPath, findingsPath := r.art(stem+".md"), r.art(stem+".diff"), r.art(stem+"-findings.json")
+	if err := os.WriteFile(briefPath, []byte(brief.String()), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(diffPath, []byte(diff.String()), 0o644); err != nil {
+		return nil, err
+	}
+	os.Remove(findingsPath)
+	if err := r.record(Event{Kind: EvDispatched, Wave: w, Role: RoleReviewer, Reason: "tasks " + strings.Join(nums, ",")}); err != nil {
+		return nil, err
+	}
+	res := RunJob(ctx, Job{
+		Command: r.reviewer(), Dir: ts[0].Path, Role: RoleReviewer, Task: strings.Join(nums, ","),
+		Brief: briefPath, Report: r.art(stem + "-report.md"), Findings: findingsPath, Diff: diffPath,
+		Log: r.art(stem + ".log"), Timeout: r.timeout(),
+		Environment: []string{"SPECSTACK_ARTIFACTS=" + ArtifactsDir(r.Dir)},
+	})
+	if ctx.Err() != nil {
+		return nil, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
+	}
+	if res.ExitCode != 0 || res.Err != nil {
+		return nil, r.halt(exitcode.New(exitcode.Halted, "reviewer for wave %d (tasks %s) exited %d: no review happened; see %s, then `jj kaisen resume`",
+			w, strings.Join(nums, ","), res.ExitCode, r.art(stem+".log")))
+	}
+	fs, err := ReadFindings(findingsPath)
+	if err != nil {
+		return nil, r.halt(exitcode.Wrap(exitcode.Halted, err))
+	}
+	out := map[int][]Finding{}
+	for _, f := range fs {
+		for _, n := range owners(f, ts) {
+			f.Task = n
+			out[n] = append(out[n], f)
+		}
+	}
+	return out, nil
+}
+
+// owners decides which tasks a finding is about: the one it names, else
+// those whose files include its file, else every task of the batch.
+func owners(f Finding, ts []*TaskState) []int {
+	for _, t := range ts {
+		if f.Task == t.Num {
+			return []int{t.Num}
+		}
+	}
+	var res []int
+	if f.File != "" {
+		for _, t := range ts {
+			if slices.Contains(t.Files, filepath.ToSlash(f.File)) {
+				res = append(res, t.Num)
+			}
+		}
+	}
+	if len(res) == 0 {
+		for _, t := range ts {
+			res = append(res, t.Num)
+		}
+	}
+	return res
+}

@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/ledger"
+	"github.com/specstack/specstack/jjx"
+)
+
+// LedgerFile is the current run's ledger inside the ledger directory;
+// finished runs move to runs/<run-id>.toml when a new one starts.
+const LedgerFile = "run.toml"
+
+// DefaultMaxFixes is how many fix attempts a task gets before the run
+// halts for a person.
+const DefaultMaxFixes = 2
+
+// Runner drives one run: it holds the ledger lock, the ledger, and the
+// orchestrating workspace.
+type Runner struct {
+	Repo *jjx.Repo // the orchestrating workspace
+	Dir  string    // ledger directory
+	Doc  *Doc
+	Pool *jjx.Pool
+	Out  io.Writer // progress for people (stderr)
+	// Overrides, when set, replace the recorded commands (resume with
+	// another worker, or a driver run after step mode).
+	Worker, Reviewer, Test string
+
+	mu   sync.Mutex
+	lock *ledger.Lock
+}
+
+// ArtifactsDir is where briefs, reports, logs and findings live: beside
+// the ledger, outside every working copy.
+func ArtifactsDir(dir string) string { return filepath.Join(dir, "artifacts") }
+
+// LedgerPath is the current run's ledger file.
+func LedgerPath(dir string) string { return filepath.Join(dir, LedgerFile) }
+
+// Load reads the current run's ledger without locking; ok is false when
+// there is none.
+func Load(dir string) (*Doc, bool, error) {
+	d, err := ledger.Read[Header, Event](LedgerPath(dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return d, true, nil
+}
+
+// ErrNoRun reports that the ledger holds no run.
+var ErrNoRun = errors.New("no run in the ledger")
+
+// Open locks dir and loads its run.
+func Open(ctx context.Context, repo *jjx.Repo, dir string, out io.Writer) (*Runner, error) {
+	lock, err := ledger.Acquire(dir)
+	if err != nil {
+		return nil, err
+	}
+	d, ok, err := Load(dir)
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	if !ok {
+		lock.Release()
+		return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w at %s: start one with `run` or `start`", ErrNoRun, dir))
+	}
+	r := newRunner(repo, dir, d, out)
+	r.lock = lock
+	return r, nil
+}
+
+func newRunner(repo *jjx.Repo, dir string, d *Doc, out io.Writer) *Runner {
+	if out == nil {
+		out = io.Discard
+	}
+	return &Runner{Repo: repo, Dir: dir, Doc: d, Out: out,
+		Pool: &jjx.Pool{Repo: repo, Dir: WorkspacesDir(d.Header.Root)}}
+}
+
+// Close releases the lock.
+func (r *Runner) Close() {
+	if r.lock != nil {
+		r.lock.Release()
+		r.lock = nil
+	}
+}
+
+// WorkspacesDir is where a repository's task workspaces are created:
+// under the temporary directory, outside every working copy.
+func WorkspacesDir(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(os.TempDir(), "jj-workspaces", filepath.Base(root)+"-"+hex.EncodeToString(sum[:4]))
+}
+
+// State folds the ledger.
+func (r *Runner) State() *State {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Fold(r.Doc)
+}
+
+// record appends events to the ledger atomically.
+func (r *Runner) record(events ...Event) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	for i := range events {
+		if events[i].At.IsZero() {
+			events[i].At = now
+		}
+	}
+	return r.Doc.Append(LedgerPath(r.Dir), events...)
+}
+
+func (r *Runner) logf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(r.Out, format+"\n", args...)
+}
+
+// halt records that the run stopped for a person and returns err.
+func (r *Runner) halt(err error) error {
+	if rerr := r.record(Event{Kind: EvHalted, Reason: err.Error()}); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	return err
+}
+
+func (r *Runner) art(name string) string { return filepath.Join(ArtifactsDir(r.Dir), name) }
+
+// BriefPath, ReportPath, LogPath and FindingsPath name a task's artifacts.
+func (r *Runner) BriefPath(n int) string    { return r.art(fmt.Sprintf("task-%d-brief.md", n)) }
+func (r *Runner) ReportPath(n int) string   { return r.art(fmt.Sprintf("task-%d-report.md", n)) }
+func (r *Runner) LogPath(n int) string      { return r.art(fmt.Sprintf("task-%d.log", n)) }
+func (r *Runner) FindingsPath(n int) string { return r.art(fmt.Sprintf("task-%d-findings.json", n)) }
+func (r *Runner) PIDPath(n int) string      { return r.art(fmt.Sprintf("task-%d.pid", n)) }
+
+// PriorWavesPath is the summary of merged waves that later waves read.
+func (r *Runner) PriorWavesPath() string { return r.art("prior-waves.md") }
+
+// WorkspaceName is task n's workspace name: prefixed with the run so
+// concurrent runs, and runs from other workspaces, never collide.
+func (r *Runner) WorkspaceName(n int) string {
+	return fmt.Sprintf("kaisen-%s-%s-task-%d", r.Doc.Header.Workspace, r.Doc.Header.RunID, n)
+}
+
+func (r *Runner) task(n int) (Task, bool) {
+	for _, t := range r.Doc.Header.Tasks {
+		if t.Num == n {
+			return t, true
+		}
+	}
+	return Task{}, false
+}
+
+func (r *Runner) worker() string   { return pick(r.Worker, r.Doc.Header.Options.Worker) }
+func (r *Runner) reviewer() string { return pick(r.Reviewer, r.Doc.Header.Options.Reviewer) }
+func (r *Runner) testCmd() string  { return pick(r.Test, r.Doc.Header.Options.Test) }
+
+func pick(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func (r *Runner) timeout() time.Duration {
+	d, err := time.ParseDuration(r.Doc.Header.Options.Timeout)
+	if err != nil || d <= 0 {
+		return 0
+	}
+	return d
+}
+
+func (r *Runner) maxFixes() int {
+	if n := r.Doc.Header.Options.MaxFixes; n > 0 {
+		return n
+	}
+	return DefaultMaxFixes
+}
+
+// CrashEnv names the fault-injection variable: when it equals a crash
+// point's name the process kills itself with SIGKILL there, exactly as
+// `kill -9` would. Tests use it to prove resume; it is never set
+// otherwise.
+const CrashEnv = "SPECSTACK_CRASH_AT"
+
+func crashPoint(name string) {
+	if v := os.Getenv(CrashEnv); v != "" && v == name {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {} // the signal is on its way
+	}
+}
+
+func taskLabel(n int) string { return fmt.Sprintf("task %d", n) }
+
+func joinNums(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ",")
+}

@@ -1,0 +1,173 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/ledger"
+	"github.com/specstack/specstack/jjx"
+)
+
+// StartRequest describes a new run.
+type StartRequest struct {
+	Binary   string
+	Plan     string
+	Tasks    []Task
+	Waves    [][]int
+	Briefs   map[int]string // task -> brief text
+	Options  Options
+	Fresh    bool // replace an unfinished run
+	Warnings []string
+}
+
+// Prerequisites checks what a run needs of the orchestrating workspace
+// and returns its name; each failure says how to fix it.
+func Prerequisites(ctx context.Context, repo *jjx.Repo) (string, error) {
+	out, err := repo.Run(ctx, "log", "-r", "@", "--no-graph", "-T", `working_copies ++ "\n"`)
+	if err != nil {
+		return "", exitcode.Wrap(exitcode.Missing, fmt.Errorf("read the working copy of %s: %w (is it a jj workspace? `jj workspace list` must work)", repo.Root, err))
+	}
+	wss, err := repo.Workspaces(ctx)
+	if err != nil {
+		return "", exitcode.Wrap(exitcode.Missing, fmt.Errorf("list workspaces: %w (jj workspaces must be usable: run `jj workspace list` to see why)", err))
+	}
+	at, err := repo.One(ctx, "@")
+	if err != nil {
+		return "", err
+	}
+	// jj names the working copies only when there are several.
+	name := ""
+	for _, wc := range strings.Fields(string(out)) {
+		name = strings.TrimSuffix(wc, "@")
+		break
+	}
+	if name == "" {
+		for _, ws := range wss {
+			if len(wss) == 1 || ws.CommitID == at.CommitID {
+				name = ws.Name
+				break
+			}
+		}
+	}
+	if name == "" {
+		return "", exitcode.New(exitcode.Failure, "cannot tell which workspace %s is: `jj workspace list` names none at @", repo.Root)
+	}
+	if !at.Empty && strings.TrimSpace(at.Description) == "" {
+		return "", exitcode.New(exitcode.Failure,
+			"@ (%s) has changes but no description: the run squashes every task into @, so describe it first (`jj describe -m \"…\"`), or start the run from a new change (`jj new`)",
+			short(at.ChangeID))
+	}
+	return name, nil
+}
+
+// Start checks the prerequisites, records the run's header (plan,
+// parents, start operation, baseline) and writes the briefs. It holds
+// the lock until Close.
+func Start(ctx context.Context, repo *jjx.Repo, dir string, req StartRequest, out io.Writer) (*Runner, error) {
+	lock, err := ledger.Acquire(dir)
+	if err != nil {
+		return nil, err
+	}
+	r, err := start(ctx, repo, dir, req, out)
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	r.lock = lock
+	return r, nil
+}
+
+func start(ctx context.Context, repo *jjx.Repo, dir string, req StartRequest, out io.Writer) (*Runner, error) {
+	old, ok, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		st := Fold(old)
+		if !st.Finished() && !req.Fresh {
+			return nil, exitcode.New(exitcode.NeedsChoice,
+				"an unfinished run (%s, plan %s, started %s) is in the ledger: `resume` continues it, `abort` undoes it, or pass --fresh to start over (its workspaces are kept)",
+				old.Header.RunID, old.Header.Plan, old.Header.Started.Format(time.RFC3339))
+		}
+		archive := filepath.Join(dir, "runs", old.Header.RunID+".toml")
+		if err := os.MkdirAll(filepath.Dir(archive), 0o755); err != nil {
+			return nil, fmt.Errorf("archive the previous run: %w", err)
+		}
+		if err := os.Rename(LedgerPath(dir), archive); err != nil {
+			return nil, fmt.Errorf("archive the previous run: %w", err)
+		}
+	}
+	ws, err := Prerequisites(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	op, err := repo.OpHead(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the start operation: %w", err)
+	}
+	at, err := repo.One(ctx, "@")
+	if err != nil {
+		return nil, err
+	}
+	parents, err := repo.ChangeIDs(ctx, "@-")
+	if err != nil {
+		return nil, err
+	}
+	stat, err := repo.DiffStat(ctx, "@")
+	if err != nil {
+		return nil, fmt.Errorf("record the baseline: %w", err)
+	}
+	h := Header{
+		Binary: req.Binary, RunID: op[:8], Plan: req.Plan, Workspace: ws, Root: repo.Root,
+		Started: time.Now().UTC().Truncate(time.Second), Parents: parents, Target: at.ChangeID,
+		StartOp: op, Baseline: stat, BaselineCommit: at.CommitID,
+		Tasks: req.Tasks, Waves: req.Waves, Options: req.Options, Warnings: req.Warnings,
+	}
+	r := newRunner(repo, dir, ledger.New[Header, Event](h), out)
+	if err := clearArtifacts(ArtifactsDir(dir)); err != nil {
+		return nil, err
+	}
+	for n, b := range req.Briefs {
+		if err := os.WriteFile(r.BriefPath(n), []byte(b), 0o644); err != nil {
+			return nil, fmt.Errorf("write brief for task %d: %w", n, err)
+		}
+	}
+	if err := r.Doc.Write(LedgerPath(dir)); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// clearArtifacts removes a previous run's briefs, reports, logs and
+// summaries, so nothing stale is handed to a worker; other files stay.
+func clearArtifacts(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("artifacts %s: %w", dir, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("artifacts %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, "task-") || strings.HasPrefix(n, "review-") || n == "prior-waves.md" || n == "gate.log" {
+			if err := os.RemoveAll(filepath.Join(dir, n)); err != nil {
+				return fmt.Errorf("clear artifacts: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}

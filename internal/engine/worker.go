@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/specstack/specstack/internal/xec"
+)
+
+// Worker roles, passed as SPECSTACK_ROLE.
+const (
+	RoleImplementer = "implementer"
+	RoleFixer       = "fixer"
+	RoleReviewer    = "reviewer"
+)
+
+// Job is one run of a worker command.
+type Job struct {
+	Command string // trusted configuration, run by sh -c
+	Dir     string // the workspace
+	Role    string
+	Task    string // task number(s), comma-separated for reviewers
+	Brief   string
+	Report  string
+	// Findings is where a reviewer writes findings, or what a fixer reads.
+	Findings    string
+	Diff        string // reviewer: the diff to review
+	PriorWaves  string // wave 2 and later
+	Log         string // stdout and stderr go here (appended)
+	PIDFile     string // the worker's process group id is written here
+	Timeout     time.Duration
+	Environment []string // extra variables
+}
+
+// Result is how a worker process ended.
+type Result struct {
+	ExitCode int // -1 when killed or never started
+	TimedOut bool
+	Err      error
+}
+
+// RunJob runs the worker with stdin closed, in its own process group (so
+// a timeout or cancellation kills everything it started), with the
+// SPECSTACK_* variables naming its inputs and outputs. Untrusted text
+// (task text, findings) reaches the worker only through those files.
+func RunJob(ctx context.Context, j Job) Result {
+	env := []string{
+		"SPECSTACK_WORKSPACE=" + j.Dir,
+		"SPECSTACK_BRIEF=" + j.Brief,
+		"SPECSTACK_REPORT=" + j.Report,
+		"SPECSTACK_TASK=" + j.Task,
+		"SPECSTACK_ROLE=" + j.Role,
+		"SPECSTACK_FINDINGS=" + j.Findings,
+		"SPECSTACK_PIDFILE=" + j.PIDFile,
+	}
+	if j.Diff != "" {
+		env = append(env, "SPECSTACK_DIFF="+j.Diff)
+	}
+	if j.PriorWaves != "" {
+		env = append(env, "SPECSTACK_PRIOR_WAVES="+j.PriorWaves)
+	}
+	env = append(env, j.Environment...)
+	if err := os.MkdirAll(filepath.Dir(j.Log), 0o755); err != nil {
+		return Result{ExitCode: -1, Err: fmt.Errorf("worker log %s: %w", j.Log, err)}
+	}
+	log, err := os.OpenFile(j.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return Result{ExitCode: -1, Err: fmt.Errorf("worker log %s: %w", j.Log, err)}
+	}
+	defer log.Close()
+	fmt.Fprintf(log, "== %s %s task %s at %s\n", time.Now().UTC().Format(time.RFC3339), j.Role, j.Task, j.Dir)
+	script := j.Command
+	if j.PIDFile != "" {
+		// The shell is the process group leader (Setpgid): its pid names
+		// the group, so a resumed run can stop a worker a killed run left.
+		script = `echo $$ > "$SPECSTACK_PIDFILE"` + "\n" + script
+	}
+	err = xec.Run(ctx, xec.Cmd{
+		Name: "sh", Args: []string{"-c", script}, Dir: j.Dir, Env: env,
+		Stdout: log, Stderr: log, Timeout: j.Timeout, Setpgid: true,
+	})
+	if j.PIDFile != "" {
+		os.Remove(j.PIDFile)
+	}
+	res := Result{ExitCode: 0}
+	if err != nil {
+		res.ExitCode = xec.ExitCode(err)
+		res.Err = err
+		res.TimedOut = errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil
+	}
+	fmt.Fprintf(log, "== exit %d\n", res.ExitCode)
+	return res
+}
+
+// StopOrphan kills the process group recorded in pidFile, if it still
+// runs: a worker started by a run that was killed.
+func StopOrphan(pidFile string) bool {
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		return false
+	}
+	os.Remove(pidFile)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 1 {
+		return false
+	}
+	return syscall.Kill(-pid, syscall.SIGKILL) == nil
+}

@@ -1,0 +1,198 @@
+package kaisencli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run a plan's tasks in waves of jj workspaces, review, squash into @ smallest-first, gate",
+		ArgsUsage: "PLAN",
+		Description: `Driver mode: the whole workflow in one command. Checks the prerequisites,
+records the run in the ledger (plan, parent change, start operation, baseline
+diff of @), then per wave: provisions one workspace per task (wave 1 on @-,
+later waves on @), writes briefs, runs the worker command in each workspace
+(stdin closed; SPECSTACK_WORKSPACE, SPECSTACK_BRIEF, SPECSTACK_REPORT,
+SPECSTACK_TASK, SPECSTACK_ROLE and, from wave 2, SPECSTACK_PRIOR_WAVES),
+collects each change from the workspace's revset, checks that @ did not change
+(integrity), runs the covering tests in each workspace and the reviewer
+(findings to SPECSTACK_FINDINGS: critical, important, suggestion,
+cannot-verify), fixes with at most two attempts, and squashes approved tasks
+into @ smallest diff first. After the last wave the full test command runs
+once in @; then workspaces are released and the plan-coverage report printed.
+
+Overlaps or low parallelism need --yes. A killed run continues with
+"resume"; "abort" undoes it.`,
+		Flags: runFlags(),
+		Action: func(c *cli.Context) error {
+			r, err := startRun(c, true)
+			if err != nil || r == nil {
+				return err
+			}
+			defer r.Close()
+			return finish(c, r, r.Drive(c.Context))
+		},
+	}
+}
+
+func startCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "start",
+		Usage:     "step mode: check prerequisites, record the run and write briefs; starts no worker",
+		ArgsUsage: "PLAN",
+		Description: `Step mode, for an agent that dispatches its own subagents: does what "run"
+does before the first wave (prerequisites, ledger header, briefs) and prints
+the wave plan. Continue with fan-out, collect, review record, fan-in and
+gate, or hand the run to the driver with "resume".`,
+		Flags: runFlags(),
+		Action: func(c *cli.Context) error {
+			r, err := startRun(c, false)
+			if err != nil || r == nil {
+				return err
+			}
+			defer r.Close()
+			return emitStatus(c, r.Doc, r.Dir)
+		},
+	}
+}
+
+// startRun reads the plan, asks for a decision when needed and starts
+// the run. A nil runner with a nil error means the command already
+// answered (a declined prompt).
+func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
+	args, err := positional(c)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) > 1 {
+		return nil, exitcode.New(exitcode.Usage, "%s takes one PLAN file, got %d arguments", c.Command.Name, len(args))
+	}
+	p, label, err := loadPlan(first(args), c.StringSlice("task"))
+	if err != nil {
+		return nil, err
+	}
+	s, err := openSession(c)
+	if err != nil {
+		return nil, err
+	}
+	tasks := engineTasks(p)
+	opts, err := s.options(c, tasks)
+	if err != nil {
+		return nil, err
+	}
+	if needWorker && opts.Worker == "" {
+		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	}
+	v, err := buildPlanView(c.Context, p, label, s.repo)
+	if err != nil {
+		return nil, err
+	}
+	var warnings []string
+	for _, f := range v.Findings {
+		warnings = append(warnings, f.Message)
+	}
+	if v.NeedsDecision() && !c.Bool("yes") {
+		if !cliapp.JSON(c) && isTerminal(os.Stdin) && isTerminal(os.Stderr) {
+			v.Text(cliapp.Stderr(c))
+			fmt.Fprint(cliapp.Stderr(c), "Proceed with this wave plan? [y/N] ")
+			line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+			if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+				return nil, exitcode.New(exitcode.NeedsChoice, "wave plan declined: restructure the plan, or re-run with --yes")
+			}
+		} else {
+			if err := cliapp.Emit(c, v, v.Text); err != nil {
+				return nil, err
+			}
+			why := "tasks overlap"
+			if v.LowParallelism {
+				why = "parallelism is low"
+			}
+			return nil, exitcode.New(exitcode.NeedsChoice, "%s: review the wave plan above, then re-run with --yes to proceed", why)
+		}
+	}
+	briefs := map[int]string{}
+	for _, t := range p.Tasks {
+		b, err := p.Brief(t.Number)
+		if err != nil {
+			return nil, err
+		}
+		briefs[t.Number] = b
+	}
+	return engine.Start(c.Context, s.repo, s.dir, engine.StartRequest{
+		Binary: binary, Plan: label, Tasks: tasks, Waves: v.Waves, Briefs: briefs,
+		Options: opts, Fresh: c.Bool("fresh"), Warnings: warnings,
+	}, cliapp.Stderr(c))
+}
+
+// finish prints the coverage report and returns the run's error.
+func finish(c *cli.Context, r *engine.Runner, err error) error {
+	cov := r.Report()
+	if eerr := cliapp.Emit(c, cov, cov.Text); eerr != nil && err == nil {
+		err = eerr
+	}
+	return err
+}
+
+func resumeCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "resume",
+		Usage: "continue the unfinished run from the ledger, never redoing finished work",
+		Description: `Continues the run in the ledger in driver mode, from wherever it stopped:
+a killed run, a halted one after a person dealt with the cause, or a run
+driven so far in step mode. Squashed tasks are never run again; a worker a
+killed run left behind is stopped, and its task collected from its report
+or started again in the same workspace. Clears nothing.
+
+--rebaseline accepts @ as it is now after a failed integrity check.`,
+		Flags: append(overrideFlags(), &cli.BoolFlag{Name: "rebaseline", Usage: "accept @ as it is now as the integrity baseline"}),
+		Action: func(c *cli.Context) error {
+			s, err := openSession(c)
+			if err != nil {
+				return err
+			}
+			r, err := s.open(c)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			st := r.State()
+			if st.Complete {
+				return exitcode.New(exitcode.Usage, "run %s is complete: nothing to resume (start a new run)", r.Doc.Header.RunID)
+			}
+			if st.Aborted {
+				return exitcode.New(exitcode.Usage, "run %s was aborted: nothing to resume (start a new run)", r.Doc.Header.RunID)
+			}
+			if c.Bool("rebaseline") {
+				if err := r.Rebaseline(c.Context); err != nil {
+					return err
+				}
+			}
+			if err := r.Resume(); err != nil {
+				return err
+			}
+			return finish(c, r, r.Drive(c.Context))
+		},
+	}
+}
+
+func emitStatus(c *cli.Context, d *engine.Doc, dir string) error {
+	cov := engine.BuildCoverage(d, engine.ArtifactsDir(dir))
+	return cliapp.Emit(c, cov, func(w io.Writer) error {
+		if err := cov.Text(w); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(w, "ledger: %s\n", engine.LedgerPath(dir))
+		return err
+	})
+}

@@ -1,0 +1,170 @@
+package kaisencli
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/config"
+	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/repo"
+	"github.com/specstack/specstack/jjx"
+)
+
+// binary names jj-kaisen's ledger directory.
+const binary = "jj-kaisen"
+
+// session is what every run command needs: the orchestrating workspace,
+// its ledger directory and the configuration.
+type session struct {
+	repo *jjx.Repo
+	dir  string
+	cfg  *config.Config
+}
+
+func openSession(c *cli.Context) (*session, error) {
+	dir, err := cliapp.RepoDir(c)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	jr, err := jjx.Open(c.Context, dir)
+	if err != nil {
+		return nil, err
+	}
+	rp, err := repo.Find(jr.Root)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Missing, err)
+	}
+	if !rp.IsJJ() {
+		return nil, exitcode.New(exitcode.Missing, "%s is not a jj workspace: jj-kaisen runs tasks in jj workspaces (run `jj git init --colocate` in a git repository)", jr.Root)
+	}
+	cfg, err := config.Load(jr.Root)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	return &session{repo: jr, dir: rp.LedgerDir(binary), cfg: cfg}, nil
+}
+
+// open locks the ledger and loads the current run, applying command
+// overrides from the flags when present.
+func (s *session) open(c *cli.Context) (*engine.Runner, error) {
+	r, err := engine.Open(c.Context, s.repo, s.dir, cliapp.Stderr(c))
+	if err != nil {
+		return nil, err
+	}
+	if f := findFlag(c, "worker"); f != nil {
+		r.Worker = c.String("worker")
+	}
+	if f := findFlag(c, "reviewer"); f != nil {
+		r.Reviewer = c.String("reviewer")
+	}
+	if f := findFlag(c, "test"); f != nil {
+		r.Test = c.String("test")
+	}
+	return r, nil
+}
+
+// runFlags are the settings of a new run (run and start).
+func runFlags() []cli.Flag {
+	return []cli.Flag{
+		taskFlag,
+		&cli.StringFlag{Name: "worker", Usage: "implementer and fixer `CMD`, run by sh -c in each task's workspace (default: [worker] command)"},
+		&cli.StringFlag{Name: "reviewer", Usage: "reviewer `CMD`, writing findings to $SPECSTACK_FINDINGS (default: [worker] reviewer)"},
+		&cli.StringFlag{Name: "test", Usage: "full test `CMD`: per task in its workspace (unless [kaisen] test-map is set) and once in @ at the end (default: [worker] test)"},
+		&cli.IntFlag{Name: "max-parallel", Usage: "at most `N` workers at once (default: all tasks of a wave, or [kaisen] max-parallel)"},
+		&cli.StringFlag{Name: "merge-order", Value: "auto", Usage: "fan-in order: auto (smallest diff first) or a task `LIST` such as 3,1,2"},
+		&cli.BoolFlag{Name: "skip-review", Usage: "skip tests and review per wave: collected tasks go straight to fan-in"},
+		&cli.StringFlag{Name: "timeout", Usage: "per-worker `DURATION` such as 30m (default: [worker] timeout, else none)"},
+		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "accept a wave plan with overlaps or low parallelism"},
+		&cli.BoolFlag{Name: "fresh", Usage: "start over although an unfinished run is in the ledger (its workspaces are kept)"},
+	}
+}
+
+// overrideFlags let resume and step commands replace the recorded commands.
+func overrideFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "worker", Usage: "use this implementer/fixer `CMD` instead of the recorded one"},
+		&cli.StringFlag{Name: "reviewer", Usage: "use this reviewer `CMD` instead of the recorded one"},
+		&cli.StringFlag{Name: "test", Usage: "use this test `CMD` instead of the recorded one"},
+	}
+}
+
+// options builds the run's options from flags over configuration.
+func (s *session) options(c *cli.Context, tasks []engine.Task) (engine.Options, error) {
+	o := engine.Options{
+		Worker:      pick(c.String("worker"), s.cfg.Worker.Command),
+		Reviewer:    pick(c.String("reviewer"), s.cfg.Worker.Reviewer),
+		Test:        pick(c.String("test"), s.cfg.Worker.Test),
+		TestMap:     s.cfg.Kaisen.TestMap,
+		MaxParallel: s.cfg.Kaisen.MaxParallel,
+		SkipReview:  c.Bool("skip-review"),
+		Timeout:     pick(c.String("timeout"), s.cfg.Worker.Timeout),
+	}
+	if c.IsSet("max-parallel") {
+		o.MaxParallel = c.Int("max-parallel")
+	}
+	if o.MaxParallel < 0 {
+		return o, exitcode.New(exitcode.Usage, "--max-parallel %d: give a positive number", o.MaxParallel)
+	}
+	if o.Timeout != "" {
+		if d, err := time.ParseDuration(o.Timeout); err != nil || d <= 0 {
+			return o, exitcode.New(exitcode.Usage, "timeout %q: give a positive Go duration such as 30m", o.Timeout)
+		}
+	}
+	mo, err := parseMergeOrder(c.String("merge-order"), tasks)
+	if err != nil {
+		return o, err
+	}
+	o.MergeOrder = mo
+	return o, nil
+}
+
+func parseMergeOrder(v string, tasks []engine.Task) ([]int, error) {
+	if v == "" || v == "auto" {
+		return nil, nil
+	}
+	known := map[int]bool{}
+	for _, t := range tasks {
+		known[t.Num] = true
+	}
+	var res []int
+	seen := map[int]bool{}
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || !known[n] {
+			return nil, exitcode.New(exitcode.Usage, "--merge-order %q: %q is not a task of the plan (give auto or task numbers such as 3,1,2)", v, f)
+		}
+		if seen[n] {
+			return nil, exitcode.New(exitcode.Usage, "--merge-order %q: task %d is listed twice", v, n)
+		}
+		seen[n] = true
+		res = append(res, n)
+	}
+	return res, nil
+}
+
+func pick(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func wave(c *cli.Context) (int, error) {
+	w := c.Int("wave")
+	if w <= 0 {
+		return 0, exitcode.New(exitcode.Usage, "--wave N is required (a wave number from 1)")
+	}
+	return w, nil
+}
+
