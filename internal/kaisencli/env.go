@@ -167,4 +167,3 @@ func wave(c *cli.Context) (int, error) {
 	}
 	return w, nil
 }
-
