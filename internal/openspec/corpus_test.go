@@ -1,0 +1,143 @@
+package openspec_test
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// corpusDir holds the parity corpus: one OpenSpec repository per txtar.
+const corpusDir = "../../testdata/openspec"
+
+// corpus lists the corpus files, sorted.
+func corpus(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(corpusDir, "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	if len(files) < 25 {
+		t.Fatalf("corpus has %d repositories, want at least 25", len(files))
+	}
+	return files
+}
+
+// extract writes the repository of a corpus file into dir, applying the
+// crlf: and bom: directives of its comment.
+func extract(t testing.TB, file, dir string) {
+	t.Helper()
+	ar, err := txtar.ParseFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crlf, bom := map[string]bool{}, map[string]bool{}
+	for _, line := range strings.Split(string(ar.Comment), "\n") {
+		if rest, ok := strings.CutPrefix(line, "crlf:"); ok {
+			for _, p := range strings.Fields(rest) {
+				crlf[p] = true
+			}
+		}
+		if rest, ok := strings.CutPrefix(line, "bom:"); ok {
+			for _, p := range strings.Fields(rest) {
+				bom[p] = true
+			}
+		}
+	}
+	for _, f := range ar.Files {
+		data := f.Data
+		if crlf[f.Name] {
+			data = bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
+		}
+		if bom[f.Name] {
+			data = append([]byte("\ufeff"), data...)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"openspec/specs", "openspec/changes"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// changeNames lists the active changes of an extracted repository.
+func changeNames(t testing.TB, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(dir, "openspec", "changes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != "archive" {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
+// tree reads every file under dir/openspec as path → content.
+func tree(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	root := filepath.Join(dir, "openspec")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// diffTrees describes how two trees differ, or returns "".
+func diffTrees(want, got map[string]string) string {
+	var b strings.Builder
+	var paths []string
+	seen := map[string]bool{}
+	for p := range want {
+		paths = append(paths, p)
+		seen[p] = true
+	}
+	for p := range got {
+		if !seen[p] {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		w, wok := want[p]
+		g, gok := got[p]
+		switch {
+		case !gok:
+			b.WriteString("missing from jj-openspec: " + p + "\n")
+		case !wok:
+			b.WriteString("only in jj-openspec: " + p + "\n")
+		case w != g:
+			b.WriteString("differs: " + p + "\n--- openspec\n" + w + "\n--- jj-openspec\n" + g + "\n")
+		}
+	}
+	return b.String()
+}

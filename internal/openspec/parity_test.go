@@ -1,0 +1,160 @@
+package openspec_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/openspec"
+	"github.com/specstack/specstack/internal/openspeccli"
+)
+
+// requireOpenSpec skips the test when the openspec CLI is not on PATH,
+// or fails it when REQUIRE_OPENSPEC is set (CI).
+func requireOpenSpec(t *testing.T) {
+	t.Helper()
+	if _, err := openspec.Path(); err != nil {
+		if os.Getenv("REQUIRE_OPENSPEC") != "" {
+			t.Fatalf("REQUIRE_OPENSPEC is set but %v; run `make tools` (testdata/tools/install-openspec)", err)
+		}
+		t.Skipf("%v; `make test` installs it when npm is present", err)
+	}
+	// Keep the CLI away from the user's configuration and data.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+}
+
+// jjOpenSpec runs jj-openspec in process and returns stdout, stderr and
+// the exit code.
+func jjOpenSpec(args ...string) (string, string, int) {
+	var out, errb bytes.Buffer
+	code := cliapp.Run(openspeccli.Spec(), append([]string{"jj-openspec"}, args...), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func realOpenSpec(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	out, errb, res, err := openspec.Output(t.Context(), dir, args...)
+	if err != nil {
+		t.Fatalf("openspec %v: %v", args, err)
+	}
+	return string(out), string(errb), res.ExitCode
+}
+
+type listedChange struct {
+	Name           string `json:"name"`
+	CompletedTasks int    `json:"completedTasks"`
+	TotalTasks     int    `json:"totalTasks"`
+	Status         string `json:"status"`
+}
+
+func parseList(t *testing.T, who, out string) []listedChange {
+	t.Helper()
+	var doc struct {
+		Changes []listedChange `json:"changes"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%s list --json: %v\n%s", who, err, out)
+	}
+	sort.Slice(doc.Changes, func(i, j int) bool { return doc.Changes[i].Name < doc.Changes[j].Name })
+	return doc.Changes
+}
+
+type issue struct {
+	Level   string `json:"level"`
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+func (i issue) String() string { return fmt.Sprintf("[%s] %s:%d %s", i.Level, i.Path, i.Line, i.Message) }
+
+// TestParity runs the real openspec CLI and jj-openspec on every corpus
+// repository and requires the same task counts, validation verdicts and
+// issues, and archive results.
+func TestParity(t *testing.T) {
+	requireOpenSpec(t)
+	for _, file := range corpus(t) {
+		name := filepath.Base(file)
+		t.Run(name, func(t *testing.T) {
+			t.Run("list", func(t *testing.T) {
+				a, b := t.TempDir(), t.TempDir()
+				extract(t, file, a)
+				extract(t, file, b)
+				wantOut, wantErr, wantCode := realOpenSpec(t, a, "list", "--json")
+				gotOut, gotErr, gotCode := jjOpenSpec("--repo", b, "list", "--json")
+				if wantCode != 0 || gotCode != 0 {
+					t.Fatalf("list exit: openspec %d (%s), jj-openspec %d (%s)", wantCode, wantErr, gotCode, gotErr)
+				}
+				want, got := parseList(t, "openspec", wantOut), parseList(t, "jj-openspec", gotOut)
+				if fmt.Sprint(want) != fmt.Sprint(got) {
+					t.Errorf("list --json:\nopenspec    %v\njj-openspec %v", want, got)
+				}
+			})
+			dir := t.TempDir()
+			extract(t, file, dir)
+			for _, change := range changeNames(t, dir) {
+				t.Run("validate/"+change, func(t *testing.T) {
+					a, b := t.TempDir(), t.TempDir()
+					extract(t, file, a)
+					extract(t, file, b)
+					wantOut, wantErr, wantCode := realOpenSpec(t, a, "validate", change, "--json")
+					var want struct {
+						Items []struct {
+							Valid  bool    `json:"valid"`
+							Issues []issue `json:"issues"`
+						} `json:"items"`
+					}
+					if err := json.Unmarshal([]byte(wantOut), &want); err != nil || len(want.Items) != 1 {
+						t.Fatalf("openspec validate --json: %v\n%s%s", err, wantOut, wantErr)
+					}
+					gotOut, gotErr, gotCode := jjOpenSpec("--repo", b, "validate", change, "--json")
+					var got struct {
+						Valid  bool    `json:"valid"`
+						Issues []issue `json:"issues"`
+					}
+					if err := json.Unmarshal([]byte(gotOut), &got); err != nil {
+						t.Fatalf("jj-openspec validate --json: %v\n%s%s", err, gotOut, gotErr)
+					}
+					if want.Items[0].Valid != got.Valid || (wantCode == 0) != (gotCode == 0) {
+						t.Errorf("validate %s: openspec valid=%v exit=%d, jj-openspec valid=%v exit=%d", change, want.Items[0].Valid, wantCode, got.Valid, gotCode)
+					}
+					if fmt.Sprint(want.Items[0].Issues) != fmt.Sprint(got.Issues) {
+						t.Errorf("validate %s issues:\nopenspec:\n%s\njj-openspec:\n%s", change, lines(want.Items[0].Issues), lines(got.Issues))
+					}
+				})
+				t.Run("archive/"+change, func(t *testing.T) {
+					a, b := t.TempDir(), t.TempDir()
+					extract(t, file, a)
+					extract(t, file, b)
+					_, wantErr, wantCode := realOpenSpec(t, a, "archive", change, "--yes")
+					_, gotErr, gotCode := jjOpenSpec("--repo", b, "archive", change, "--yes")
+					wantTree, gotTree := tree(t, a), tree(t, b)
+					_, wantMoved := wantTree["openspec/changes/"+change+"/proposal.md"]
+					_, gotMoved := gotTree["openspec/changes/"+change+"/proposal.md"]
+					if (wantCode == 0) != (gotCode == 0) || wantMoved != gotMoved {
+						t.Errorf("archive %s: openspec exit %d, jj-openspec exit %d\nopenspec stderr: %s\njj-openspec stderr: %s", change, wantCode, gotCode, wantErr, gotErr)
+					}
+					if d := diffTrees(wantTree, gotTree); d != "" {
+						t.Errorf("archive %s: trees differ:\n%s", change, d)
+					}
+				})
+			}
+		})
+	}
+}
+
+func lines(is []issue) string {
+	var b bytes.Buffer
+	for _, i := range is {
+		b.WriteString("  " + i.String() + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,120 @@
+package openspeccli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/spec"
+)
+
+func archiveCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "archive",
+		Usage:     "merge a change's delta specs into openspec/specs/ and move it to the archive",
+		ArgsUsage: "CHANGE",
+		Description: `Archives CHANGE natively, with the semantics of "openspec archive CHANGE":
+its delta specs are validated; each is applied to its main spec in the order
+RENAMED, REMOVED, MODIFIED, ADDED (operations already applied are no-ops, a
+missing spec is created from ADDED only, a MODIFIED block may not drop a
+scenario); every rebuilt spec is validated in memory; then the specs are
+written atomically and the change moves to
+openspec/changes/archive/YYYY-MM-DD-CHANGE/, last. When anything fails,
+nothing on disk changes.
+
+Unchecked tasks stop the archive (exit 5) with the list, unless --yes.
+--dry-run prints the unified diff of every spec it would change and writes
+nothing. --skip-specs moves the change without touching the specs.
+
+Exit codes: 2 when CHANGE does not exist, 6 when validation fails or a delta
+cannot be applied (the message names the spec and requirement), 5 for
+unchecked tasks without --yes, 1 when the archive folder already exists.`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "archive even when tasks are unchecked"},
+			&cli.BoolFlag{Name: "skip-specs", Usage: "move the change to the archive without updating the specs"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the unified diff of the specs it would change; write nothing"},
+		},
+		Action: runArchive,
+	}
+}
+
+type archiveReport struct {
+	Change     string            `json:"change"`
+	ArchivedAs string            `json:"archived_as"`
+	Path       string            `json:"path"`
+	DryRun     bool              `json:"dry_run"`
+	Specs      []spec.SpecChange `json:"specs"`
+	Totals     spec.Counts       `json:"totals"`
+	Tasks      spec.TaskProgress `json:"tasks"`
+	Warnings   []string          `json:"warnings,omitempty"`
+	Diff       string            `json:"diff,omitempty"`
+}
+
+func runArchive(c *cli.Context) error {
+	name, err := oneChange(c)
+	if err != nil {
+		return err
+	}
+	r, err := openRoot(c)
+	if err != nil {
+		return err
+	}
+	dry := c.Bool("dry-run")
+	plan, err := r.PlanArchive(name, spec.ArchiveOptions{Yes: c.Bool("yes") || dry, SkipSpecs: c.Bool("skip-specs")})
+	if err != nil {
+		if plan != nil && len(plan.Validation) > 0 && !cliapp.JSON(c) {
+			for _, i := range plan.Validation {
+				if i.Level == spec.LevelError {
+					fmt.Fprintf(cliapp.Stderr(c), "  [%s] %s: %s\n", i.Level, i.Path, i.Message)
+				}
+			}
+		}
+		return classify(err)
+	}
+	rep := archiveReport{Change: plan.Change, ArchivedAs: plan.ArchiveName, Path: relTo(r, plan.ArchivePath), DryRun: dry,
+		Specs: plan.Changes(), Totals: plan.Totals, Tasks: plan.Progress, Warnings: plan.Warnings}
+	if rep.Specs == nil {
+		rep.Specs = []spec.SpecChange{}
+	}
+	if dry {
+		rep.Diff = plan.Diff()
+	} else if err := plan.Apply(); err != nil {
+		return err
+	}
+	return cliapp.Emit(c, rep, func(w io.Writer) error { return writeArchive(w, rep, len(plan.Incomplete)) })
+}
+
+func writeArchive(w io.Writer, rep archiveReport, incomplete int) error {
+	var b strings.Builder
+	if rep.DryRun {
+		b.WriteString(rep.Diff)
+		fmt.Fprintf(&b, "Dry run: would archive '%s' as '%s'", rep.Change, rep.ArchivedAs)
+		if incomplete > 0 {
+			fmt.Fprintf(&b, " (%d task(s) unchecked: needs --yes)", incomplete)
+		}
+		b.WriteString("; nothing written.\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	fmt.Fprintf(&b, "Task status: %s\n", rep.Tasks)
+	for _, s := range rep.Specs {
+		fmt.Fprintf(&b, "%s %s: +%d ~%d -%d →%d\n", s.Action, s.Path, s.Counts.Added, s.Counts.Modified, s.Counts.Removed, s.Counts.Renamed)
+	}
+	for _, warn := range rep.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", warn)
+	}
+	fmt.Fprintf(&b, "Totals: + %d, ~ %d, - %d, → %d\n", rep.Totals.Added, rep.Totals.Modified, rep.Totals.Removed, rep.Totals.Renamed)
+	fmt.Fprintf(&b, "Change '%s' archived as '%s'.\n", rep.Change, rep.ArchivedAs)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func relTo(r spec.Root, p string) string {
+	if rel, ok := strings.CutPrefix(p, r.Dir+"/"); ok {
+		return rel
+	}
+	return p
+}

@@ -1,0 +1,121 @@
+package openspeccli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/spec"
+)
+
+func listCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list active changes with their task progress (or the specs, with --specs)",
+		Description: `Lists the changes under openspec/changes/ (the archive excluded) with the
+completed and total task counts OpenSpec reports, most recently modified
+first. --json prints the same document as "openspec list --json":
+{"changes": [{"name", "completedTasks", "totalTasks", "lastModified", "status"}]}.
+With --specs, lists the main specs and their requirement counts.`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "specs", Usage: "list the main specs instead of the changes"},
+			&cli.StringFlag{Name: "sort", Value: "recent", Usage: "order changes by `recent` or name"},
+		},
+		Action: runList,
+	}
+}
+
+func runList(c *cli.Context) error {
+	r, err := openRoot(c)
+	if err != nil {
+		return err
+	}
+	if c.Bool("specs") {
+		specs, err := r.ListSpecs()
+		if err != nil {
+			return err
+		}
+		return cliapp.Emit(c, struct {
+			Specs []spec.SpecSummary `json:"specs"`
+		}{specs}, func(w io.Writer) error { return writeSpecs(w, specs) })
+	}
+	sortBy := c.String("sort")
+	if sortBy != "recent" && sortBy != "name" {
+		return exitcode.New(exitcode.Usage, "list: --sort %q: choose recent or name", sortBy)
+	}
+	changes, err := r.ListChanges(sortBy == "name")
+	if err != nil {
+		return err
+	}
+	type jsonChange struct {
+		Name           string `json:"name"`
+		CompletedTasks int    `json:"completedTasks"`
+		TotalTasks     int    `json:"totalTasks"`
+		LastModified   string `json:"lastModified"`
+		Status         string `json:"status"`
+	}
+	out := struct {
+		Changes []jsonChange `json:"changes"`
+	}{Changes: []jsonChange{}}
+	for _, ch := range changes {
+		out.Changes = append(out.Changes, jsonChange{ch.Name, ch.CompletedTasks, ch.TotalTasks, ch.LastModified.Format("2006-01-02T15:04:05.000Z"), ch.Status})
+	}
+	return cliapp.Emit(c, out, func(w io.Writer) error { return writeChanges(w, changes) })
+}
+
+func writeChanges(w io.Writer, changes []spec.ChangeSummary) error {
+	if len(changes) == 0 {
+		_, err := fmt.Fprintln(w, "No active changes found.")
+		return err
+	}
+	width := 0
+	for _, ch := range changes {
+		width = max(width, len(ch.Name))
+	}
+	var b strings.Builder
+	b.WriteString("Changes:\n")
+	for _, ch := range changes {
+		p := spec.TaskProgress{Completed: ch.CompletedTasks, Total: ch.TotalTasks}
+		fmt.Fprintf(&b, "  %-*s     %-12s  %s\n", width, ch.Name, p.String(), ago(ch.LastModified))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeSpecs(w io.Writer, specs []spec.SpecSummary) error {
+	if len(specs) == 0 {
+		_, err := fmt.Fprintln(w, "No specs found.")
+		return err
+	}
+	width := 0
+	for _, s := range specs {
+		width = max(width, len(s.ID))
+	}
+	var b strings.Builder
+	b.WriteString("Specs:\n")
+	for _, s := range specs {
+		fmt.Fprintf(&b, "  %-*s     requirements %d\n", width, s.ID, s.RequirementCount)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func ago(t time.Time) string {
+	d := time.Since(t)
+	switch {
+	case d > 30*24*time.Hour:
+		return t.Format("2006-01-02")
+	case d >= 24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh ago", int(d/time.Hour))
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm ago", int(d/time.Minute))
+	}
+	return "just now"
+}

@@ -1,0 +1,54 @@
+package openspeccli
+
+import (
+	"errors"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/spec"
+)
+
+// openRoot finds the OpenSpec project for the command: the nearest
+// directory holding openspec/ at or above --repo (or the current
+// directory). No project is exit 7 (missing).
+func openRoot(c *cli.Context) (spec.Root, error) {
+	dir, err := cliapp.RepoDir(c)
+	if err != nil {
+		return spec.Root{}, exitcode.Wrap(exitcode.Usage, err)
+	}
+	r, err := spec.FindRoot(dir)
+	if err != nil {
+		return spec.Root{}, exitcode.Wrap(exitcode.Missing, err)
+	}
+	return r, nil
+}
+
+// oneChange returns the single CHANGE argument.
+func oneChange(c *cli.Context) (string, error) {
+	if c.NArg() != 1 {
+		return "", exitcode.New(exitcode.Usage, "%s: name one change (see `jj-openspec list`)", c.Command.Name)
+	}
+	return c.Args().First(), nil
+}
+
+// classify attaches the documented exit code to a spec error: a change
+// that does not exist is a usage error (2), failed validation or a delta
+// that cannot merge is invalid (6), unchecked tasks need a decision (5).
+func classify(err error) error {
+	var me *spec.MergeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, spec.ErrChangeNotFound):
+		return exitcode.Wrap(exitcode.Usage, err)
+	case errors.Is(err, spec.ErrInvalid), errors.As(err, &me):
+		return exitcode.Wrap(exitcode.Invalid, err)
+	case errors.Is(err, spec.ErrIncomplete):
+		return exitcode.Wrap(exitcode.NeedsChoice, err)
+	case errors.Is(err, spec.ErrTaskNotFound):
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	return err
+}
