@@ -74,7 +74,9 @@ type issue struct {
 	Message string `json:"message"`
 }
 
-func (i issue) String() string { return fmt.Sprintf("[%s] %s:%d %s", i.Level, i.Path, i.Line, i.Message) }
+func (i issue) String() string {
+	return fmt.Sprintf("[%s] %s:%d %s", i.Level, i.Path, i.Line, i.Message)
+}
 
 // TestParity runs the real openspec CLI and jj-openspec on every corpus
 // repository and requires the same task counts, validation verdicts and
