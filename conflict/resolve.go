@@ -242,8 +242,20 @@ func resolveTasksFile(f *File) (Resolution, bool) {
 		Labels:    Labels{Base: h0.Bases[0].Label.Text, Left: h0.Sides[0].Label.Text, Right: h0.Sides[1].Label.Text},
 	}
 	r := MergeTasks(bases[0], sides[0], sides[1], opts)
-	res := Resolution{Content: []byte(r.Text), Before: len(f.Hunks), Problems: f.Problems, Ticks: r.Ticks}
 	out := ParseString(r.Text)
+	if len(out.Hunks) >= len(f.Hunks) && ConflictedLines(out) >= ConflictedLines(f) {
+		// Nothing got smaller: keep the file as it is, with the reasons.
+		res := Resolution{Content: f.Render(), Before: len(f.Hunks), Problems: f.Problems}
+		for i, h := range f.Hunks {
+			reason := "the task lines changed on both sides"
+			if i < len(r.Conflicts) {
+				reason = r.Conflicts[i].Reason
+			}
+			res.Left = append(res.Left, report(h, reason))
+		}
+		return res, true
+	}
+	res := Resolution{Content: []byte(r.Text), Before: len(f.Hunks), Problems: f.Problems, Ticks: r.Ticks}
 	for i, h := range out.Hunks {
 		reason := "the task lines changed on both sides"
 		if i < len(r.Conflicts) {
@@ -258,6 +270,21 @@ func resolveTasksFile(f *File) (Resolution, bool) {
 			res.Resolved = append(res.Resolved, report(h, ""))
 		}
 	}
-	res.Changed = r.Text != string(f.Render())
+	res.Changed = true
 	return res, true
+}
+
+// ConflictedLines counts the lines of every side and base of f's hunks:
+// how much is still in conflict.
+func ConflictedLines(f *File) int {
+	n := 0
+	for _, h := range f.Hunks {
+		for _, t := range h.Sides {
+			n += len(SplitLines(t.Text))
+		}
+		for _, t := range h.Bases {
+			n += len(SplitLines(t.Text))
+		}
+	}
+	return n
 }

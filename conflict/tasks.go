@@ -31,20 +31,30 @@ type TasksResult struct {
 // tline is one line of a tasks file as the merge compares it.
 type tline struct {
 	raw     string // with its line end
-	tok     string // what the diff compares: a task's indent and key, or the raw line
+	tok     token  // what the diff compares
 	task    bool
 	key     string // the task's id ("1.2"), else its text
 	checked bool
+}
+
+// token is what the diff compares: a task's indent, key and line end (so
+// ticking its box changes nothing), or a whole other line.
+type token struct {
+	task             bool
+	indent, key, eol string // for a task; key holds the raw line otherwise
 }
 
 func readTasks(text string) []tline {
 	raws := SplitLines(text)
 	out := make([]tline, len(raws))
 	for i, raw := range raws {
+		out[i] = tline{raw: raw, tok: token{key: raw}}
+		if !mayBeTask(raw) {
+			continue
+		}
 		body, eol := cutEOL(raw)
 		t, ok := spec.ParseTaskLine(body)
 		if !ok {
-			out[i] = tline{raw: raw, tok: "L\x00" + raw}
 			continue
 		}
 		key := t.ID
@@ -52,9 +62,27 @@ func readTasks(text string) []tline {
 			key = t.Text
 		}
 		out[i] = tline{raw: raw, task: true, key: key, checked: t.Checked,
-			tok: "T\x00" + t.Indent + "\x00" + key + "\x00" + eol}
+			tok: token{task: true, indent: t.Indent, key: key, eol: eol}}
 	}
 	return out
+}
+
+// mayBeTask is a cheap filter before spec.ParseTaskLine: a task line
+// holds a '[' and opens, after blanks, with a list marker or a digit.
+func mayBeTask(raw string) bool {
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c == ' ' || c == '\t':
+			continue
+		case c == '-' || c == '*' || c == '+' || ('0' <= c && c <= '9'):
+			return strings.IndexByte(raw[i:], '[') >= 0
+		case c < 0x80:
+			return false
+		default:
+			return true // other Unicode blanks: let the real parser decide
+		}
+	}
+	return false
 }
 
 func cutEOL(raw string) (body, eol string) {
@@ -102,7 +130,7 @@ func MergeTasks(base, left, right string, opts TasksOptions) TasksResult {
 		opts.Labels = Labels{Base: "base", Left: "left", Right: "right"}
 	}
 	o, l, r := readTasks(base), readTasks(left), readTasks(right)
-	in := interner{}
+	in := make(map[token]int, len(o)+len(o)/8)
 	ids := func(ts []tline) []int {
 		out := make([]int, len(ts))
 		for i, t := range ts {
@@ -146,19 +174,19 @@ type tasksMerge struct {
 }
 
 type tpiece struct {
-	text              string // merged lines, when not a conflict
+	lines             []string // merged lines, when not a conflict
 	conflict          bool
-	base, left, right strings.Builder
+	base, left, right []string
 	reasons           []string
 }
 
 func (m *tasksMerge) emit(raw string) {
 	m.flush()
 	if n := len(m.pieces); n > 0 && !m.pieces[n-1].conflict {
-		m.pieces[n-1].text += raw
+		m.pieces[n-1].lines = append(m.pieces[n-1].lines, raw)
 		return
 	}
-	m.pieces = append(m.pieces, tpiece{text: raw})
+	m.pieces = append(m.pieces, tpiece{lines: []string{raw}})
 }
 
 func (m *tasksMerge) flush() {
@@ -173,13 +201,13 @@ func (m *tasksMerge) conflict(base, left, right []tline, reason string) {
 		m.pending = &tpiece{conflict: true}
 	}
 	for _, t := range base {
-		m.pending.base.WriteString(t.raw)
+		m.pending.base = append(m.pending.base, t.raw)
 	}
 	for _, t := range left {
-		m.pending.left.WriteString(t.raw)
+		m.pending.left = append(m.pending.left, t.raw)
 	}
 	for _, t := range right {
-		m.pending.right.WriteString(t.raw)
+		m.pending.right = append(m.pending.right, t.raw)
 	}
 	if len(m.pending.reasons) == 0 || m.pending.reasons[len(m.pending.reasons)-1] != reason {
 		m.pending.reasons = append(m.pending.reasons, reason)
@@ -293,18 +321,27 @@ func (m *tasksMerge) render(opts TasksOptions, eol string) TasksResult {
 	}
 	var res TasksResult
 	var b strings.Builder
+	size := 0
+	for _, p := range m.pieces {
+		for _, l := range p.lines {
+			size += len(l)
+		}
+	}
+	b.Grow(size)
 	line := 1
 	for i := range m.pieces {
 		p := &m.pieces[i]
 		if !p.conflict {
-			b.WriteString(p.text)
-			line += strings.Count(p.text, "\n")
+			for _, l := range p.lines {
+				b.WriteString(l)
+			}
+			line += len(p.lines)
 			continue
 		}
 		res.Conflicts = append(res.Conflicts, TaskConflict{Line: line, Reason: strings.Join(p.reasons, "; ")})
 		h := Materialize(
-			[]Term{{Label: ParseLabel(opts.Labels.Left), Text: p.left.String()}, {Label: ParseLabel(opts.Labels.Right), Text: p.right.String()}},
-			[]Term{{Label: ParseLabel(opts.Labels.Base), Text: p.base.String()}},
+			[]Term{{Label: ParseLabel(opts.Labels.Left), Text: strings.Join(p.left, "")}, {Label: ParseLabel(opts.Labels.Right), Text: strings.Join(p.right, "")}},
+			[]Term{{Label: ParseLabel(opts.Labels.Base), Text: strings.Join(p.base, "")}},
 			opts.Style, opts.MarkerLen, fmt.Sprintf("conflict %d of %d", len(res.Conflicts), total), eol)
 		b.WriteString(h)
 		line += strings.Count(h, "\n")
