@@ -14,5 +14,10 @@ func commands() []*cli.Command {
 		sweepCommand(),
 		artifactsCommand(),
 		startCommand(),
+		fanOutCommand(),
+		collectCommand(),
+		reviewCommand(),
+		fanInCommand(),
+		gateCommand(),
 	}
 }

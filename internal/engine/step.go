@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// CollectWave collects every provisioned task of wave w that is not
+// squashed, from its workspace and report (step mode: the worker was
+// started by someone else).
+func (r *Runner) CollectWave(ctx context.Context, w int) error {
+	nums, err := r.WaveTasks(w)
+	if err != nil {
+		return err
+	}
+	st := r.State()
+	for _, n := range nums {
+		t := st.Tasks[n]
+		if t.Workspace == "" || t.Squashed || t.Released {
+			continue
+		}
+		if err := r.collectAndRecord(ctx, t, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckReviewed fails unless every collected, integrable task of wave w
+// has a verdict (or the run skips review).
+func (r *Runner) CheckReviewed(w int) error {
+	if r.Doc.Header.Options.SkipReview {
+		return nil
+	}
+	nums, err := r.WaveTasks(w)
+	if err != nil {
+		return err
+	}
+	st := r.State()
+	var missing []string
+	for _, n := range nums {
+		t := st.Tasks[n]
+		if !t.Collected {
+			if !t.Squashed {
+				missing = append(missing, fmt.Sprintf("task %d is not collected (run `collect --wave %d`)", n, w))
+			}
+			continue
+		}
+		if !t.Failed() && !t.Reviewed && !t.Squashed {
+			missing = append(missing, fmt.Sprintf("task %d has no review verdict (run `review record --task %d --passed` or `--findings FILE`)", n, n))
+		}
+	}
+	if len(missing) > 0 {
+		return exitcode.New(exitcode.Usage, "wave %d is not ready for fan-in: %s", w, strings.Join(missing, "; "))
+	}
+	return nil
+}
+
+// Verdict is what `review record` recorded.
+type Verdict struct {
+	Task      int    `json:"task"`
+	Passed    bool   `json:"passed"`
+	Critical  int    `json:"critical"`
+	Important int    `json:"important"`
+	Other     int    `json:"other"`
+	Findings  string `json:"findings,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
+	FixFrom   string `json:"fix_from,omitempty"`
+	Delta     string `json:"delta,omitempty"` // the command showing the fix delta
+}
+
+// RecordReview records a verdict on task n from a person or an agent.
+// Findings with critical or important entries fail the task and record
+// the commit its fix starts from.
+func (r *Runner) RecordReview(ctx context.Context, n int, passed bool, findingsFile string) (*Verdict, error) {
+	st := r.State()
+	t, ok := st.Tasks[n]
+	if !ok {
+		return nil, exitcode.New(exitcode.Usage, "no task %d in the run", n)
+	}
+	if !t.Collected {
+		return nil, exitcode.New(exitcode.Usage, "task %d is not collected yet: run `collect --wave %d` first", n, t.Wave)
+	}
+	if t.Squashed {
+		return nil, exitcode.New(exitcode.Usage, "task %d is already squashed into @", n)
+	}
+	v := &Verdict{Task: n, Passed: passed, Workspace: t.Path}
+	if passed {
+		return v, r.record(Event{Kind: EvReviewPassed, Task: n, Wave: t.Wave, Reason: "recorded"})
+	}
+	fs, err := ReadFindings(findingsFile)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	for i := range fs {
+		fs[i].Task = n
+	}
+	v.Critical, v.Important, v.Other = Count(fs)
+	v.Findings = r.FindingsPath(n)
+	if err := WriteFindings(v.Findings, fs); err != nil {
+		return nil, err
+	}
+	if v.Critical+v.Important == 0 {
+		v.Passed = true
+		return v, r.record(Event{Kind: EvReviewPassed, Task: n, Wave: t.Wave, Other: v.Other, Findings: v.Findings, Reason: "recorded: no blocking findings"})
+	}
+	head, err := r.workspaceHead(ctx, t)
+	if err != nil {
+		return nil, fmt.Errorf("task %d: read its change: %w", n, err)
+	}
+	v.FixFrom = head.CommitID
+	v.Delta = fmt.Sprintf("jj diff --from %s --to %s", head.CommitID, t.Change)
+	return v, r.record(
+		Event{Kind: EvReviewFailed, Task: n, Wave: t.Wave, Critical: v.Critical, Important: v.Important, Other: v.Other, Findings: v.Findings},
+		Event{Kind: EvFixing, Task: n, Wave: t.Wave, Commit: head.CommitID, Attempt: t.Fixes},
+	)
+}
