@@ -295,3 +295,16 @@ func TestWorktreesAndRebase(t *testing.T) {
 		t.Errorf("detached entry = %+v", last)
 	}
 }
+
+// TestBareRepository reads refs of a bare repository (the origin itself).
+func TestBareRepository(t *testing.T) {
+	f := newFixture(t)
+	head := run(t, f.dir, "rev-parse", "HEAD")
+	bare := &gitx.Repo{Dir: f.origin}
+	if sha, ok, err := bare.Ref("refs/heads/main"); err != nil || !ok || sha != head {
+		t.Errorf("bare Ref(main) = %s %v %v; want %s", sha, ok, err, head)
+	}
+	if got, err := bare.Resolve("main"); err != nil || got != head {
+		t.Errorf("bare Resolve(main) = %s %v", got, err)
+	}
+}

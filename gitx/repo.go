@@ -51,7 +51,11 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 }
 
 func (r *Repo) open() (*git.Repository, error) {
-	g, err := git.PlainOpenWithOptions(r.Dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	// The directory itself first (a bare repository has no .git to detect).
+	g, err := git.PlainOpenWithOptions(r.Dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if err != nil {
+		g, err = git.PlainOpenWithOptions(r.Dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open git repository %s: %w", r.Dir, err)
 	}

@@ -181,6 +181,9 @@ func Link(ctx context.Context, env *Env, req LinkRequest, progress io.Writer) (*
 		l.localSHA = sha
 	}
 	// Pushes.
+	if n, ok := env.VCS.(interface{ Note() string }); ok && n.Note() != "" && slices.ContainsFunc(layers, func(l *layer) bool { return l.localSHA != "" && l.remote == "" }) {
+		res.Notes = append(res.Notes, n.Note())
+	}
 	for i, l := range layers {
 		ll := LinkLayer{Branch: l.branch, Base: res.Base}
 		if i > 0 {

@@ -1,0 +1,29 @@
+package jjx
+
+import (
+	"context"
+	"strings"
+)
+
+// GitRoot returns the git repository backing the jj repository
+// (`jj git root`): .jj/repo/store/git, or the work tree's .git when
+// colocated.
+func (r *Repo) GitRoot(ctx context.Context) (string, error) {
+	out, err := r.RunRead(ctx, "git", "root")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// GitImport imports the backing git repository's refs into jj.
+func (r *Repo) GitImport(ctx context.Context) error {
+	_, err := r.Run(ctx, "git", "import")
+	return err
+}
+
+// GitExport exports jj's bookmarks to the backing git repository's refs.
+func (r *Repo) GitExport(ctx context.Context) error {
+	_, err := r.Run(ctx, "git", "export")
+	return err
+}
