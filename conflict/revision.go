@@ -114,9 +114,13 @@ func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) 
 	for i := range rep.Files {
 		f := &rep.Files[i]
 		f.Conflicted = slices.Contains(remaining, f.Path)
-		if f.Error == "" && f.Conflicted != (len(f.Left) > 0) {
-			// Never claim what jj does not record.
-			f.Error = fmt.Sprintf("jj records the file as conflicted=%v although %d hunks were left", f.Conflicted, len(f.Left))
+		// Never claim what jj does not record.
+		switch {
+		case f.Error != "":
+		case !f.Conflicted && len(f.Left) > 0:
+			f.Error = fmt.Sprintf("jj records the file as resolved although %d hunks were left in it", len(f.Left))
+		case f.Conflicted && len(f.Left) == 0 && f.Changed:
+			f.Error = "jj still records a conflict although every hunk was resolved"
 		}
 	}
 	return rep, nil
@@ -169,7 +173,7 @@ func resolveOne(ctx context.Context, repo *jjx.Repo, at string, c jjx.Commit, p 
 		sides = max(sides, len(h.Sides))
 	}
 	if sides > 2 {
-		return resolveInPlace(ctx, repo, c, p, s, plan)
+		return resolveInPlace(ctx, repo, c, p, s, f, plan)
 	}
 	tool := jjx.MergeTool{
 		Name:    ToolName,
@@ -189,17 +193,18 @@ func resolveOne(ctx context.Context, repo *jjx.Repo, at string, c jjx.Commit, p 
 // resolveInPlace edits the working-copy file of a conflict with more than
 // two sides, which jj hands no merge tool; jj reads the markers that
 // remain back when it snapshots the working copy.
-func resolveInPlace(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string, s Strategy, plan Resolution) (Resolution, string) {
+func resolveInPlace(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string, s Strategy, f *File, plan Resolution) (Resolution, string) {
 	wc, err := repo.One(ctx, "@")
 	if err != nil {
 		return plan, fmt.Sprintf("find the working copy: %v", err)
 	}
 	if wc.ChangeID != c.ChangeID {
-		for i := range plan.Left {
-			plan.Left[i].Reason = "the conflict has more than two sides, which jj hands no merge tool: run `jj edit " + short(c.ChangeID) + "` and resolve again"
+		left := Resolution{Before: len(f.Hunks), Problems: f.Problems, Content: f.Render()}
+		for _, h := range f.Hunks {
+			left.Left = append(left.Left, report(h, fmt.Sprintf(
+				"it has %d sides and jj hands merge tools two: run `jj edit %s` and resolve again", len(h.Sides), short(c.ChangeID))))
 		}
-		plan.Resolved, plan.Changed = nil, false
-		return plan, "more than two sides outside the working copy"
+		return left, ""
 	}
 	file := filepath.Join(repo.Root, filepath.FromSlash(p))
 	data, err := os.ReadFile(file)

@@ -196,6 +196,8 @@ func resolveText(w io.Writer, rep conflict.ResolveReport) error {
 				fmt.Fprintf(&b, ", ticks %s", strings.Join(f.Ticks, " "))
 			}
 			b.WriteString("\n")
+		case len(f.Left) == 0:
+			fmt.Fprintf(&b, "left %s (%s): no conflict markers it can read\n", f.Path, strategy)
 		default:
 			fmt.Fprintf(&b, "left %s (%s): %d of %d %s still conflicted\n", f.Path, strategy, len(f.Left), f.Before, plural(f.Before, "hunk", "hunks"))
 			for _, h := range f.Left {
