@@ -173,6 +173,13 @@ type State struct {
 	AbortedOp      string
 }
 
+// taskEvent lists the kinds that are about one task.
+var taskEvent = map[string]bool{
+	EvProvisioned: true, EvDispatched: true, EvCollected: true, EvLeak: true, EvTests: true,
+	EvReviewPassed: true, EvReviewFailed: true, EvFixing: true, EvReleased: true,
+	EvSquashing: true, EvSquashed: true, EvConflict: true, EvResolved: true,
+}
+
 // Fold derives the state from the document.
 func Fold(d *Doc) *State {
 	s := &State{Tasks: map[int]*TaskState{}, FannedIn: map[int]bool{}, NoTestSurface: map[int]bool{}, BaselineCommit: d.Header.BaselineCommit}
@@ -188,8 +195,11 @@ func Fold(d *Doc) *State {
 	}
 	for _, e := range d.Events {
 		t := s.Tasks[e.Task]
-		if e.Task != 0 && t == nil {
+		if t == nil && e.Task != 0 {
 			continue
+		}
+		if t == nil && taskEvent[e.Kind] {
+			continue // a wave-level record of a task event (a reviewer's dispatch)
 		}
 		switch e.Kind {
 		case EvProvisioned:

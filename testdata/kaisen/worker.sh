@@ -1,23 +1,63 @@
 #!/bin/sh
-# Test worker: applies the brief's "EDIT <path>: <text>" lines by appending
-# <text> to <path> in its workspace, then reports. It logs every start to
-# $KAISEN_LOG (one line: role task) so scripts can count runs.
-# A fixer applies the "FIX <path>: <text>" lines instead.
+# Test worker. Reads its brief ($SPECSTACK_BRIEF) line by line and obeys:
+#   EDIT <path>: <text>     append <text> to <path> in its workspace
+#   TICK <path>: <id>       tick task <id> ("- [ ] 1.2" -> "- [x] 1.2")
+#   REPLACE <path>: <a> => <b>   replace the word <a> with <b>
+#   LEAK <path>: <text>     append <text> to <path> in $KAISEN_ORCH (a worker
+#                           that failed to stay in its workspace)
+#   DIE                     describe the change, remove the workspace and
+#                           kill itself (a worker that crashed)
+#   FAIL                    exit 3 without a report
+#   STATUS <word>           report that status instead of DONE
+# A fixer ($SPECSTACK_ROLE=fixer) obeys the FIX-prefixed forms instead
+# (FIX-EDIT, ...). Every start is logged to $KAISEN_LOG as "role task".
 set -eu
 [ -n "${KAISEN_LOG:-}" ] && echo "$SPECSTACK_ROLE $SPECSTACK_TASK" >> "$KAISEN_LOG"
 cd "$SPECSTACK_WORKSPACE"
-want=EDIT
-[ "$SPECSTACK_ROLE" = fixer ] && want=FIX
+prefix=
+[ "$SPECSTACK_ROLE" = fixer ] && prefix=FIX-
+status=DONE
 while IFS= read -r line; do
 	case "$line" in
-	"$want "*:*)
-		rest=${line#"$want "}
-		path=${rest%%:*}
-		text=${rest#*: }
+	"$prefix"*) line=${line#"$prefix"} ;;
+	*) continue ;;
+	esac
+	case "$line" in
+	FIX-*) continue ;;
+	esac
+	verb=${line%% *}
+	rest=${line#* }
+	path=${rest%%:*}
+	arg=${rest#*: }
+	case "$verb" in
+	EDIT)
 		mkdir -p "$(dirname "$path")"
-		printf '%s\n' "$text" >> "$path"
+		printf '%s\n' "$arg" >> "$path"
+		;;
+	TICK)
+		sed -i "s/^- \[ \] $arg /- [x] $arg /" "$path"
+		;;
+	REPLACE)
+		from=${arg%% => *}
+		to=${arg#* => }
+		sed -i "s/$from/$to/" "$path"
+		;;
+	LEAK)
+		printf '%s\n' "$arg" >> "$KAISEN_ORCH/$path"
+		;;
+	DIE)
+		jj describe -m "Task $SPECSTACK_TASK: died halfway" >/dev/null 2>&1
+		cd /
+		rm -rf "$SPECSTACK_WORKSPACE"
+		kill -9 $$
+		;;
+	FAIL)
+		exit 3
+		;;
+	STATUS)
+		status=$rest
 		;;
 	esac
 done < "$SPECSTACK_BRIEF"
 [ -n "${KAISEN_SLEEP:-}" ] && sleep "$KAISEN_SLEEP"
-printf 'Status: DONE\n\nApplied the %s lines of the brief.\n' "$want" >> "$SPECSTACK_REPORT"
+printf 'Status: %s\n\nApplied the %s lines of the brief.\n' "$status" "${prefix:-plain}" >> "$SPECSTACK_REPORT"
