@@ -27,10 +27,14 @@ func openRoot(c *cli.Context) (spec.Root, error) {
 
 // oneChange returns the single CHANGE argument.
 func oneChange(c *cli.Context) (string, error) {
-	if c.NArg() != 1 {
+	args, err := positional(c)
+	if err != nil {
+		return "", err
+	}
+	if len(args) != 1 {
 		return "", exitcode.New(exitcode.Usage, "%s: name one change (see `jj-openspec list`)", c.Command.Name)
 	}
-	return c.Args().First(), nil
+	return args[0], nil
 }
 
 // classify attaches the documented exit code to a spec error: a change
