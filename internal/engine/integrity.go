@@ -68,8 +68,16 @@ func (r *Runner) leakOperation(ctx context.Context) string {
 	if err != nil {
 		return "the operation log could not be read"
 	}
-	for _, op := range ops {
-		if op.WorkspaceName == r.Doc.Header.Workspace {
+	// The snapshot that picked the edits up; failing that, the newest
+	// operation of the workspace (a merge of concurrent operations).
+	for _, snapOnly := range []bool{true, false} {
+		for _, op := range ops {
+			if op.WorkspaceName != r.Doc.Header.Workspace {
+				continue
+			}
+			if snapOnly && !op.IsSnapshot && !strings.HasPrefix(op.Description, "snapshot working copy") {
+				continue
+			}
 			return fmt.Sprintf("recorded by operation %s (%s, workspace %s)", short(op.ID), op.Description, op.WorkspaceName)
 		}
 	}
