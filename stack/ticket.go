@@ -67,9 +67,7 @@ func ProseBlockers(body string) []int {
 			}
 			if isBlockedBy(text) {
 				section = level
-				if _, rest, ok := strings.Cut(text, ":"); ok {
-					add(rest)
-				}
+				add(text[len("blocked by"):])
 			}
 			continue
 		}

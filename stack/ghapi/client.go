@@ -31,6 +31,10 @@ func New(t Target, transport http.RoundTripper) (*Client, error) {
 		transport = http.DefaultTransport
 	}
 	base := t.APIURL
+	if base != "" && !strings.HasSuffix(base, "/") {
+		base += "/"
+		t.APIURL = base
+	}
 	opts := api.ClientOptions{Host: t.Host, AuthToken: t.Token, LogIgnoreEnv: false}
 	if base != "" {
 		u, _ := url.Parse(base)
