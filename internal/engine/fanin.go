@@ -191,7 +191,11 @@ func (r *Runner) resolveConflicts(ctx context.Context, w int, t *TaskState) erro
 		left = append(left, f)
 		for _, h := range parsed.Hunks {
 			for _, s := range h.Sides {
-				if l := s.Label.Text; l != "" && !slices.Contains(sides, l) {
+				l := s.Label.Text
+				if strings.Contains(s.Label.Note, "destination") {
+					l += " = @" + r.mergedSoFar(t.Num)
+				}
+				if l != "" && !slices.Contains(sides, l) {
 					sides = append(sides, l)
 				}
 			}
@@ -215,6 +219,21 @@ func (r *Runner) resolveConflicts(ctx context.Context, w int, t *TaskState) erro
 	return r.halt(exitcode.New(exitcode.Conflicts,
 		"fan-in of task %d left conflicts in @: %s%s. Resolve them by editing the markers (then `jj resolve --list` is empty) and run `jj kaisen resume`; or `jj kaisen abort` to undo the run",
 		t.Num, strings.Join(remaining, ", "), sideText))
+}
+
+// mergedSoFar says which tasks @ already holds, for conflict messages.
+func (r *Runner) mergedSoFar(except int) string {
+	st := r.State()
+	var ns []int
+	for _, t := range r.Doc.Header.Tasks {
+		if ts := st.Tasks[t.Num]; ts.Squashed && t.Num != except {
+			ns = append(ns, t.Num)
+		}
+	}
+	if len(ns) == 0 {
+		return ""
+	}
+	return " holding task " + joinNums(ns)
 }
 
 // recheckConflict lets a resumed run continue once a person resolved
