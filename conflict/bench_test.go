@@ -84,3 +84,19 @@ func BenchmarkMergeTasks10000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMergeTasks10000Moved is the general path: one side also adds a
+// task, so the versions no longer line up and are diffed.
+func BenchmarkMergeTasks10000Moved(b *testing.B) {
+	base := tasksDoc(10000, func(int) bool { return false })
+	left := strings.Replace(tasksDoc(10000, func(i int) bool { return i%2 == 0 }), "\n## 500.", "- [ ] 499.11 An added task\n\n## 500.", 1)
+	right := tasksDoc(10000, func(i int) bool { return i%2 == 1 })
+	want := strings.Replace(tasksDoc(10000, func(int) bool { return true }), "\n## 500.", "- [ ] 499.11 An added task\n\n## 500.", 1)
+	b.SetBytes(int64(len(base)))
+	for b.Loop() {
+		r := conflict.MergeTasks(base, left, right, conflict.TasksOptions{})
+		if r.Text != want || len(r.Conflicts) > 0 {
+			b.Fatal("the merge did not tick every task and keep the new one")
+		}
+	}
+}

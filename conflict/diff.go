@@ -30,13 +30,13 @@ func (in interner) ids(lines []string) []int {
 // with no unique anchors falls back to an exact LCS when small, and is
 // left unmatched otherwise. Any result is a valid matching; the method
 // only decides how close to the longest it gets.
-func matchLines(a, b []int) []pair {
-	var out []pair
+func matchLines[T comparable](a, b []T) []pair {
+	out := make([]pair, 0, min(len(a), len(b)))
 	matchRange(a, b, 0, len(a), 0, len(b), &out)
 	return out
 }
 
-func matchRange(a, b []int, aLo, aHi, bLo, bHi int, out *[]pair) {
+func matchRange[T comparable](a, b []T, aLo, aHi, bLo, bHi int, out *[]pair) {
 	for aLo < aHi && bLo < bHi && a[aLo] == b[bLo] {
 		*out = append(*out, pair{aLo, bLo})
 		aLo++
@@ -72,9 +72,9 @@ func matchRange(a, b []int, aLo, aHi, bLo, bHi int, out *[]pair) {
 
 // uniqueAnchors returns the longest increasing run of lines that occur
 // exactly once in a[aLo:aHi] and once in b[bLo:bHi].
-func uniqueAnchors(a, b []int, aLo, aHi, bLo, bHi int) []pair {
+func uniqueAnchors[T comparable](a, b []T, aLo, aHi, bLo, bHi int) []pair {
 	type seen struct{ na, nb, ia, ib int }
-	m := make(map[int]*seen, aHi-aLo)
+	m := make(map[T]*seen, aHi-aLo)
 	for i := aLo; i < aHi; i++ {
 		s := m[a[i]]
 		if s == nil {
@@ -129,7 +129,7 @@ func longestIncreasingB(ps []pair) []pair {
 }
 
 // lcsDP appends an exact longest common subsequence of the ranges.
-func lcsDP(a, b []int, aLo, aHi, bLo, bHi int, out *[]pair) {
+func lcsDP[T comparable](a, b []T, aLo, aHi, bLo, bHi int, out *[]pair) {
 	n, m := aHi-aLo, bHi-bLo
 	w := m + 1
 	t := make([]int32, (n+1)*w)

@@ -47,9 +47,13 @@ func FuzzParse(f *testing.F) {
 			if !file.Resolvable() && string(r.Content) != in {
 				t.Fatalf("%s rewrote a file it cannot read", s)
 			}
-			if r.Changed {
+			if r.Changed && len(r.Resolved) == 0 {
+				// Only tasks re-cuts hunks; it must leave less in conflict
+				// (when the result reads back with the same markers: lines
+				// of the file may look like shorter markers).
 				after := conflict.ParseString(string(r.Content))
-				if len(after.Hunks) >= len(file.Hunks) && conflict.ConflictedLines(after) >= conflict.ConflictedLines(file) {
+				if len(after.Hunks) > 0 && after.Hunks[0].MarkerLen == file.Hunks[0].MarkerLen &&
+					len(after.Hunks) >= len(file.Hunks) && conflict.ConflictedLines(after) >= conflict.ConflictedLines(file) {
 					t.Fatalf("%s rewrote the file without resolving anything: %q", s, r.Content)
 				}
 			}

@@ -1,6 +1,9 @@
 package conflict
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // ChunkKind says how a region of a three-way merge came out.
 type ChunkKind uint8
@@ -35,9 +38,8 @@ func (c Chunk) Merged() []string {
 // regions, in order. Lines keep their line ends, so a last line without
 // one differs from the same line with one.
 func Chunks(base, left, right []string) []Chunk {
-	in := interner{}
 	var out []Chunk
-	for _, sp := range spans(in.ids(base), in.ids(left), in.ids(right)) {
+	for _, sp := range spans(base, left, right) {
 		out = append(out, Chunk{Kind: sp.kind, Base: base[sp.o0:sp.o1], Left: left[sp.l0:sp.l1], Right: right[sp.r0:sp.r1]})
 	}
 	return out
@@ -53,7 +55,7 @@ type span struct {
 // spans runs diff3 over line ids: runs of base lines matched in both
 // sides at the same offsets are Unchanged; what lies between them is
 // classified by comparing the three versions of the region.
-func spans(o, l, r []int) []span {
+func spans[T comparable](o, l, r []T) []span {
 	toL := matchMap(len(o), matchLines(o, l))
 	toR := matchMap(len(o), matchLines(o, r))
 	var out []span
@@ -93,7 +95,7 @@ func matchMap(n int, ps []pair) []int {
 	return m
 }
 
-func classify(o, l, r []int) ChunkKind {
+func classify[T comparable](o, l, r []T) ChunkKind {
 	switch {
 	case equalIDs(l, r) && equalIDs(o, l):
 		return Unchanged
@@ -107,17 +109,7 @@ func classify(o, l, r []int) ChunkKind {
 	return Conflicting
 }
 
-func equalIDs(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+func equalIDs[T comparable](a, b []T) bool { return slices.Equal(a, b) }
 
 // Labels names the three versions in conflict markers.
 type Labels struct{ Base, Left, Right string }

@@ -84,6 +84,9 @@ func ResolveHunk(h *Hunk, s Strategy) (text string, ok bool, reason string) {
 		}
 		return Union(texts, h.eolOr()), true, ""
 	case Tasks:
+		if len(h.Sides) == 2 && len(h.Bases) == 0 {
+			return MergeTasks2(h.Sides[0].Text, h.Sides[1].Text)
+		}
 		if len(h.Sides) != 2 || len(h.Bases) != 1 {
 			return "", false, fmt.Sprintf("tasks reconciles two sides and one base; it has %d sides and %d bases", len(h.Sides), len(h.Bases))
 		}

@@ -48,23 +48,49 @@ func readTasks(text string) []tline {
 	raws := SplitLines(text)
 	out := make([]tline, len(raws))
 	for i, raw := range raws {
-		out[i] = tline{raw: raw, tok: token{key: raw}}
-		if !mayBeTask(raw) {
-			continue
-		}
-		body, eol := cutEOL(raw)
-		t, ok := spec.ParseTaskLine(body)
-		if !ok {
-			continue
-		}
-		key := t.ID
-		if key == "" {
-			key = t.Text
-		}
-		out[i] = tline{raw: raw, task: true, key: key, checked: t.Checked,
-			tok: token{task: true, indent: t.Indent, key: key, eol: eol}}
+		out[i] = readTaskLine(raw)
 	}
 	return out
+}
+
+func readTaskLine(raw string) tline {
+	if !mayBeTask(raw) {
+		return tline{raw: raw, tok: token{key: raw}}
+	}
+	body, eol := cutEOL(raw)
+	t, ok := spec.ParseTaskLine(body)
+	if !ok {
+		return tline{raw: raw, tok: token{key: raw}}
+	}
+	key := t.ID
+	if key == "" {
+		key = t.Text
+	}
+	return tline{raw: raw, task: true, key: key, checked: t.Checked,
+		tok: token{task: true, indent: t.Indent, key: key, eol: eol}}
+}
+
+// aligned reports whether line i of the three versions holds the same
+// line or the same task (same indent, key and line end), parsing only
+// lines that differ from the base. It returns the three parsed lines, or
+// for three equal lines ok with same set.
+func aligned(b, l, r string) (tb, tl, tr tline, same, ok bool) {
+	if l == b && r == b {
+		return tline{}, tline{}, tline{}, true, true
+	}
+	tb = readTaskLine(b)
+	tl, tr = tb, tb
+	if l != b {
+		if tl = readTaskLine(l); tl.tok != tb.tok {
+			return tb, tl, tr, false, false
+		}
+	}
+	if r != b {
+		if tr = readTaskLine(r); tr.tok != tb.tok {
+			return tb, tl, tr, false, false
+		}
+	}
+	return tb, tl, tr, false, true
 }
 
 // mayBeTask is a cheap filter before spec.ParseTaskLine: a task line
@@ -129,22 +155,70 @@ func MergeTasks(base, left, right string, opts TasksOptions) TasksResult {
 	if opts.Labels == (Labels{}) {
 		opts.Labels = Labels{Base: "base", Left: "left", Right: "right"}
 	}
-	o, l, r := readTasks(base), readTasks(left), readTasks(right)
-	in := make(map[token]int, len(o)+len(o)/8)
-	ids := func(ts []tline) []int {
-		out := make([]int, len(ts))
-		for i, t := range ts {
-			id, ok := in[t.tok]
-			if !ok {
-				id = len(in)
-				in[t.tok] = id
-			}
-			out[i] = id
+	eol := detectEOL(base, left, right)
+	ob, lb, rb := SplitLines(base), SplitLines(left), SplitLines(right)
+	m := &tasksMerge{lines: make([]string, 0, max(len(lb), len(rb)))}
+	// The common case differs only in boxes and task texts, line for
+	// line: merge the aligned head and tail without diffing, parsing only
+	// the lines that differ, and diff what lies between.
+	n := min(len(ob), len(lb), len(rb))
+	head := 0
+	for ; head < n; head++ {
+		tb, tl, tr, same, ok := aligned(ob[head], lb[head], rb[head])
+		if !ok {
+			break
+		}
+		if same {
+			m.emit(ob[head])
+		} else {
+			m.line3(tb, tl, tr)
+		}
+	}
+	tail := 0
+	for tail < n-head {
+		k := tail + 1
+		if _, _, _, _, ok := aligned(ob[len(ob)-k], lb[len(lb)-k], rb[len(rb)-k]); !ok {
+			break
+		}
+		tail = k
+	}
+	m.middle(ob[head:len(ob)-tail], lb[head:len(lb)-tail], rb[head:len(rb)-tail])
+	for k := tail; k >= 1; k-- {
+		// Parsed again rather than kept: cheaper than holding the tail.
+		b := ob[len(ob)-k]
+		tb, tl, tr, same, _ := aligned(b, lb[len(lb)-k], rb[len(rb)-k])
+		if same {
+			m.emit(b)
+		} else {
+			m.line3(tb, tl, tr)
+		}
+	}
+	m.flush()
+	return m.render(opts, eol)
+}
+
+// middle merges the region between the aligned head and tail by diffing
+// its task keys.
+func (m *tasksMerge) middle(ob, lb, rb []string) {
+	if len(ob) == 0 && len(lb) == 0 && len(rb) == 0 {
+		return
+	}
+	read := func(raws []string) []tline {
+		out := make([]tline, len(raws))
+		for i, raw := range raws {
+			out[i] = readTaskLine(raw)
 		}
 		return out
 	}
-	m := tasksMerge{}
-	for _, sp := range spans(ids(o), ids(l), ids(r)) {
+	o, l, r := read(ob), read(lb), read(rb)
+	toks := func(ts []tline) []token {
+		out := make([]token, len(ts))
+		for i, t := range ts {
+			out[i] = t.tok
+		}
+		return out
+	}
+	for _, sp := range spans(toks(o), toks(l), toks(r)) {
 		ob, lb, rb := o[sp.o0:sp.o1], l[sp.l0:sp.l1], r[sp.r0:sp.r1]
 		switch sp.kind {
 		case Unchanged:
@@ -161,20 +235,20 @@ func MergeTasks(base, left, right string, opts TasksOptions) TasksResult {
 			m.conflict(ob, lb, rb, "both sides changed the task list here differently"+keysNote(ob, lb, rb))
 		}
 	}
-	m.flush()
-	return m.render(opts, detectEOL(base, left, right))
 }
 
 // tasksMerge accumulates output pieces: merged lines, and conflicts that
 // are coalesced while they touch.
 type tasksMerge struct {
+	lines   []string // every merged line, in order
 	pieces  []tpiece
 	pending *tpiece
 	ticks   []string
 }
 
+// tpiece is a run of merged lines (lines[start:end]) or a conflict.
 type tpiece struct {
-	lines             []string // merged lines, when not a conflict
+	start, end        int
 	conflict          bool
 	base, left, right []string
 	reasons           []string
@@ -182,11 +256,12 @@ type tpiece struct {
 
 func (m *tasksMerge) emit(raw string) {
 	m.flush()
+	m.lines = append(m.lines, raw)
 	if n := len(m.pieces); n > 0 && !m.pieces[n-1].conflict {
-		m.pieces[n-1].lines = append(m.pieces[n-1].lines, raw)
+		m.pieces[n-1].end = len(m.lines)
 		return
 	}
-	m.pieces = append(m.pieces, tpiece{lines: []string{raw}})
+	m.pieces = append(m.pieces, tpiece{start: len(m.lines) - 1, end: len(m.lines)})
 }
 
 func (m *tasksMerge) flush() {
@@ -322,20 +397,18 @@ func (m *tasksMerge) render(opts TasksOptions, eol string) TasksResult {
 	var res TasksResult
 	var b strings.Builder
 	size := 0
-	for _, p := range m.pieces {
-		for _, l := range p.lines {
-			size += len(l)
-		}
+	for _, l := range m.lines {
+		size += len(l)
 	}
 	b.Grow(size)
 	line := 1
 	for i := range m.pieces {
 		p := &m.pieces[i]
 		if !p.conflict {
-			for _, l := range p.lines {
+			for _, l := range m.lines[p.start:p.end] {
 				b.WriteString(l)
 			}
-			line += len(p.lines)
+			line += p.end - p.start
 			continue
 		}
 		res.Conflicts = append(res.Conflicts, TaskConflict{Line: line, Reason: strings.Join(p.reasons, "; ")})
@@ -349,4 +422,36 @@ func (m *tasksMerge) render(opts TasksOptions, eol string) TasksResult {
 	res.Text = b.String()
 	res.Ticks = m.ticks
 	return res
+}
+
+// MergeTasks2 merges two versions of a region of a tasks file when no
+// base is known (git's default conflict style): the two must hold the
+// same lines and tasks in the same order, differing only in boxes, and a
+// box is ticked when either side ticked it. ok is false otherwise, with
+// the reason.
+func MergeTasks2(left, right string) (text string, ok bool, reason string) {
+	l, r := readTasks(left), readTasks(right)
+	if len(l) != len(r) {
+		return "", false, "without a base, tasks merges only sides that differ in their boxes; these differ in their lines"
+	}
+	var b strings.Builder
+	for i := range l {
+		switch {
+		case l[i].raw == r[i].raw:
+			b.WriteString(l[i].raw)
+		case l[i].task && r[i].task && l[i].form() == r[i].form():
+			if r[i].checked && !l[i].checked {
+				b.WriteString(r[i].raw)
+			} else {
+				b.WriteString(l[i].raw)
+			}
+		default:
+			key := l[i].key
+			if key == "" {
+				key = strings.TrimSpace(l[i].raw)
+			}
+			return "", false, fmt.Sprintf("without a base, tasks merges only sides that differ in their boxes; %q differs", key)
+		}
+	}
+	return b.String(), true, ""
 }
