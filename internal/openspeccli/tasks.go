@@ -1,0 +1,185 @@
+package openspeccli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/config"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/spec"
+)
+
+func tasksCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "tasks",
+		Usage:     "show a change's task groups, their file areas and the fan-out verdict; tick or untick tasks",
+		ArgsUsage: "CHANGE",
+		Description: `Lists the "## " groups of the change's tasks.md with their tasks, the file
+area each group's lines name (paths and globs), and the separability
+verdict: fan out one worker per group only when at least two groups are
+pairwise disjoint, state no ordering dependency on each other, and have at
+least --min-group-tasks unchecked tasks (default 2, or [openspec]
+min-group-tasks in specstack.toml). Any doubt resolves to a single worker;
+the verdict lists its reasons.
+
+"tasks tick CHANGE ID..." and "tasks untick CHANGE ID..." set task boxes by
+id (1.2), changing nothing else in the file.`,
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "min-group-tasks", Usage: "unchecked tasks a group needs to get its own worker"},
+		},
+		Action: runTasks,
+		Subcommands: []*cli.Command{
+			tickCommand("tick", true),
+			tickCommand("untick", false),
+		},
+	}
+}
+
+type tasksReport struct {
+	Change   string           `json:"change"`
+	Progress spec.TaskProgress `json:"progress"`
+	Groups   []groupReport    `json:"groups"`
+	Verdict  spec.Verdict     `json:"verdict"`
+}
+
+type groupReport struct {
+	spec.TaskGroup
+	Area           []string `json:"area"`
+	Undeterminable bool     `json:"undeterminable"`
+}
+
+func runTasks(c *cli.Context) error {
+	name, err := oneChange(c)
+	if err != nil {
+		return err
+	}
+	r, err := openRoot(c)
+	if err != nil {
+		return err
+	}
+	tf, content, err := r.Tasks(name)
+	if err != nil {
+		return classify(err)
+	}
+	cfg, err := config.Load(r.Dir)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	min := cfg.OpenSpec.MinGroupTasks
+	if c.IsSet("min-group-tasks") {
+		min = c.Int("min-group-tasks")
+		if min < 1 {
+			return exitcode.New(exitcode.Usage, "tasks: --min-group-tasks %d: must be at least 1", min)
+		}
+	}
+	v := spec.Separability(content, spec.SeparabilityOptions{MinGroupTasks: min})
+	rep := tasksReport{Change: name, Progress: tf.Progress(), Verdict: v, Groups: []groupReport{}}
+	for i, g := range tf.Groups {
+		if g.Tasks == nil {
+			g.Tasks = []spec.Task{}
+		}
+		gr := groupReport{TaskGroup: g, Area: v.Groups[i].Area, Undeterminable: v.Groups[i].Undeterminable}
+		if gr.Area == nil {
+			gr.Area = []string{}
+		}
+		rep.Groups = append(rep.Groups, gr)
+	}
+	return cliapp.Emit(c, rep, func(w io.Writer) error { return writeTasks(w, rep, tf) })
+}
+
+func writeTasks(w io.Writer, rep tasksReport, tf spec.TasksFile) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\n", rep.Change, rep.Progress)
+	for _, g := range rep.Groups {
+		label := g.Title
+		if g.Number != "" {
+			label = g.Number + ". " + g.Title
+		}
+		area := strings.Join(g.Area, " ")
+		if g.Undeterminable {
+			area = "(undeterminable)"
+		}
+		fmt.Fprintf(&b, "\n## %s    area: %s\n", label, area)
+		for _, t := range g.Tasks {
+			box := " "
+			if t.Checked {
+				box = "x"
+			}
+			fmt.Fprintf(&b, "  [%s] %s\n", box, t.Text)
+		}
+	}
+	if len(tf.Groups) == 0 {
+		for _, t := range tf.Tasks {
+			box := " "
+			if t.Checked {
+				box = "x"
+			}
+			fmt.Fprintf(&b, "  [%s] %s\n", box, t.Text)
+		}
+	}
+	if rep.Verdict.FanOut {
+		fmt.Fprintf(&b, "\nverdict: fan out, one worker per group %s\n", strings.Join(rep.Verdict.Workers, ", "))
+	} else {
+		b.WriteString("\nverdict: single worker\n")
+	}
+	for _, r := range rep.Verdict.Reasons {
+		fmt.Fprintf(&b, "  - %s\n", r)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func tickCommand(name string, checked bool) *cli.Command {
+	verb := "tick (check)"
+	if !checked {
+		verb = "untick (clear)"
+	}
+	return &cli.Command{
+		Name:      name,
+		Usage:     verb + " tasks of a change by id, changing only their boxes",
+		ArgsUsage: "CHANGE ID...",
+		Action: func(c *cli.Context) error {
+			args, err := positional(c)
+			if err != nil {
+				return err
+			}
+			if len(args) < 2 {
+				return exitcode.New(exitcode.Usage, "tasks %s: name a change and at least one task id, e.g. `jj-openspec tasks %s add-export 1.2`", name, name)
+			}
+			r, err := openRoot(c)
+			if err != nil {
+				return err
+			}
+			written, err := r.Tick(args[0], args[1:], checked)
+			if err != nil {
+				return classify(err)
+			}
+			tf, _, err := r.Tasks(args[0])
+			if err != nil {
+				return classify(err)
+			}
+			out := struct {
+				Change   string            `json:"change"`
+				IDs      []string          `json:"ids"`
+				Checked  bool              `json:"checked"`
+				Written  []string          `json:"written"`
+				Progress spec.TaskProgress `json:"progress"`
+			}{args[0], args[1:], checked, []string{}, tf.Progress()}
+			for _, p := range written {
+				out.Written = append(out.Written, relTo(r, p))
+			}
+			return cliapp.Emit(c, out, func(w io.Writer) error {
+				state := "ticked"
+				if !checked {
+					state = "unticked"
+				}
+				_, err := fmt.Fprintf(w, "%s %s in %s: %s\n", state, strings.Join(out.IDs, ", "), out.Change, out.Progress)
+				return err
+			})
+		},
+	}
+}

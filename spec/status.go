@@ -1,0 +1,107 @@
+package spec
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// ArtifactStatus is one artifact of a change's schema, present or not.
+type ArtifactStatus struct {
+	ID        string   `json:"id"`
+	Generates string   `json:"generates"`
+	Done      bool     `json:"done"`
+	Files     []string `json:"files,omitempty"` // relative to the change directory
+	Requires  []string `json:"requires,omitempty"`
+	Blocked   []string `json:"blocked_by,omitempty"` // required artifacts not done yet
+}
+
+// ChangeStatus is what a change has and what apply still needs.
+type ChangeStatus struct {
+	Change     string           `json:"change"`
+	Schema     string           `json:"schema"`
+	Source     string           `json:"schema_source"`
+	Artifacts  []ArtifactStatus `json:"artifacts"`
+	ApplyReady bool             `json:"apply_ready"`
+	Why        []string         `json:"why"` // why apply is (not) ready
+	Tasks      TaskProgress     `json:"tasks"`
+	SkipSpecs  bool             `json:"skip_specs,omitempty"`
+}
+
+// Status reads a change's artifacts against its schema (its
+// .openspec.yaml, openspec/config.yaml, or the built-in spec-driven; a
+// project schema under openspec/schemas/ wins) and decides whether it is
+// ready to apply: every artifact the schema's apply step requires exists.
+func (r Root) Status(change string) (ChangeStatus, error) {
+	if err := r.CheckChange(change); err != nil {
+		return ChangeStatus{}, err
+	}
+	name := r.SchemaName(change)
+	s, err := r.LoadSchema(name)
+	if err != nil {
+		return ChangeStatus{}, fmt.Errorf("change %q: %w", change, err)
+	}
+	dir := r.ChangeDir(change)
+	st := ChangeStatus{Change: change, Schema: s.Name, Source: s.Source, SkipSpecs: r.skipSpecsMarker(change).declared}
+	done := map[string]bool{}
+	for _, a := range s.Artifacts {
+		as := ArtifactStatus{ID: a.ID, Generates: a.Generates, Requires: a.Requires}
+		for _, f := range Outputs(dir, a.Generates) {
+			rel, _ := filepath.Rel(dir, f)
+			as.Files = append(as.Files, filepath.ToSlash(rel))
+		}
+		as.Done = len(as.Files) > 0 || (st.SkipSpecs && strings.HasPrefix(filepath.ToSlash(filepath.Clean(a.Generates)), "specs/"))
+		done[a.ID] = as.Done
+		st.Artifacts = append(st.Artifacts, as)
+	}
+	for i := range st.Artifacts {
+		for _, req := range st.Artifacts[i].Requires {
+			if !done[req] {
+				st.Artifacts[i].Blocked = append(st.Artifacts[i].Blocked, req)
+			}
+		}
+	}
+	var missing []string
+	for _, req := range s.ApplyRequires {
+		if !done[req] {
+			missing = append(missing, req)
+		}
+	}
+	st.Tasks, err = r.Progress(change)
+	if err != nil {
+		return st, err
+	}
+	st.ApplyReady = len(missing) == 0
+	if st.ApplyReady {
+		st.Why = append(st.Why, fmt.Sprintf("every artifact apply requires is present (%s)", strings.Join(s.ApplyRequires, ", ")))
+	} else {
+		for _, m := range missing {
+			gen := ""
+			for _, a := range s.Artifacts {
+				if a.ID == m {
+					gen = a.Generates
+				}
+			}
+			st.Why = append(st.Why, fmt.Sprintf("apply requires %q (%s), which is missing", m, gen))
+		}
+	}
+	return st, nil
+}
+
+// TasksFileFor returns the task file of a change that holds task id, or
+// the first task file when id is "".
+func (r Root) taskFileWith(change, id string) (string, error) {
+	files := r.TaskFiles(change)
+	for _, f := range files {
+		b, err := readFileIfExists(f)
+		if err != nil {
+			return "", err
+		}
+		for _, l := range strings.Split(b, "\n") {
+			if t, ok := ParseTaskLine(l); ok && t.ID == id {
+				return f, nil
+			}
+		}
+	}
+	return files[0], nil
+}
