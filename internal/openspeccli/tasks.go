@@ -40,10 +40,10 @@ id (1.2), changing nothing else in the file.`,
 }
 
 type tasksReport struct {
-	Change   string           `json:"change"`
+	Change   string            `json:"change"`
 	Progress spec.TaskProgress `json:"progress"`
-	Groups   []groupReport    `json:"groups"`
-	Verdict  spec.Verdict     `json:"verdict"`
+	Groups   []groupReport     `json:"groups"`
+	Verdict  spec.Verdict      `json:"verdict"`
 }
 
 type groupReport struct {
