@@ -8,6 +8,7 @@
 #   DIE                     describe the change, remove the workspace and
 #                           kill itself (a worker that crashed)
 #   FAIL                    exit 3 without a report
+#   SLEEP <seconds>         sleep (a slow worker)
 #   STATUS <word>           report that status instead of DONE
 # A fixer ($SPECSTACK_ROLE=fixer) obeys the FIX-prefixed forms instead
 # (FIX-EDIT, ...). Every start is logged to $KAISEN_LOG as "role task".
@@ -53,6 +54,9 @@ while IFS= read -r line; do
 		;;
 	FAIL)
 		exit 3
+		;;
+	SLEEP)
+		sleep "$rest"
 		;;
 	STATUS)
 		status=$rest
