@@ -197,14 +197,15 @@ func IsStatus(err error, code int) bool {
 }
 
 func wrapError(method, path string, err error) error {
+	shown := strings.SplitN(path, "?", 2)[0]
+	if u, perr := url.Parse(path); perr == nil && u.IsAbs() {
+		shown = strings.TrimPrefix(u.Path, "/")
+	}
 	var he *api.HTTPError
 	if !errors.As(err, &he) {
-		return fmt.Errorf("%s /%s: %w", method, path, err)
+		return fmt.Errorf("%s /%s: %w", method, shown, err)
 	}
-	e := &Error{Method: method, Path: strings.SplitN(path, "?", 2)[0], Status: he.StatusCode, Message: he.Message}
-	if u, perr := url.Parse(path); perr == nil && u.IsAbs() {
-		e.Path = strings.TrimPrefix(u.Path, "/")
-	}
+	e := &Error{Method: method, Path: shown, Status: he.StatusCode, Message: he.Message}
 	for _, item := range he.Errors {
 		if item.Message != "" {
 			e.Message += " (" + item.Message + ")"
