@@ -111,8 +111,17 @@ func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) 
 		return rep, fmt.Errorf("list conflicted files of %s after resolving: %w", short(c.ChangeID), err)
 	}
 	rep.Remaining = remaining
+	if rep.Remaining == nil {
+		rep.Remaining = []string{}
+	}
 	for i := range rep.Files {
 		f := &rep.Files[i]
+		if f.Resolved == nil {
+			f.Resolved = []HunkReport{}
+		}
+		if f.Left == nil {
+			f.Left = []HunkReport{}
+		}
 		f.Conflicted = slices.Contains(remaining, f.Path)
 		// Never claim what jj does not record.
 		switch {
