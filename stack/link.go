@@ -153,7 +153,8 @@ func Link(ctx context.Context, env *Env, req LinkRequest, progress io.Writer) (*
 		layers = append(layers, l)
 	}
 
-	// Publish-once checks, for every layer before any push.
+	// Read-only checks, for every layer before anything changes:
+	// publish-once, each branch's open pull request, the stack's shape.
 	for _, l := range layers {
 		sha, ok, err := env.VCS.LocalSHA(ctx, l.branch)
 		if err != nil {
@@ -179,7 +180,33 @@ func Link(ctx context.Context, env *Env, req LinkRequest, progress io.Writer) (*
 				l.branch, gitx.ErrRemoteMoved, short(remote), Remote, short(sha)))
 		}
 		l.localSHA = sha
+		if l.pr == nil && onRemote {
+			open, err := gh.Pulls(ctx, ghapi.PullFilter{State: "open", Head: l.branch})
+			if err != nil {
+				return nil, err
+			}
+			if len(open) > 1 {
+				return nil, exitcode.New(exitcode.NeedsChoice, "%s has %d open pull requests (%s): name the one to stack by number", l.branch, len(open), pullRefs(open))
+			}
+			if len(open) == 1 {
+				l.pr = &open[0]
+			}
+		}
 	}
+	var plan stackPlan
+	if res.StackMode == ModeNative {
+		known := make([]int, len(layers))
+		for i, l := range layers {
+			if l.pr != nil {
+				known[i] = l.pr.Number
+			}
+		}
+		var err error
+		if plan, err = planStack(stacks, known); err != nil {
+			return nil, err
+		}
+	}
+
 	// Pushes.
 	if n, ok := env.VCS.(interface{ Note() string }); ok && n.Note() != "" && slices.ContainsFunc(layers, func(l *layer) bool { return l.localSHA != "" && l.remote == "" }) {
 		res.Notes = append(res.Notes, n.Note())
@@ -211,19 +238,8 @@ func Link(ctx context.Context, env *Env, req LinkRequest, progress io.Writer) (*
 	// Pull requests, bottom up.
 	for i, l := range layers {
 		ll := &res.Layers[i]
-		if l.pr == nil {
-			open, err := gh.Pulls(ctx, ghapi.PullFilter{State: "open", Head: l.branch})
-			if err != nil {
-				return res, err
-			}
-			if len(open) > 1 {
-				return res, exitcode.New(exitcode.NeedsChoice, "%s has %d open pull requests (%s): name the one to stack by number", l.branch, len(open), pullRefs(open))
-			}
-			if len(open) == 1 {
-				l.pr = &open[0]
-			}
-		}
-		if l.pr == nil {
+		switch {
+		case l.pr == nil:
 			title := l.branch
 			if l.localSHA != "" {
 				if s, err := env.VCS.Subject(ctx, l.localSHA); err == nil && strings.TrimSpace(s) != "" {
@@ -238,89 +254,31 @@ func Link(ctx context.Context, env *Env, req LinkRequest, progress io.Writer) (*
 			ll.PRAction = "created"
 			res.Changed = true
 			fmt.Fprintf(progress, "opened draft #%d %s → %s\n", p.Number, l.branch, ll.Base)
-		} else if l.pr.Base.Ref != ll.Base {
-			base := ll.Base
+		case l.pr.Base.Ref != ll.Base:
+			base, was := ll.Base, l.pr.Base.Ref
 			p, err := gh.UpdatePull(ctx, l.pr.Number, ghapi.PullUpdate{Base: &base})
 			if err != nil {
 				return res, fmt.Errorf("set the base of #%d to %s: %w", l.pr.Number, base, err)
 			}
-			fmt.Fprintf(progress, "rebased #%d onto %s (was %s)\n", p.Number, base, l.pr.Base.Ref)
+			fmt.Fprintf(progress, "rebased #%d onto %s (was %s)\n", p.Number, base, was)
 			l.pr = &p
 			ll.PRAction = "rebased"
 			res.Changed = true
-		} else {
+		default:
 			ll.PRAction = "reused"
 		}
 		ll.PR, ll.URL = l.pr.Number, l.pr.HTMLURL
 	}
 
-	nums := make([]int, len(layers))
-	for i, l := range layers {
-		nums[i] = l.pr.Number
-	}
 	if res.StackMode == ModeChain {
 		res.MergeInstructions = chainInstructions(res.Layers)
 		return res, nil
 	}
-	if err := registerStack(ctx, gh, stacks, nums, res, progress); err != nil {
-		return res, err
+	nums := make([]int, len(layers))
+	for i, l := range layers {
+		nums[i] = l.pr.Number
 	}
-	return res, nil
-}
-
-// registerStack creates the native stack, extends the one holding the
-// bottom of the list, or leaves it as it is.
-func registerStack(ctx context.Context, gh *ghapi.Client, stacks []ghapi.Stack, nums []int, res *LinkResult, progress io.Writer) error {
-	var holding *ghapi.Stack
-	for i := range stacks {
-		for _, n := range nums {
-			if slices.Contains(stacks[i].Numbers(), n) {
-				if holding != nil && holding.Number != stacks[i].Number {
-					return exitcode.New(exitcode.Failure, "the pull requests listed are in two stacks (#%d and #%d): unstack one on GitHub first", holding.Number, stacks[i].Number)
-				}
-				holding = &stacks[i]
-			}
-		}
-	}
-	if holding == nil {
-		if len(nums) < 2 {
-			res.Notes = append(res.Notes, "a single pull request is never registered as a stack: link two or more")
-			return nil
-		}
-		s, err := gh.CreateStack(ctx, nums)
-		if err != nil {
-			return fmt.Errorf("register the stack %s: %w", numRefs(nums), err)
-		}
-		res.Stack, res.StackAction, res.Changed = s.Number, "created", true
-		fmt.Fprintf(progress, "registered stack %d: %s\n", s.Number, numRefs(nums))
-		return nil
-	}
-	// The stack must end with a run of the list's bottom; the rest of the
-	// list goes on top.
-	have := holding.Numbers()
-	res.Stack = holding.Number
-	if i := slices.Index(have, nums[0]); i >= 0 && i+len(nums) <= len(have) && slices.Equal(have[i:i+len(nums)], nums) {
-		res.StackAction = "unchanged"
-		return nil
-	}
-	k := 0
-	for c := min(len(have), len(nums)); c > 0; c-- {
-		if slices.Equal(have[len(have)-c:], nums[:c]) {
-			k = c
-			break
-		}
-	}
-	if k == 0 || slices.ContainsFunc(nums[k:], func(n int) bool { return slices.Contains(have, n) }) {
-		return exitcode.New(exitcode.Failure,
-			"stack %d holds %s, which the list %s does not extend on top: list the stack's top pull requests first, then the new ones",
-			holding.Number, numRefs(have), numRefs(nums))
-	}
-	if _, err := gh.AddToStack(ctx, holding.Number, nums[k:]); err != nil {
-		return fmt.Errorf("add %s to stack %d: %w", numRefs(nums[k:]), holding.Number, err)
-	}
-	res.StackAction, res.Changed = "extended", true
-	fmt.Fprintf(progress, "extended stack %d with %s\n", holding.Number, numRefs(nums[k:]))
-	return nil
+	return res, plan.apply(ctx, gh, nums, res, progress)
 }
 
 func linkBody(i, n int, base string) string {
