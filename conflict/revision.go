@@ -177,11 +177,10 @@ func resolveOne(ctx context.Context, repo *jjx.Repo, at string, c jjx.Commit, p 
 	if !plan.Changed {
 		return plan, ""
 	}
-	sides := 0
-	for _, h := range f.Hunks {
-		sides = max(sides, len(h.Sides))
+	if len(plan.Content) == 0 {
+		return leftWith(f, emptyReason(f, s, c, p)), ""
 	}
-	if sides > 2 {
+	if maxSides(f) > 2 {
 		return resolveInPlace(ctx, repo, c, p, s, f, plan)
 	}
 	tool := jjx.MergeTool{
@@ -190,13 +189,45 @@ func resolveOne(ctx context.Context, repo *jjx.Repo, at string, c jjx.Commit, p 
 		Args:    []string{"merge-tool", "--strategy", s.String(), "--report", reportPath, "--path", "$path", "--marker-length", "$marker_length", "$base", "$left", "$right", "$output"},
 	}
 	if err := repo.ResolveWithTool(ctx, at, p, tool); err != nil {
-		return plan, fmt.Sprintf("jj resolve %s: %v", p, err)
+		return leftWith(f, "jj resolve failed: see the error"), err.Error()
 	}
 	got, err := readToolReport(reportPath, p)
 	if err != nil {
-		return plan, err.Error()
+		return leftWith(f, "the merge tool did not report: see the error"), err.Error()
 	}
 	return got, ""
+}
+
+// leftWith reports every hunk of f as left, for reason.
+func leftWith(f *File, reason string) Resolution {
+	res := Resolution{Before: len(f.Hunks), Problems: f.Problems, Content: f.Render()}
+	for _, h := range f.Hunks {
+		res.Left = append(res.Left, report(h, reason))
+	}
+	return res
+}
+
+// emptyReason explains why an empty result is not written: jj takes an
+// empty file from a merge tool as no answer, and the side chosen may be a
+// deletion, which only restoring that side expresses.
+func emptyReason(f *File, s Strategy, c jjx.Commit, p string) string {
+	from := "the revision of that side"
+	if len(f.Hunks) > 0 {
+		var side *Term
+		switch s.Kind {
+		case Ours:
+			side = &f.Hunks[0].Sides[0]
+		case Theirs:
+			side = &f.Hunks[0].Sides[1]
+		case SideN:
+			side = &f.Hunks[0].Sides[s.N-1]
+		}
+		if side != nil && side.Label.ChangeID != "" {
+			from = side.Label.ChangeID
+		}
+	}
+	return fmt.Sprintf("%s leaves the file empty (did that side delete it?), which jj does not take from a merge tool: "+
+		"take that side whole with `jj restore --from %s --into %s -- %s`", s, from, short(c.ChangeID), p)
 }
 
 // resolveInPlace edits the working-copy file of a conflict with more than
@@ -208,12 +239,8 @@ func resolveInPlace(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string,
 		return plan, fmt.Sprintf("find the working copy: %v", err)
 	}
 	if wc.ChangeID != c.ChangeID {
-		left := Resolution{Before: len(f.Hunks), Problems: f.Problems, Content: f.Render()}
-		for _, h := range f.Hunks {
-			left.Left = append(left.Left, report(h, fmt.Sprintf(
-				"it has %d sides and jj hands merge tools two: run `jj edit %s` and resolve again", len(h.Sides), short(c.ChangeID))))
-		}
-		return left, ""
+		return leftWith(f, fmt.Sprintf("it has %d sides and jj hands merge tools two: run `jj edit %s` and resolve again",
+			maxSides(f), short(c.ChangeID))), ""
 	}
 	file := filepath.Join(repo.Root, filepath.FromSlash(p))
 	data, err := os.ReadFile(file)
@@ -320,4 +347,12 @@ func RunMergeTool(req MergeToolRequest) (Resolution, error) {
 		return res, fmt.Errorf("%s: %w", req.Path, ErrUnchanged)
 	}
 	return res, nil
+}
+
+func maxSides(f *File) int {
+	n := 0
+	for _, h := range f.Hunks {
+		n = max(n, len(h.Sides))
+	}
+	return n
 }
