@@ -205,14 +205,16 @@ func wrapError(method, path string, err error) error {
 	if !errors.As(err, &he) {
 		return fmt.Errorf("%s /%s: %w", method, shown, err)
 	}
-	e := &Error{Method: method, Path: shown, Status: he.StatusCode, Message: he.Message}
+	// go-gh joins GitHub's message and its errors with newlines, dropping
+	// an error's own message when it has a code: keep one line, and every
+	// message.
+	msg := strings.Join(strings.Split(he.Message, "\n"), "; ")
 	for _, item := range he.Errors {
-		if item.Message != "" {
-			e.Message += " (" + item.Message + ")"
-		} else if item.Code != "" {
-			e.Message += fmt.Sprintf(" (%s %s: %s)", item.Resource, item.Field, item.Code)
+		if item.Message != "" && !strings.Contains(msg, item.Message) {
+			msg += " (" + item.Message + ")"
 		}
 	}
+	e := &Error{Method: method, Path: shown, Status: he.StatusCode, Message: msg}
 	if he.Headers != nil && (he.StatusCode == http.StatusForbidden || he.StatusCode == http.StatusTooManyRequests) {
 		if he.Headers.Get("X-RateLimit-Remaining") == "0" || he.Headers.Get("Retry-After") != "" || he.StatusCode == http.StatusTooManyRequests {
 			e.RateLimited = true
