@@ -145,7 +145,7 @@ func (r Root) PlanArchive(change string, opts ArchiveOptions) (*ArchivePlan, err
 		if err != nil {
 			var me *MergeError
 			if errors.As(err, &me) {
-				return p, fmt.Errorf("change %q, spec %q: %w: nothing was changed", change, sf.ID, err)
+				return p, fmt.Errorf("change %q, spec %q: %w (nothing was changed)", change, sf.ID, err)
 			}
 			return nil, err
 		}

@@ -84,19 +84,20 @@ func runArchive(c *cli.Context) error {
 	} else if err := plan.Apply(); err != nil {
 		return err
 	}
-	return cliapp.Emit(c, rep, func(w io.Writer) error { return writeArchive(w, rep, len(plan.Incomplete)) })
+	return cliapp.Emit(c, rep, func(w io.Writer) error { return writeArchive(w, cliapp.Stderr(c), rep, len(plan.Incomplete)) })
 }
 
-func writeArchive(w io.Writer, rep archiveReport, incomplete int) error {
+func writeArchive(w, stderr io.Writer, rep archiveReport, incomplete int) error {
 	var b strings.Builder
 	if rep.DryRun {
-		b.WriteString(rep.Diff)
-		fmt.Fprintf(&b, "Dry run: would archive '%s' as '%s'", rep.Change, rep.ArchivedAs)
+		// The diff alone on stdout (it can be piped to patch); the summary
+		// goes with the diagnostics.
+		fmt.Fprintf(stderr, "Dry run: would archive '%s' as '%s'", rep.Change, rep.ArchivedAs)
 		if incomplete > 0 {
-			fmt.Fprintf(&b, " (%d task(s) unchecked: needs --yes)", incomplete)
+			fmt.Fprintf(stderr, " (%d task(s) unchecked: needs --yes)", incomplete)
 		}
-		b.WriteString("; nothing written.\n")
-		_, err := io.WriteString(w, b.String())
+		fmt.Fprintln(stderr, "; nothing written.")
+		_, err := io.WriteString(w, rep.Diff)
 		return err
 	}
 	fmt.Fprintf(&b, "Task status: %s\n", rep.Tasks)
