@@ -35,8 +35,10 @@ const usage = `usage: fakegh COMMAND ...   (state in $FAKEGH_STATE, default $HOM
                                                    open a pull request; prints its number
   dump OWNER/NAME pulls|stacks|issues|comments     JSON on stdout
   log [--writes] [--clear]                         requests served, one a line
-  run -- COMMAND ARGS...                           serve the state while COMMAND runs with
-                                                   GH_SPECSTACK_API_URL pointing at it`
+  run [--exit N] -- COMMAND ARGS...                serve the state while COMMAND runs with
+                                                   GH_SPECSTACK_API_URL pointing at it; exit
+                                                   with its code, or with --exit N, 0 when it
+                                                   exited N and 1 otherwise`
 
 // Main is the fakegh command.
 func Main() {
@@ -310,9 +312,28 @@ func nonNil[T any](s []T) []T {
 // GH_SPECSTACK_API_URL pointing at it and every proxy variable pointing
 // at a port nobody listens on; it returns argv's exit code.
 func runCommand(st *State, argv []string, stdout, stderr io.Writer) (int, error) {
+	want := -1
+	if len(argv) > 1 && argv[0] == "--exit" {
+		n, err := strconv.Atoi(argv[1])
+		if err != nil || n < 0 {
+			return 2, fmt.Errorf("run: --exit %q is not an exit code", argv[1])
+		}
+		want, argv = n, argv[2:]
+	}
 	if len(argv) > 0 && argv[0] == "--" {
 		argv = argv[1:]
 	}
+	code, err := serve(st, argv, stdout, stderr)
+	if err != nil || want < 0 {
+		return code, err
+	}
+	if code != want {
+		return 1, fmt.Errorf("run: %s exited %d, want %d", argv[0], code, want)
+	}
+	return 0, nil
+}
+
+func serve(st *State, argv []string, stdout, stderr io.Writer) (int, error) {
 	if len(argv) == 0 {
 		return 2, fmt.Errorf("run: name a command: fakegh run -- COMMAND ARGS")
 	}
