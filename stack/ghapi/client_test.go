@@ -192,6 +192,7 @@ func TestResolve(t *testing.T) {
 	}{
 		{name: "GH_REPO", env: map[string]string{"GH_REPO": "acme/app", "GH_TOKEN": "x"}, want: "acme/app@github.com"},
 		{name: "GH_REPO with host", env: map[string]string{"GH_REPO": "ghe.example.com/acme/app", "GH_ENTERPRISE_TOKEN": "x"}, want: "acme/app@ghe.example.com"},
+		{name: "GH_HOST", env: map[string]string{"GH_HOST": "ghe.example.com", "GH_REPO": "acme/app", "GH_ENTERPRISE_TOKEN": "x"}, want: "acme/app@ghe.example.com"},
 		{name: "https origin", env: map[string]string{"GH_TOKEN": "x"}, origin: "https://github.com/acme/app.git", want: "acme/app@github.com"},
 		{name: "scp origin", env: map[string]string{"GH_TOKEN": "x"}, origin: "git@github.com:acme/app.git", want: "acme/app@github.com"},
 		{name: "local origin", env: map[string]string{"GH_TOKEN": "x"}, origin: "/srv/origin.git", code: exitcode.Usage, message: "set GH_REPO=OWNER/REPO"},
@@ -202,7 +203,7 @@ func TestResolve(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			testenv.Isolate(t)
-			for _, k := range []string{"GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", ghapi.APIURLEnv, "GH_PATH"} {
+			for _, k := range []string{"GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", ghapi.APIURLEnv, "GH_PATH", "GH_HOST"} {
 				t.Setenv(k, "")
 			}
 			for k, v := range tt.env {
