@@ -17,8 +17,14 @@ in dependency layers, extracts their validation recipes, and links branches
 (jj bookmarks or git branches) into a stack of draft pull requests, registered
 as a native GitHub stack or a plain --base chain.
 
-Use it as "gh specstack VERB" after installing it as a gh extension
-(make install, or: gh extension install .).`,
+Use it as "gh specstack VERB" after registering it with gh:
+   gh-specstack install-extension
+
+Like every gh extension it takes the token from GH_TOKEN, GITHUB_TOKEN
+(GH_ENTERPRISE_TOKEN for other hosts) or gh auth login, the host from GH_HOST,
+and the repository from GH_REPO or the origin remote. GH_SPECSTACK_API_URL
+overrides the REST API base URL (a GitHub Enterprise proxy, or a test server;
+plain http allowed), and then no request goes anywhere else.`,
 		Commands: commands(),
 	}
 }
