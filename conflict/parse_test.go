@@ -150,3 +150,20 @@ func TestMaterializeRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestParseOlderJJLabels(t *testing.T) {
+	// jj before 0.2x wrote "Changes from base to side #1" and "Contents of
+	// side #2" without the "to:" line.
+	in := "x\n<<<<<<< Conflict 1 of 1\n%%%%%%% Changes from base to side #1\n-a\n+b\n+++++++ Contents of side #2\nc\n>>>>>>> Conflict 1 of 1 ends\n"
+	f := conflict.ParseString(in)
+	if len(f.Hunks) != 1 {
+		t.Fatalf("hunks = %d: %v", len(f.Hunks), f.Problems)
+	}
+	h := f.Hunks[0]
+	if h.Style != conflict.StyleDiff || h.Bases[0].Label.Text != "base" || h.Sides[0].Label.Text != "side #1" || h.Sides[1].Label.Text != "Contents of side #2" {
+		t.Errorf("labels: base %q sides %q %q", h.Bases[0].Label.Text, h.Sides[0].Label.Text, h.Sides[1].Label.Text)
+	}
+	if h.Bases[0].Text != "a\n" || h.Sides[0].Text != "b\n" || h.Sides[1].Text != "c\n" {
+		t.Errorf("texts: %q %q %q", h.Bases[0].Text, h.Sides[0].Text, h.Sides[1].Text)
+	}
+}

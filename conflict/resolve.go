@@ -2,6 +2,7 @@ package conflict
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -133,7 +134,12 @@ type Resolution struct {
 // ResolveFile applies s to every hunk of f. Hunks s cannot resolve safely
 // keep their markers and are listed in Left with the reason; a file that
 // is binary, not UTF-8 or has malformed markers is left untouched.
-func ResolveFile(f *File, s Strategy) Resolution {
+func ResolveFile(f *File, s Strategy) Resolution { return ResolveHunks(f, s, nil) }
+
+// ResolveHunks is ResolveFile for the hunks numbered in only (1-based, in
+// file order; empty means all): the others stay as they are. The tasks
+// strategy then works hunk by hunk instead of on the whole file.
+func ResolveHunks(f *File, s Strategy, only []int) Resolution {
 	res := Resolution{Before: len(f.Hunks), Problems: f.Problems}
 	if !f.Resolvable() {
 		reason := "the file was left untouched"
@@ -149,7 +155,7 @@ func ResolveFile(f *File, s Strategy) Resolution {
 		res.Content = f.Render()
 		return res
 	}
-	if s.Kind == Tasks {
+	if s.Kind == Tasks && len(only) == 0 {
 		if r, ok := resolveTasksFile(f); ok {
 			return r
 		}
@@ -164,6 +170,9 @@ func ResolveFile(f *File, s Strategy) Resolution {
 		}
 		h := seg.Hunk
 		text, ok, reason := ResolveHunk(h, s)
+		if len(only) > 0 && !slices.Contains(only, h.Index) {
+			ok, reason = false, "not selected"
+		}
 		if ok {
 			res.Resolved = append(res.Resolved, report(h, ""))
 			b.WriteString(text)
@@ -172,6 +181,8 @@ func ResolveFile(f *File, s Strategy) Resolution {
 		}
 		raw := h.Raw()
 		r := report(h, reason)
+		// Numbered and placed as in the new content.
+		r.Index = len(res.Left) + 1
 		r.StartLine, r.EndLine = line, line+strings.Count(raw, "\n")
 		if strings.HasSuffix(raw, "\n") {
 			r.EndLine--

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/specstack/specstack/jjx"
@@ -26,6 +27,9 @@ type ResolveRequest struct {
 	// Strategy applies to Paths, and with All to files not named tasks.md;
 	// nil with All leaves those files alone.
 	Strategy *Strategy
+	// Hunks limits the strategy to these hunks (1-based, as jj numbers
+	// them in the file) of the one path given; empty means all.
+	Hunks []int
 	// Program is this binary (os.Executable), which jj runs as the merge
 	// tool through its hidden merge-tool command.
 	Program string
@@ -54,6 +58,10 @@ type ResolveReport struct {
 // ErrNotConflicted reports a path that has no conflict in the revision.
 var ErrNotConflicted = errors.New("not conflicted")
 
+// ErrBadRequest reports a request that cannot be carried out as asked;
+// nothing was changed.
+var ErrBadRequest = errors.New("nothing was changed")
+
 // ResolveInRevision resolves conflicted files of one revision without
 // opening any tool: for each file it plans the resolution from jj's own
 // materialized markers, then has jj run this binary as a merge tool
@@ -81,9 +89,24 @@ func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) 
 	if req.All {
 		targets = conflicted
 	}
+	if len(req.Hunks) > 0 && (req.All || len(targets) != 1) {
+		return rep, fmt.Errorf("--hunk needs exactly one PATH (%w)", ErrBadRequest)
+	}
 	for _, p := range targets {
 		if !slices.Contains(conflicted, p) {
 			return rep, fmt.Errorf("%s at %s: %w (conflicted there: %s)", p, short(c.ChangeID), ErrNotConflicted, listOrNone(conflicted))
+		}
+	}
+	if len(req.Hunks) > 0 {
+		content, err := repo.FileShow(ctx, at, targets[0])
+		if err != nil {
+			return rep, fmt.Errorf("read %s at %s: %w", targets[0], short(c.ChangeID), err)
+		}
+		n := len(Parse(content).Hunks)
+		for _, h := range req.Hunks {
+			if h < 1 || h > n {
+				return rep, fmt.Errorf("%s has %d hunks, no hunk %d (%w)", targets[0], n, h, ErrBadRequest)
+			}
 		}
 	}
 	report, err := os.CreateTemp("", "specstack-resolve-*.jsonl")
@@ -102,7 +125,7 @@ func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) 
 			continue
 		}
 		out.Strategy = s.String()
-		out.Resolution, out.Error = resolveOne(ctx, repo, at, c, p, s, req.Program, report.Name())
+		out.Resolution, out.Error = resolveOne(ctx, repo, at, c, p, s, req.Hunks, req.Program, report.Name())
 		rep.Files = append(rep.Files, out)
 	}
 
@@ -167,13 +190,13 @@ func leaveAll(ctx context.Context, repo *jjx.Repo, at, p, reason string) Resolut
 	return res
 }
 
-func resolveOne(ctx context.Context, repo *jjx.Repo, at string, c jjx.Commit, p string, s Strategy, program, reportPath string) (Resolution, string) {
+func resolveOne(ctx context.Context, repo *jjx.Repo, at string, c jjx.Commit, p string, s Strategy, hunks []int, program, reportPath string) (Resolution, string) {
 	content, err := repo.FileShow(ctx, at, p)
 	if err != nil {
 		return Resolution{}, fmt.Sprintf("read %s: %v", p, err)
 	}
 	f := Parse(content)
-	plan := ResolveFile(f, s)
+	plan := ResolveHunks(f, s, hunks)
 	if !plan.Changed {
 		return plan, ""
 	}
@@ -181,13 +204,17 @@ func resolveOne(ctx context.Context, repo *jjx.Repo, at string, c jjx.Commit, p 
 		return leftWith(f, emptyReason(f, s, c, p)), ""
 	}
 	if maxSides(f) > 2 {
-		return resolveInPlace(ctx, repo, c, p, s, f, plan)
+		return resolveInPlace(ctx, repo, c, p, s, hunks, f, plan)
 	}
 	tool := jjx.MergeTool{
 		Name:    ToolName,
 		Program: program,
-		Args:    []string{"merge-tool", "--strategy", s.String(), "--report", reportPath, "--path", "$path", "--marker-length", "$marker_length", "$base", "$left", "$right", "$output"},
+		Args:    []string{"merge-tool", "--strategy", s.String(), "--report", reportPath, "--path", "$path", "--marker-length", "$marker_length"},
 	}
+	for _, n := range hunks {
+		tool.Args = append(tool.Args, "--hunk", strconv.Itoa(n))
+	}
+	tool.Args = append(tool.Args, "$base", "$left", "$right", "$output")
 	if err := repo.ResolveWithTool(ctx, at, p, tool); err != nil {
 		return leftWith(f, "jj resolve failed: see the error"), err.Error()
 	}
@@ -233,7 +260,7 @@ func emptyReason(f *File, s Strategy, c jjx.Commit, p string) string {
 // resolveInPlace edits the working-copy file of a conflict with more than
 // two sides, which jj hands no merge tool; jj reads the markers that
 // remain back when it snapshots the working copy.
-func resolveInPlace(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string, s Strategy, f *File, plan Resolution) (Resolution, string) {
+func resolveInPlace(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string, s Strategy, hunks []int, f *File, plan Resolution) (Resolution, string) {
 	wc, err := repo.One(ctx, "@")
 	if err != nil {
 		return plan, fmt.Sprintf("find the working copy: %v", err)
@@ -247,7 +274,7 @@ func resolveInPlace(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string,
 	if err != nil {
 		return plan, fmt.Sprintf("read %s: %v", file, err)
 	}
-	res := ResolveFile(Parse(data), s)
+	res := ResolveHunks(Parse(data), s, hunks)
 	if !res.Changed {
 		return res, ""
 	}
@@ -305,6 +332,7 @@ func readToolReport(reportPath, p string) (Resolution, error) {
 // MergeToolRequest is what jj passes the hidden merge-tool command.
 type MergeToolRequest struct {
 	Strategy     Strategy
+	Hunks        []int  // only these hunks; empty means all
 	Output       string // $output: jj's materialized conflict, rewritten in place
 	Path         string // $path, for the report
 	Report       string // report file to append to; "" for none
@@ -322,7 +350,7 @@ func RunMergeTool(req MergeToolRequest) (Resolution, error) {
 	if err != nil {
 		return Resolution{}, fmt.Errorf("read %s: %w", req.Output, err)
 	}
-	res := ResolveFile(Parse(data), req.Strategy)
+	res := ResolveHunks(Parse(data), req.Strategy, req.Hunks)
 	if res.Changed {
 		if err := os.WriteFile(req.Output, res.Content, 0o644); err != nil {
 			return res, fmt.Errorf("write %s: %w", req.Output, err)

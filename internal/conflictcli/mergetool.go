@@ -20,6 +20,7 @@ func mergeToolCommand() *cli.Command {
 			&cli.StringFlag{Name: "report"},
 			&cli.StringFlag{Name: "path"},
 			&cli.IntFlag{Name: "marker-length"},
+			&cli.IntSliceFlag{Name: "hunk"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 4 {
@@ -30,7 +31,7 @@ func mergeToolCommand() *cli.Command {
 				return exitcode.Wrap(exitcode.Usage, err)
 			}
 			_, err = conflict.RunMergeTool(conflict.MergeToolRequest{
-				Strategy: st, Output: c.Args().Get(3), Path: c.String("path"),
+				Strategy: st, Hunks: c.IntSlice("hunk"), Output: c.Args().Get(3), Path: c.String("path"),
 				Report: c.String("report"), MarkerLength: c.Int("marker-length"),
 			})
 			if errors.Is(err, conflict.ErrUnchanged) {

@@ -40,9 +40,10 @@ Exits 4 (conflicts) when any conflict remains in the files asked for.`,
 			&cli.StringFlag{Name: "revision", Aliases: []string{"r"}, Value: "@", Usage: "the `REV` to resolve in"},
 			&cli.StringFlag{Name: "strategy", Aliases: []string{"s"}, Usage: "`STRATEGY`: tasks, ours, theirs, side=N, base or union"},
 			&cli.BoolFlag{Name: "all", Usage: "every conflicted file of REV (tasks for tasks.md files)"},
+			&cli.IntSliceFlag{Name: "hunk", Usage: "only hunk `N` of the one PATH (repeatable; numbered as resolve reports them)"},
 		},
 		Action: func(c *cli.Context) error {
-			req := conflict.ResolveRequest{Rev: c.String("revision"), All: c.Bool("all")}
+			req := conflict.ResolveRequest{Rev: c.String("revision"), All: c.Bool("all"), Hunks: c.IntSlice("hunk")}
 			if s := c.String("strategy"); s != "" {
 				st, err := conflict.ParseStrategy(s)
 				if err != nil {
@@ -75,7 +76,7 @@ Exits 4 (conflicts) when any conflict remains in the files asked for.`,
 			}
 			req.Program = prog
 			rep, err := conflict.ResolveInRevision(c.Context, repo, req)
-			if errors.Is(err, conflict.ErrNotConflicted) {
+			if errors.Is(err, conflict.ErrNotConflicted) || errors.Is(err, conflict.ErrBadRequest) {
 				return exitcode.Wrap(exitcode.Usage, err)
 			}
 			if err != nil {
@@ -124,7 +125,7 @@ func resolveText(w io.Writer, rep conflict.ResolveReport) error {
 		default:
 			fmt.Fprintf(&b, "left %s (%s): %d of %d %s still conflicted\n", f.Path, strategy, len(f.Left), f.Before, plural(f.Before, "hunk", "hunks"))
 			for _, h := range f.Left {
-				fmt.Fprintf(&b, "  hunk at lines %d-%d (%d sides): %s\n", h.StartLine, h.EndLine, h.Sides, h.Reason)
+				fmt.Fprintf(&b, "  hunk %d at lines %d-%d (%d sides): %s\n", h.Index, h.StartLine, h.EndLine, h.Sides, h.Reason)
 			}
 			if len(f.Ticks) > 0 {
 				fmt.Fprintf(&b, "  ticks merged: %s\n", strings.Join(f.Ticks, " "))
