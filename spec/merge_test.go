@@ -1,0 +1,227 @@
+package spec
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const baseSpec = `# auth Specification
+
+## Purpose
+Authenticate users with passwords and sessions so that only known people can use it.
+
+## Requirements
+
+### Requirement: Login
+The system SHALL log users in.
+
+#### Scenario: Ok
+- **WHEN** right password
+- **THEN** logged in
+
+#### Scenario: Wrong
+- **WHEN** wrong password
+- **THEN** refused
+
+### Requirement: Expiry
+The system SHALL expire sessions.
+
+#### Scenario: Idle
+- **WHEN** idle
+- **THEN** expired
+`
+
+func TestMerge(t *testing.T) {
+	tests := []struct {
+		name    string
+		delta   string
+		target  string // "" means no main spec
+		counts  Counts
+		has     []string // substrings of the result
+		hasNot  []string
+		wantErr string
+	}{
+		{
+			name:   "added appended",
+			delta:  "## ADDED Requirements\n\n### Requirement: Lockout\nThe system SHALL lock.\n\n#### Scenario: L\n- **WHEN** x\n- **THEN** y\n",
+			target: baseSpec, counts: Counts{Added: 1},
+			has: []string{"- **THEN** expired\n\n### Requirement: Lockout\n"},
+		},
+		{
+			name:   "renamed keeps position, then modified by the new name",
+			delta:  "## RENAMED Requirements\n- FROM: `### Requirement: Login`\n- TO: `### Requirement: Sign in`\n\n## MODIFIED Requirements\n\n### Requirement: Sign in\nThe system SHALL sign users in.\n\n#### Scenario: Ok\n- **WHEN** a\n- **THEN** b\n\n#### Scenario: Wrong\n- **WHEN** c\n- **THEN** d\n",
+			target: baseSpec, counts: Counts{Renamed: 1, Modified: 1},
+			has:    []string{"## Requirements\n\n### Requirement: Sign in\nThe system SHALL sign users in."},
+			hasNot: []string{"Requirement: Login"},
+		},
+		{
+			name:   "removed by bullet",
+			delta:  "## REMOVED Requirements\n* `### Requirement: Expiry`\n",
+			target: baseSpec, counts: Counts{Removed: 1},
+			hasNot: []string{"Expiry"},
+		},
+		{
+			name:   "already applied is a no-op",
+			delta:  "## REMOVED Requirements\n### Requirement: Gone\n\n## ADDED Requirements\n### Requirement: Expiry\nThe system SHALL expire sessions.\n\n#### Scenario: Idle\n- **WHEN** idle\n- **THEN** expired\n",
+			target: baseSpec, counts: Counts{},
+		},
+		{
+			name:    "modified dropping a scenario",
+			delta:   "## MODIFIED Requirements\n### Requirement: Login\nThe system SHALL log in.\n\n#### Scenario: Ok\n- **WHEN** a\n- **THEN** b\n",
+			target:  baseSpec,
+			wantErr: `auth MODIFIED failed for header "### Requirement: Login" - current spec contains scenario(s) not present in the modified block: "Wrong". The modified block has 1 scenario; the current spec has 2 scenarios. It adds none.`,
+		},
+		{
+			name:    "near-miss removal",
+			delta:   "## REMOVED Requirements\n### Requirement: expiry\n",
+			target:  baseSpec,
+			wantErr: `auth REMOVED failed for header "### Requirement: expiry" - not found, but "### Requirement: Expiry" exists; fix the header to match it exactly`,
+		},
+		{
+			name:    "new spec from MODIFIED",
+			delta:   "## MODIFIED Requirements\n### Requirement: X\nThe system SHALL x.\n\n#### Scenario: X\n- **WHEN** x\n- **THEN** x\n",
+			wantErr: "auth: target spec does not exist; only ADDED requirements are allowed for new specs.",
+		},
+		{
+			name:   "new spec with placeholder purpose",
+			delta:  "## ADDED Requirements\n### Requirement: X\nThe system SHALL x.\n\n#### Scenario: X\n- **WHEN** x\n- **THEN** x\n",
+			counts: Counts{Added: 1},
+			has:    []string{"# auth Specification\n\n## Purpose\nTBD - created by archiving change ch. Update Purpose after archive.\n\n## Requirements\n\n### Requirement: X\n"},
+		},
+		{
+			name:    "no operations",
+			delta:   "# just notes\n",
+			target:  baseSpec,
+			wantErr: "Delta parsing found no operations for auth.",
+		},
+		{
+			name:    "unpaired rename",
+			delta:   "## RENAMED Requirements\n- FROM: `### Requirement: Login`\n",
+			target:  baseSpec,
+			wantErr: `auth validation failed - RENAMED entry on line 2 has no matching TO: for header "### Requirement: Login".`,
+		},
+		{
+			name:    "delta header in the main spec",
+			delta:   "## ADDED Requirements\n### Requirement: X\nThe system SHALL x.\n\n#### Scenario: X\n- **WHEN** x\n- **THEN** x\n",
+			target:  baseSpec + "\n## ADDED Requirements\n",
+			wantErr: "auth: target spec is structurally invalid and cannot be updated until fixed:\nline 26: Main spec contains delta header",
+		},
+		{
+			name:   "fenced headers are content",
+			delta:  "## ADDED Requirements\n### Requirement: F\nThe system SHALL keep:\n\n```\n### Requirement: not real\n\n\n## REMOVED Requirements\n```\n\n#### Scenario: F\n- **WHEN** x\n- **THEN** y\n",
+			target: baseSpec, counts: Counts{Added: 1},
+			has: []string{"```\n### Requirement: not real\n\n\n## REMOVED Requirements\n```"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Merge("auth", "ch", tt.delta, tt.target, tt.target != "")
+			if tt.wantErr != "" {
+				var me *MergeError
+				if err == nil || !errors.As(err, &me) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want a MergeError containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Counts != tt.counts {
+				t.Errorf("counts = %+v, want %+v", m.Counts, tt.counts)
+			}
+			for _, s := range tt.has {
+				if !strings.Contains(m.Content, s) {
+					t.Errorf("result lacks %q:\n%s", s, m.Content)
+				}
+			}
+			for _, s := range tt.hasNot {
+				if strings.Contains(m.Content, s) {
+					t.Errorf("result has %q:\n%s", s, m.Content)
+				}
+			}
+		})
+	}
+}
+
+func TestMatchLineEnding(t *testing.T) {
+	tests := []struct{ content, original, want string }{
+		{"a\nb\n", "x\r\ny\r\n", "a\r\nb\r\n"},
+		{"a\nb\n", "x\ny\n", "a\nb\n"},
+		{"a\nb\n", "x\r\ny\n", "a\r\nb\r\n"}, // a tie goes to CRLF
+		{"a\nb\n", "no newline", "a\nb\n"},
+	}
+	for _, tt := range tests {
+		if got := matchLineEnding(tt.content, tt.original); got != tt.want {
+			t.Errorf("matchLineEnding(%q, %q) = %q, want %q", tt.content, tt.original, got, tt.want)
+		}
+	}
+}
+
+func TestUnifiedDiff(t *testing.T) {
+	old := "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n"
+	new := "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\nk\n"
+	want := "--- a/x\n+++ b/x\n@@ -1,5 +1,5 @@\n a\n-b\n+B\n c\n d\n e\n@@ -8,3 +8,4 @@\n h\n i\n j\n+k\n"
+	if got := UnifiedDiff("x", old, new, true); got != want {
+		t.Errorf("UnifiedDiff =\n%s\nwant\n%s", got, want)
+	}
+	if got := UnifiedDiff("x", old, old, true); got != "" {
+		t.Errorf("equal texts: %q", got)
+	}
+}
+
+func TestYAMLite(t *testing.T) {
+	v, err := parseYAMLite("schema: spec-driven # comment\nskip_specs: true\nlist:\n  - a\n  - id: b\n    requires: [x, 'y']\ntext: |\n  line one\n  line two\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := v.(map[string]any)
+	if m["schema"] != "spec-driven" || m["skip_specs"] != true || m["text"] != "line one\nline two\n" {
+		t.Errorf("scalars: %#v", m)
+	}
+	list := m["list"].([]any)
+	if list[0] != "a" || strings.Join(stringList(list[1].(map[string]any)["requires"]), ",") != "x,y" {
+		t.Errorf("list: %#v", list)
+	}
+	for _, bad := range []string{"a: [unterminated", "\tx: 1", "a: 1\na: 2", "x: &anchor 1"} {
+		if _, err := parseYAMLite(bad); err == nil {
+			t.Errorf("parseYAMLite(%q) accepted", bad)
+		}
+	}
+}
+
+func FuzzParseDelta(f *testing.F) {
+	f.Add("## ADDED Requirements\n### Requirement: A\nThe system SHALL a.\n#### Scenario: s\n- x\n")
+	f.Add("## RENAMED Requirements\n- FROM: `### Requirement: A`\n- TO: `### Requirement: B`\n```\n## REMOVED Requirements\n")
+	f.Add("\ufeff## removed requirements\r\n- ### Requirement: x ###\r\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		p := ParseDelta(s)
+		for _, b := range append(p.Added, p.Modified...) {
+			if b.Name != NormalizeRequirementName(b.Name) {
+				t.Fatalf("name %q is not normalised", b.Name)
+			}
+		}
+		if p.Ops() > 0 && !p.HasSections() {
+			t.Fatal("operations without a delta section")
+		}
+	})
+}
+
+func FuzzMerge(f *testing.F) {
+	f.Add("## ADDED Requirements\n### Requirement: N\nThe system SHALL n.\n\n#### Scenario: n\n- x\n", baseSpec)
+	f.Add("## MODIFIED Requirements\n### Requirement: Login\nThe system SHALL.\n#### Scenario: Ok\n- a\n#### Scenario: Wrong\n- b\n", baseSpec)
+	f.Fuzz(func(t *testing.T, delta, target string) {
+		m, err := Merge("cap", "ch", delta, target, true)
+		if err != nil {
+			var me *MergeError
+			if !errors.As(err, &me) {
+				t.Fatalf("error %v is not a MergeError", err)
+			}
+			return
+		}
+		if !strings.HasSuffix(m.Content, "\n") {
+			t.Fatalf("merged spec does not end with a newline: %q", m.Content)
+		}
+		_ = ValidateSpecContent("cap", m.Content)
+	})
+}
