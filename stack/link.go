@@ -81,140 +81,201 @@ func Link(ctx context.Context, env *Env, req LinkRequest, progress io.Writer) (*
 	if len(req.Items) == 0 {
 		return nil, exitcode.New(exitcode.Usage, "link: name the branches (or pull requests) of the stack, bottom first")
 	}
-	gh := env.GH
-	res := &LinkResult{Repo: gh.T.Repo(), StackAction: "none", Notes: []string{}}
-
-	// The mode: native when the stacks API answers, else the chain, said.
-	var stacks []ghapi.Stack
-	switch req.StackMode {
-	case ModeChain:
-		res.StackMode = ModeChain
-	case "", ModeNative:
+	k := &linker{env: env, gh: env.GH, progress: progress,
+		res: &LinkResult{Repo: env.GH.T.Repo(), StackAction: "none", Notes: []string{}}}
+	// Reads and checks: nothing changes until all of them pass.
+	if err := k.settleMode(ctx, req.StackMode); err != nil {
+		return nil, err
+	}
+	if err := k.settleBase(ctx, req.Base); err != nil {
+		return nil, err
+	}
+	if err := k.resolveItems(ctx, req.Items); err != nil {
+		return nil, err
+	}
+	if err := k.checkLayers(ctx); err != nil {
+		return nil, err
+	}
+	var plan stackPlan
+	if k.res.StackMode == ModeNative {
 		var err error
-		stacks, err = gh.Stacks(ctx)
-		switch {
-		case errors.Is(err, ghapi.ErrStacksDisabled) && req.StackMode == "":
-			res.StackMode = ModeChain
-			res.Notes = append(res.Notes, fmt.Sprintf("stacked pull requests are not enabled for %s: built a plain --base chain (enable them for a native stack map and a one-click whole-stack merge: https://docs.github.com/en/pull-requests/tutorials/roll-out-stacked-prs)", res.Repo))
-		case errors.Is(err, ghapi.ErrStacksDisabled):
-			return nil, exitcode.New(exitcode.NeedsChoice, "--stack-mode native: stacked pull requests are not enabled for %s; enable them or use --stack-mode chain", res.Repo)
-		case err != nil:
+		if plan, err = planStack(k.stacks, k.knownPulls()); err != nil {
 			return nil, err
-		default:
-			res.StackMode = ModeNative
 		}
+	}
+	// Changes.
+	if err := k.publish(ctx); err != nil {
+		return k.res, err
+	}
+	if err := k.pullRequests(ctx); err != nil {
+		return k.res, err
+	}
+	if k.res.StackMode == ModeChain {
+		k.res.MergeInstructions = chainInstructions(k.res.Layers)
+		return k.res, nil
+	}
+	return k.res, plan.apply(ctx, k.gh, k.knownPulls(), k.res, progress)
+}
+
+// layer is one listed branch while Link works on it.
+type layer struct {
+	branch   string
+	pr       *ghapi.PullRequest // its open pull request, once known
+	localSHA string             // "" when there is no local branch
+	remote   string             // origin's SHA, "" when origin lacks it
+}
+
+type linker struct {
+	env      *Env
+	gh       *ghapi.Client
+	progress io.Writer
+	res      *LinkResult
+	stacks   []ghapi.Stack
+	layers   []*layer
+}
+
+// settleMode picks native when the stacks API answers and, unless native
+// was asked for, the chain otherwise, saying so.
+func (k *linker) settleMode(ctx context.Context, asked string) error {
+	switch asked {
+	case ModeChain:
+		k.res.StackMode = ModeChain
+		return nil
+	case "", ModeNative:
 	default:
-		return nil, exitcode.New(exitcode.Usage, "--stack-mode %q: choose native or chain", req.StackMode)
+		return exitcode.New(exitcode.Usage, "--stack-mode %q: choose native or chain", asked)
 	}
+	var err error
+	k.stacks, err = k.gh.Stacks(ctx)
+	switch {
+	case errors.Is(err, ghapi.ErrStacksDisabled) && asked == "":
+		k.res.StackMode = ModeChain
+		k.res.Notes = append(k.res.Notes, fmt.Sprintf("stacked pull requests are not enabled for %s: built a plain --base chain (enable them for a native stack map and a one-click whole-stack merge: https://docs.github.com/en/pull-requests/tutorials/roll-out-stacked-prs)", k.res.Repo))
+	case errors.Is(err, ghapi.ErrStacksDisabled):
+		return exitcode.New(exitcode.NeedsChoice, "--stack-mode native: stacked pull requests are not enabled for %s; enable them or use --stack-mode chain", k.res.Repo)
+	case err != nil:
+		return err
+	default:
+		k.res.StackMode = ModeNative
+	}
+	return nil
+}
 
-	res.Base = req.Base
-	if res.Base == "" {
-		r, err := gh.Repository(ctx)
-		if err != nil {
-			return nil, err
-		}
-		res.Base = r.DefaultBranch
+func (k *linker) settleBase(ctx context.Context, asked string) error {
+	k.res.Base = asked
+	if asked != "" {
+		return nil
 	}
+	r, err := k.gh.Repository(ctx)
+	if err != nil {
+		return err
+	}
+	k.res.Base = r.DefaultBranch
+	return nil
+}
 
-	// Resolve every item to a branch and, when given, its PR.
-	type layer struct {
-		branch   string
-		pr       *ghapi.PullRequest
-		localSHA string
-		remote   string // live origin SHA, "" when absent
-	}
-	var layers []*layer
+// resolveItems turns every item into a branch and, for a pull request
+// named by number or URL, that pull request.
+func (k *linker) resolveItems(ctx context.Context, items []string) error {
 	seen := map[string]bool{}
-	for _, item := range req.Items {
+	for _, item := range items {
 		l := &layer{}
-		n, err := itemPR(item, gh.T.Owner, gh.T.Name)
+		n, err := itemPR(item, k.gh.T.Owner, k.gh.T.Name)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if n > 0 {
-			p, err := gh.Pull(ctx, n)
+			p, err := k.gh.Pull(ctx, n)
 			if err != nil {
-				return nil, fmt.Errorf("read pull request #%d: %w", n, err)
+				return fmt.Errorf("read pull request #%d: %w", n, err)
 			}
 			if p.State != "open" {
-				return nil, exitcode.New(exitcode.Usage, "pull request #%d is %s: a stack is made of open pull requests", n, p.State)
+				return exitcode.New(exitcode.Usage, "pull request #%d is %s: a stack is made of open pull requests", n, p.State)
 			}
 			l.branch, l.pr = p.Head.Ref, &p
 		} else {
 			l.branch = item
 		}
-		if l.branch == res.Base {
-			return nil, exitcode.New(exitcode.Usage, "%s is the stack's base; list only the branches stacked on it", l.branch)
+		if l.branch == k.res.Base {
+			return exitcode.New(exitcode.Usage, "%s is the stack's base; list only the branches stacked on it", l.branch)
 		}
 		if seen[l.branch] {
-			return nil, exitcode.New(exitcode.Usage, "%s is listed twice", l.branch)
+			return exitcode.New(exitcode.Usage, "%s is listed twice", l.branch)
 		}
 		seen[l.branch] = true
-		layers = append(layers, l)
+		k.layers = append(k.layers, l)
 	}
+	return nil
+}
 
-	// Read-only checks, for every layer before anything changes:
-	// publish-once, each branch's open pull request, the stack's shape.
-	for _, l := range layers {
-		sha, ok, err := env.VCS.LocalSHA(ctx, l.branch)
+// checkLayers reads every layer's local and remote heads (refusing, by
+// publish-once, a branch origin has at another commit) and its open pull
+// request.
+func (k *linker) checkLayers(ctx context.Context) error {
+	v := k.env.VCS
+	for _, l := range k.layers {
+		sha, ok, err := v.LocalSHA(ctx, l.branch)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		remote, onRemote, err := env.VCS.LiveRemoteSHA(ctx, l.branch)
+		remote, onRemote, err := v.LiveRemoteSHA(ctx, l.branch)
 		if err != nil {
-			return nil, err
-		}
-		if onRemote {
-			l.remote = remote
+			return err
 		}
 		switch {
 		case !ok && !onRemote:
 			what := "branch"
-			if env.VCS.Kind() == "jj" {
+			if v.Kind() == "jj" {
 				what = "bookmark"
 			}
-			return nil, exitcode.New(exitcode.Usage, "%s %q exists neither in %s nor on %s: create it first", what, l.branch, env.VCS.Root(), Remote)
+			return exitcode.New(exitcode.Usage, "%s %q exists neither in %s nor on %s: create it first", what, l.branch, v.Root(), Remote)
 		case ok && onRemote && remote != sha:
-			return nil, exitcode.Wrap(exitcode.Failure, fmt.Errorf(
+			return exitcode.Wrap(exitcode.Failure, fmt.Errorf(
 				"%s: branch %w (%s on %s, %s here); publish-once never overwrites a published branch: inspect both and decide by hand; nothing was changed",
 				l.branch, gitx.ErrRemoteMoved, short(remote), Remote, short(sha)))
 		}
 		l.localSHA = sha
-		if l.pr == nil && onRemote {
-			open, err := gh.Pulls(ctx, ghapi.PullFilter{State: "open", Head: l.branch})
-			if err != nil {
-				return nil, err
-			}
-			if len(open) > 1 {
-				return nil, exitcode.New(exitcode.NeedsChoice, "%s has %d open pull requests (%s): name the one to stack by number", l.branch, len(open), pullRefs(open))
-			}
-			if len(open) == 1 {
-				l.pr = &open[0]
-			}
+		if onRemote {
+			l.remote = remote
+		}
+		if l.pr != nil || !onRemote {
+			continue // a branch origin lacks has no pull request yet
+		}
+		open, err := k.gh.Pulls(ctx, ghapi.PullFilter{State: "open", Head: l.branch})
+		if err != nil {
+			return err
+		}
+		if len(open) > 1 {
+			return exitcode.New(exitcode.NeedsChoice, "%s has %d open pull requests (%s): name the one to stack by number", l.branch, len(open), pullRefs(open))
+		}
+		if len(open) == 1 {
+			l.pr = &open[0]
 		}
 	}
-	var plan stackPlan
-	if res.StackMode == ModeNative {
-		known := make([]int, len(layers))
-		for i, l := range layers {
-			if l.pr != nil {
-				known[i] = l.pr.Number
-			}
-		}
-		var err error
-		if plan, err = planStack(stacks, known); err != nil {
-			return nil, err
-		}
-	}
+	return nil
+}
 
-	// Pushes.
-	if n, ok := env.VCS.(interface{ Note() string }); ok && n.Note() != "" && slices.ContainsFunc(layers, func(l *layer) bool { return l.localSHA != "" && l.remote == "" }) {
-		res.Notes = append(res.Notes, n.Note())
+// knownPulls lists the layers' pull request numbers, 0 for none yet.
+func (k *linker) knownPulls() []int {
+	nums := make([]int, len(k.layers))
+	for i, l := range k.layers {
+		if l.pr != nil {
+			nums[i] = l.pr.Number
+		}
 	}
-	for i, l := range layers {
-		ll := LinkLayer{Branch: l.branch, Base: res.Base}
+	return nums
+}
+
+// publish pushes every local branch origin lacks.
+func (k *linker) publish(ctx context.Context) error {
+	if n, ok := k.env.VCS.(interface{ Note() string }); ok && n.Note() != "" &&
+		slices.ContainsFunc(k.layers, func(l *layer) bool { return l.localSHA != "" && l.remote == "" }) {
+		k.res.Notes = append(k.res.Notes, n.Note())
+	}
+	for i, l := range k.layers {
+		ll := LinkLayer{Branch: l.branch, Base: k.res.Base}
 		if i > 0 {
-			ll.Base = layers[i-1].branch
+			ll.Base = k.layers[i-1].branch
 		}
 		switch {
 		case l.localSHA == "":
@@ -222,112 +283,55 @@ func Link(ctx context.Context, env *Env, req LinkRequest, progress io.Writer) (*
 		case l.remote != "":
 			ll.Push = string(gitx.AlreadyPublished)
 		default:
-			r, err := env.VCS.Publish(ctx, l.branch)
+			r, err := k.env.VCS.Publish(ctx, l.branch)
 			if err != nil {
-				return res, err
+				return err
 			}
 			ll.Push = string(r)
 			if r == gitx.Pushed {
-				res.Changed = true
-				fmt.Fprintf(progress, "pushed %s to %s\n", l.branch, Remote)
+				k.res.Changed = true
+				fmt.Fprintf(k.progress, "pushed %s to %s\n", l.branch, Remote)
 			}
 		}
-		res.Layers = append(res.Layers, ll)
+		k.res.Layers = append(k.res.Layers, ll)
 	}
+	return nil
+}
 
-	// Pull requests, bottom up.
-	for i, l := range layers {
-		ll := &res.Layers[i]
+// pullRequests opens a draft for each layer without one and fixes bases.
+func (k *linker) pullRequests(ctx context.Context) error {
+	for i, l := range k.layers {
+		ll := &k.res.Layers[i]
 		switch {
 		case l.pr == nil:
 			title := l.branch
 			if l.localSHA != "" {
-				if s, err := env.VCS.Subject(ctx, l.localSHA); err == nil && strings.TrimSpace(s) != "" {
+				if s, err := k.env.VCS.Subject(ctx, l.localSHA); err == nil && strings.TrimSpace(s) != "" {
 					title = s
 				}
 			}
-			p, err := gh.CreatePull(ctx, ghapi.NewPull{Title: title, Head: l.branch, Base: ll.Base, Draft: true, Body: linkBody(i, len(layers), ll.Base)})
+			p, err := k.gh.CreatePull(ctx, ghapi.NewPull{Title: title, Head: l.branch, Base: ll.Base, Draft: true, Body: linkBody(i, len(k.layers), ll.Base)})
 			if err != nil {
-				return res, fmt.Errorf("open a draft pull request for %s: %w", l.branch, err)
+				return fmt.Errorf("open a draft pull request for %s: %w", l.branch, err)
 			}
 			l.pr = &p
 			ll.PRAction = "created"
-			res.Changed = true
-			fmt.Fprintf(progress, "opened draft #%d %s → %s\n", p.Number, l.branch, ll.Base)
+			k.res.Changed = true
+			fmt.Fprintf(k.progress, "opened draft #%d %s → %s\n", p.Number, l.branch, ll.Base)
 		case l.pr.Base.Ref != ll.Base:
 			base, was := ll.Base, l.pr.Base.Ref
-			p, err := gh.UpdatePull(ctx, l.pr.Number, ghapi.PullUpdate{Base: &base})
+			p, err := k.gh.UpdatePull(ctx, l.pr.Number, ghapi.PullUpdate{Base: &base})
 			if err != nil {
-				return res, fmt.Errorf("set the base of #%d to %s: %w", l.pr.Number, base, err)
+				return fmt.Errorf("set the base of #%d to %s: %w", l.pr.Number, base, err)
 			}
-			fmt.Fprintf(progress, "rebased #%d onto %s (was %s)\n", p.Number, base, was)
+			fmt.Fprintf(k.progress, "rebased #%d onto %s (was %s)\n", p.Number, base, was)
 			l.pr = &p
 			ll.PRAction = "rebased"
-			res.Changed = true
+			k.res.Changed = true
 		default:
 			ll.PRAction = "reused"
 		}
 		ll.PR, ll.URL = l.pr.Number, l.pr.HTMLURL
 	}
-
-	if res.StackMode == ModeChain {
-		res.MergeInstructions = chainInstructions(res.Layers)
-		return res, nil
-	}
-	nums := make([]int, len(layers))
-	for i, l := range layers {
-		nums[i] = l.pr.Number
-	}
-	return res, plan.apply(ctx, gh, nums, res, progress)
-}
-
-func linkBody(i, n int, base string) string {
-	return fmt.Sprintf("Layer %d of %d of a stack, based on `%s`. Linked by gh-specstack; stays draft until the stack is ready.\n", i+1, n, base)
-}
-
-func chainInstructions(layers []LinkLayer) []string {
-	res := []string{"Merge bottom-up, one pull request at a time, with a merge commit (not squash or rebase, which rewrite the commits and give every pull request above a phantom diff); delete each head branch right after its merge so GitHub retargets the next pull request:"}
-	for i, l := range layers {
-		res = append(res, fmt.Sprintf("%d. #%d %s → %s, then delete %s", i+1, l.PR, l.Branch, l.Base, l.Branch))
-	}
-	return res
-}
-
-func pullRefs(ps []ghapi.PullRequest) string {
-	nums := make([]int, len(ps))
-	for i, p := range ps {
-		nums[i] = p.Number
-	}
-	return numRefs(nums)
-}
-
-func numRefs(nums []int) string { return refs(nums) }
-
-// WriteText renders the result for a person.
-func (r *LinkResult) WriteText(w io.Writer) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s stack on %s\n", r.Repo, r.StackMode, r.Base)
-	for i := len(r.Layers) - 1; i >= 0; i-- {
-		l := r.Layers[i]
-		fmt.Fprintf(&b, "  %d. #%d %s → %s (%s, %s) %s\n", i+1, l.PR, l.Branch, l.Base, l.PRAction, l.Push, l.URL)
-	}
-	switch r.StackAction {
-	case "created":
-		fmt.Fprintf(&b, "stack %d registered\n", r.Stack)
-	case "extended":
-		fmt.Fprintf(&b, "stack %d extended\n", r.Stack)
-	case "unchanged":
-		fmt.Fprintf(&b, "stack %d unchanged\n", r.Stack)
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
-	}
-	for _, m := range r.MergeInstructions {
-		fmt.Fprintf(&b, "%s\n", m)
-	}
-	if !r.Changed {
-		b.WriteString("nothing to change: the stack is already linked\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return nil
 }
