@@ -1,5 +1,7 @@
 package ghapi
 
+import "strings"
+
 // Label is an issue label.
 type Label struct {
 	Name string `json:"name"`
@@ -23,7 +25,7 @@ type Issue struct {
 // as GitHub compares labels).
 func (i Issue) HasLabel(name string) bool {
 	for _, l := range i.Labels {
-		if equalFold(l.Name, name) {
+		if strings.EqualFold(l.Name, name) {
 			return true
 		}
 	}
@@ -107,23 +109,4 @@ func (s Stack) Numbers() []int {
 type Comment struct {
 	ID   int64  `json:"id"`
 	Body string `json:"body"`
-}
-
-func equalFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		ca, cb := a[i], b[i]
-		if 'A' <= ca && ca <= 'Z' {
-			ca += 'a' - 'A'
-		}
-		if 'A' <= cb && cb <= 'Z' {
-			cb += 'a' - 'A'
-		}
-		if ca != cb {
-			return false
-		}
-	}
-	return true
 }
