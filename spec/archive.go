@@ -117,7 +117,7 @@ func (r Root) PlanArchive(change string, opts ArchiveOptions) (*ArchivePlan, err
 		for _, t := range p.Incomplete {
 			list = append(list, fmt.Sprintf("  line %d: %s", t.Line, t.Text))
 		}
-		return p, fmt.Errorf("change %q has %d unchecked task(s):\n%s\ncomplete them, or re-run with --yes to archive anyway: %w", change, len(p.Incomplete), strings.Join(list, "\n"), ErrIncomplete)
+		return p, fmt.Errorf("change %q has %d unchecked task(s) (%w):\n%s\ncomplete them, or re-run with --yes to archive anyway", change, len(p.Incomplete), ErrIncomplete, strings.Join(list, "\n"))
 	}
 
 	now := opts.Now
