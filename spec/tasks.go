@@ -18,16 +18,16 @@ import (
 // towards progress, wherever it sits (code fences included), because that
 // is what `openspec list` and `openspec archive` count.
 type TaskLine struct {
-	Indent  string // whitespace before the list marker
-	Bullet  byte   // '-', '*' or '+'; for an ordered item its delimiter, '.' or ')'
-	Number  string // the digits of an ordered item ("3" in "3. [ ] ..."), "" otherwise
-	Checked bool   // the box holds 'x' or 'X': the only marks OpenSpec counts as done
+	Indent  string `json:"-"`       // whitespace before the list marker
+	Bullet  byte   `json:"-"`       // '-', '*' or '+'; for an ordered item its delimiter, '.' or ')'
+	Number  string `json:"-"`       // the digits of an ordered item ("3" in "3. [ ] ..."), "" otherwise
+	Checked bool   `json:"checked"` // the box holds 'x' or 'X': the only marks OpenSpec counts as done
 	// Mark is what the box holds: ' ' for an empty or blank box ("[ ]",
 	// "[]", "[  ]"), else its one marker character. OpenSpec accepts any
 	// single non-space character ("[~]", "[-]") and counts it as not done.
-	Mark rune
-	ID   string // the task id that opens Text ("1.2", "2.3a"), or ""
-	Text string // everything after the box, trimmed like OpenSpec's description
+	Mark rune   `json:"-"`
+	ID   string `json:"id,omitempty"` // the task id that opens Text ("1.2", "2.3a"), or ""
+	Text string `json:"text"`         // everything after the box, trimmed like OpenSpec's description
 }
 
 // ParseTaskLine reads line (without its '\n'; a trailing '\r' is allowed)
