@@ -161,16 +161,24 @@ func (k *linker) settleMode(ctx context.Context, asked string) error {
 	return nil
 }
 
+// settleBase takes --base, else the default branch, and checks that
+// origin has it (a pull request cannot be based on anything else).
 func (k *linker) settleBase(ctx context.Context, asked string) error {
 	k.res.Base = asked
-	if asked != "" {
-		return nil
+	if asked == "" {
+		r, err := k.gh.Repository(ctx)
+		if err != nil {
+			return err
+		}
+		k.res.Base = r.DefaultBranch
 	}
-	r, err := k.gh.Repository(ctx)
+	_, ok, err := k.env.VCS.LiveRemoteSHA(ctx, k.res.Base)
 	if err != nil {
 		return err
 	}
-	k.res.Base = r.DefaultBranch
+	if !ok {
+		return exitcode.New(exitcode.Usage, "base branch %q is not on %s: push it first or name another with --base; nothing was changed", k.res.Base, Remote)
+	}
 	return nil
 }
 
