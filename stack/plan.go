@@ -133,6 +133,9 @@ func PinBase(ctx context.Context, v VCS, ref string, allowLocal bool) (string, e
 // returned separately.
 func LoadTickets(ctx context.Context, gh *ghapi.Client, spec int, humanLabel string) (ghapi.Issue, []*Ticket, []TicketRef, error) {
 	si, err := gh.Issue(ctx, spec)
+	if ghapi.IsStatus(err, http.StatusNotFound) {
+		return si, nil, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("read spec issue #%d of %s: %w (check the number, or GH_REPO)", spec, gh.T.Repo(), err))
+	}
 	if err != nil {
 		return si, nil, nil, fmt.Errorf("read spec issue #%d: %w", spec, err)
 	}
