@@ -15,7 +15,10 @@ import (
 // the worker was run by someone else, as in step mode).
 func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event, error) {
 	ev := Event{Kind: EvCollected, Task: t.Num, Wave: t.Wave}
-	head, err := r.workspaceHead(ctx, t)
+	// One call in the workspace snapshots it and reads its changes: the
+	// range from the base to its @, newest (@) first.
+	rangeOf := func(head string) string { return fmt.Sprintf("(%s)..%s", union(t.Base), head) }
+	changes, err := r.workspaceRange(ctx, t, rangeOf("@"))
 	if err != nil {
 		// The workspace is gone or unusable: find the change by the
 		// description it was given at provisioning.
@@ -25,14 +28,17 @@ func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event,
 			ev.Status, ev.Reason = StatusNoChange, fmt.Sprintf("no change in workspace %s (%v) and none described \"Task %d:\"", t.Workspace, err, t.Num)
 			return ev, nil
 		}
-		head = cs[0]
 		ev.Reason = "recovered by description"
+		if changes, err = r.Repo.LogDetail(ctx, rangeOf(cs[0].CommitID)); err != nil {
+			return ev, err
+		}
 	}
-	ev.Change, ev.Commit = head.ChangeID, head.CommitID
-	changes, err := r.Repo.Log(ctx, fmt.Sprintf("(%s)..%s", union(t.Base), head.CommitID))
-	if err != nil {
-		return ev, err
+	if len(changes) == 0 {
+		ev.Status, ev.Reason = StatusNoChange, fmt.Sprintf("workspace %s holds no change above its base", t.Workspace)
+		return ev, nil
 	}
+	ev.Change, ev.Commit = changes[0].ChangeID, changes[0].CommitID
+	seen := map[string]bool{}
 	for _, c := range changes {
 		if c.Divergent {
 			ev.Status = StatusDivergent
@@ -40,12 +46,14 @@ func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event,
 			return ev, nil
 		}
 		ev.Changes = append(ev.Changes, c.ChangeID)
+		for _, f := range c.Files {
+			ev.Lines += f.Added + f.Removed
+			if !seen[f.Path] {
+				seen[f.Path] = true
+				ev.Files = append(ev.Files, f.Path)
+			}
+		}
 	}
-	files, lines, err := r.changedFiles(ctx, ev.Changes)
-	if err != nil {
-		return ev, err
-	}
-	ev.Files, ev.Lines = files, lines
 
 	status, ok := ReportStatus(r.ReportPath(t.Num))
 	switch {
@@ -73,41 +81,31 @@ func joinReason(a, b string) string {
 	return a + "; " + b
 }
 
-// workspaceHead snapshots task t's workspace and returns its @.
-func (r *Runner) workspaceHead(ctx context.Context, t *TaskState) (jjx.Commit, error) {
+// workspaceRange snapshots task t's workspace and reads revset there.
+func (r *Runner) workspaceRange(ctx context.Context, t *TaskState, revset string) ([]jjx.CommitDetail, error) {
 	if t.Path == "" || !fileExists(t.Path) {
-		return jjx.Commit{}, fmt.Errorf("workspace directory %q is missing", t.Path)
+		return nil, fmt.Errorf("workspace directory %q is missing", t.Path)
 	}
 	ws := r.Repo.At(t.Path)
-	c, err := ws.One(ctx, "@")
+	cs, err := ws.LogDetail(ctx, revset)
 	if err != nil && strings.Contains(err.Error(), "stale") {
 		if _, uerr := ws.Run(ctx, "workspace", "update-stale"); uerr == nil {
-			c, err = ws.One(ctx, "@")
+			cs, err = ws.LogDetail(ctx, revset)
 		}
 	}
-	return c, err
+	return cs, err
 }
 
-// changedFiles returns the union of the files the changes touch and the
-// number of lines added and removed.
-func (r *Runner) changedFiles(ctx context.Context, changes []string) ([]string, int, error) {
-	var files []string
-	seen := map[string]bool{}
-	lines := 0
-	for _, c := range changes {
-		fcs, err := r.Repo.Files(ctx, c)
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, f := range fcs {
-			lines += f.Added + f.Removed
-			if !seen[f.Path] {
-				seen[f.Path] = true
-				files = append(files, f.Path)
-			}
-		}
+// workspaceHead snapshots task t's workspace and returns its @.
+func (r *Runner) workspaceHead(ctx context.Context, t *TaskState) (jjx.Commit, error) {
+	cs, err := r.workspaceRange(ctx, t, "@")
+	if err != nil {
+		return jjx.Commit{}, err
 	}
-	return files, lines, nil
+	if len(cs) != 1 {
+		return jjx.Commit{}, fmt.Errorf("workspace %s: @ names %d revisions", t.Workspace, len(cs))
+	}
+	return cs[0].Commit, nil
 }
 
 func union(revs []string) string {

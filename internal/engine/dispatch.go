@@ -62,11 +62,23 @@ func (r *Runner) Dispatch(ctx context.Context, w int) error {
 				}
 				continue
 			}
+			// The worker died with the run: start it again from a clean
+			// change, so the result is the same as an uninterrupted run.
+			if err := r.resetWorkspace(ctx, t); err != nil {
+				return err
+			}
 		}
 		todo = append(todo, t)
 	}
 	if len(todo) == 0 {
 		return nil
+	}
+	events := make([]Event, len(todo))
+	for i, t := range todo {
+		events[i] = Event{Kind: EvDispatched, Task: t.Num, Wave: w, Role: RoleImplementer}
+	}
+	if err := r.record(events...); err != nil {
+		return err
 	}
 	r.logf("wave %d: %d tasks dispatched", w, len(todo))
 	var mu sync.Mutex
@@ -95,9 +107,6 @@ func (r *Runner) Dispatch(ctx context.Context, w int) error {
 }
 
 func (r *Runner) runImplementer(ctx context.Context, w int, t *TaskState) error {
-	if err := r.record(Event{Kind: EvDispatched, Task: t.Num, Wave: w, Role: RoleImplementer}); err != nil {
-		return err
-	}
 	r.logf("task %d: %s started in %s", t.Num, RoleImplementer, t.Workspace)
 	res := RunJob(ctx, r.job(w, t, RoleImplementer))
 	if ctx.Err() != nil {
@@ -138,4 +147,30 @@ func (r *Runner) collectAndRecord(ctx context.Context, t *TaskState, res *Result
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// resetWorkspace gives task t's workspace a fresh change on its base,
+// abandoning what a worker that died half-way left there.
+func (r *Runner) resetWorkspace(ctx context.Context, t *TaskState) error {
+	old, err := r.workspaceRange(ctx, t, fmt.Sprintf("(%s)..@", union(t.Base)))
+	if err != nil {
+		return fmt.Errorf("task %d: read the workspace before restarting its worker: %w", t.Num, err)
+	}
+	ws := r.Repo.At(t.Path)
+	args := append([]string{"new", "-m", fmt.Sprintf("Task %d: %s", t.Num, t.Title)}, t.Base...)
+	if _, err := ws.Run(ctx, args...); err != nil {
+		return fmt.Errorf("task %d: reset its workspace: %w", t.Num, err)
+	}
+	var ids []string
+	for _, c := range old {
+		ids = append(ids, c.CommitID)
+	}
+	if len(ids) > 0 {
+		if err := ws.Abandon(ctx, ids...); err != nil {
+			return fmt.Errorf("task %d: abandon the half-done change: %w", t.Num, err)
+		}
+	}
+	os.Remove(r.ReportPath(t.Num))
+	r.logf("task %d: restarting its worker from a clean change (the previous one died with the run)", t.Num)
+	return nil
 }

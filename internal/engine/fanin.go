@@ -47,22 +47,43 @@ func (r *Runner) FanIn(ctx context.Context, w int) error {
 		approved = append(approved, t)
 	}
 	r.order(approved)
+	if err := r.releaseAll(ctx, approved); err != nil {
+		return err
+	}
+	// One look at every approved change: still visible? already in @'s
+	// ancestry (auto-chained)?
+	var all []string
 	for _, t := range approved {
-		if t.Workspace != "" && !t.Released {
-			if err := r.release(ctx, t); err != nil {
-				return err
-			}
+		for _, c := range t.Changes {
+			all = append(all, "present("+c+")")
 		}
 	}
-	var summary []string
+	inAt := map[string]bool{}
+	if len(all) > 0 {
+		if inAt, err = r.Repo.Contained(ctx, strings.Join(all, "|"), "::@"); err != nil {
+			return fmt.Errorf("wave %d: find the approved changes: %w", w, err)
+		}
+	}
+	var squashing []Event
 	for _, t := range approved {
-		line, err := r.squash(ctx, w, t)
-		if err != nil {
+		if !t.Squashing {
+			squashing = append(squashing, Event{Kind: EvSquashing, Task: t.Num, Wave: w, Changes: t.Changes})
+			t.Squashing = true
+		}
+	}
+	if len(squashing) > 0 {
+		if err := r.record(squashing...); err != nil {
 			return err
 		}
-		if line != "" {
-			summary = append(summary, line)
+	}
+	for _, t := range approved {
+		if err := r.squash(ctx, w, t, inAt); err != nil {
+			return err
 		}
+	}
+	summary, err := r.waveSummary(ctx, st.BaselineCommit, approved)
+	if err != nil {
+		return err
 	}
 	if err := r.appendPriorWaves(w, summary); err != nil {
 		return err
@@ -77,6 +98,36 @@ func (r *Runner) FanIn(ctx context.Context, w int) error {
 	}
 	r.logf("wave %d: fanned in (%d tasks)", w, len(approved))
 	return nil
+}
+
+// releaseAll forgets the workspaces of ts in one jj call and removes
+// their directories.
+func (r *Runner) releaseAll(ctx context.Context, ts []*TaskState) error {
+	var names []string
+	var events []Event
+	for _, t := range ts {
+		if t.Workspace != "" && !t.Released {
+			names = append(names, t.Workspace)
+			events = append(events, Event{Kind: EvReleased, Task: t.Num, Wave: t.Wave, Workspace: t.Workspace})
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	if err := r.Repo.WorkspaceForget(ctx, names...); err != nil {
+		// One of them is gone already: forget the others one by one.
+		for _, t := range ts {
+			if t.Workspace != "" && !t.Released {
+				if err := r.Pool.Release(ctx, r.Pool.Attach(t.Workspace)); err != nil && !strings.Contains(err.Error(), "No such workspace") {
+					return err
+				}
+			}
+		}
+	}
+	for _, n := range names {
+		os.RemoveAll(filepath.Join(r.Pool.Dir, n))
+	}
+	return r.record(events...)
 }
 
 // order sorts tasks by the recorded merge order, else by files touched,
@@ -113,49 +164,35 @@ func (r *Runner) release(ctx context.Context, t *TaskState) error {
 	return r.record(Event{Kind: EvReleased, Task: t.Num, Wave: t.Wave, Workspace: t.Workspace})
 }
 
-// squash integrates one task and returns its prior-waves summary line.
-func (r *Runner) squash(ctx context.Context, w int, t *TaskState) (string, error) {
-	visible, err := r.Repo.ChangeIDs(ctx, "present("+strings.Join(t.Changes, ")|present(")+")")
-	if len(t.Changes) == 0 {
-		visible, err = nil, nil
+// squash integrates one task. inAt maps its visible changes to whether
+// they are already in @'s ancestry.
+func (r *Runner) squash(ctx context.Context, w int, t *TaskState, inAt map[string]bool) error {
+	var visible []string
+	chained := true
+	for _, c := range t.Changes {
+		if in, ok := inAt[c]; ok {
+			visible = append(visible, c)
+			chained = chained && in
+		}
 	}
-	if err != nil {
-		return "", fmt.Errorf("task %d: find its changes: %w", t.Num, err)
-	}
-	if t.Squashing && len(visible) == 0 {
-		// A killed run squashed it but did not record it.
-		return r.summary(t, nil), r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "squash found done on resume"})
-	}
-	if len(visible) == 0 {
-		return r.summary(t, nil), r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "nothing to squash (empty result)"})
-	}
-	inAt, err := r.Repo.ChangeIDs(ctx, "::@ & ("+union(visible)+")")
-	if err != nil {
-		return "", err
-	}
-	if len(inAt) == len(visible) {
-		return r.summary(t, nil), r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "auto-chained: already in @'s ancestry"})
-	}
-	added, err := r.Repo.Run(ctx, "diff", "--git", "-r", union(visible))
-	if err != nil {
-		return "", err
-	}
-	if err := r.record(Event{Kind: EvSquashing, Task: t.Num, Wave: w, Changes: visible}); err != nil {
-		return "", err
+	switch {
+	case len(visible) == 0:
+		// Nothing left to move: an empty result (jj abandons empty
+		// changes), or a squash a killed run did but did not record.
+		return r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "no visible change left to squash"})
+	case chained:
+		return r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "auto-chained: already in @'s ancestry"})
 	}
 	if err := r.Repo.Squash(ctx, jjx.SquashOptions{From: union(visible), Into: "@"}); err != nil {
-		return "", r.halt(fmt.Errorf("task %d: squash into @: %w (resume retries)", t.Num, err))
+		return r.halt(fmt.Errorf("task %d: squash into @: %w (resume retries)", t.Num, err))
 	}
 	crashPoint("squashing")
 	if err := r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w}); err != nil {
-		return "", err
+		return err
 	}
 	r.logf("task %d: squashed into @", t.Num)
 	crashPoint("squashed")
-	if err := r.resolveConflicts(ctx, w, t); err != nil {
-		return "", err
-	}
-	return r.summary(t, added), nil
+	return r.resolveConflicts(ctx, w, t)
 }
 
 // resolveConflicts checks @ after a squash: tasks.md conflicts are
@@ -251,29 +288,49 @@ func (r *Runner) recheckConflict(ctx context.Context, t *TaskState) error {
 
 var symbolRe = regexp.MustCompile(`^\+\s*(?:export\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:func|type|class|def|fn|struct|enum|interface|trait|function|const|let|var)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)`)
 
-// summary is a task's prior-waves line: its files and the symbols its
-// added lines declare.
-func (r *Runner) summary(t *TaskState, diff []byte) string {
-	line := fmt.Sprintf("- Task %d: %s", t.Num, t.Title)
-	if len(t.Files) > 0 {
-		line += " — files: " + strings.Join(t.Files, ", ")
-	}
-	var syms []string
-	for _, l := range strings.Split(string(diff), "\n") {
-		if strings.HasPrefix(l, "+++") {
-			continue
+// waveSummary returns the prior-waves lines of the merged tasks: their
+// files and the symbols the wave's added lines declare in them, read from
+// one diff of @ against the baseline before the fan-in.
+func (r *Runner) waveSummary(ctx context.Context, before string, ts []*TaskState) ([]string, error) {
+	syms := map[string][]string{} // file -> symbols
+	if before != "" && len(ts) > 0 {
+		out, err := r.Repo.Run(ctx, "diff", "--git", "--from", before, "--to", "@")
+		if err != nil {
+			return nil, fmt.Errorf("summarize the wave: %w", err)
 		}
-		if m := symbolRe.FindStringSubmatch(l); m != nil && !slices.Contains(syms, m[1]) {
-			syms = append(syms, m[1])
+		file := ""
+		for _, l := range strings.Split(string(out), "\n") {
+			if f, ok := strings.CutPrefix(l, "+++ b/"); ok {
+				file = f
+				continue
+			}
+			if strings.HasPrefix(l, "+++") {
+				continue
+			}
+			if m := symbolRe.FindStringSubmatch(l); m != nil && !slices.Contains(syms[file], m[1]) {
+				syms[file] = append(syms[file], m[1])
+			}
 		}
 	}
-	if len(syms) > 0 {
-		if len(syms) > 20 {
-			syms = append(syms[:20], "…")
+	var lines []string
+	for _, t := range ts {
+		line := fmt.Sprintf("- Task %d: %s", t.Num, t.Title)
+		if len(t.Files) > 0 {
+			line += " — files: " + strings.Join(t.Files, ", ")
 		}
-		line += "; added: " + strings.Join(syms, ", ")
+		var added []string
+		for _, f := range t.Files {
+			added = append(added, syms[f]...)
+		}
+		if len(added) > 20 {
+			added = append(added[:20], "…")
+		}
+		if len(added) > 0 {
+			line += "; added: " + strings.Join(added, ", ")
+		}
+		lines = append(lines, line)
 	}
-	return line
+	return lines, nil
 }
 
 func (r *Runner) appendPriorWaves(w int, lines []string) error {

@@ -42,6 +42,7 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 	}
 	st := r.State()
 	var existing map[string]bool
+	var events []Event
 	for _, n := range nums {
 		t := st.Tasks[n]
 		if t.Workspace != "" || t.Squashed {
@@ -64,10 +65,15 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 				return fmt.Errorf("task %d: %w", n, err)
 			}
 		}
-		if err := r.record(Event{Kind: EvProvisioned, Task: n, Wave: w, Workspace: name, Path: path, Base: base}); err != nil {
+		// Recorded together below: a workspace made before a crash is
+		// adopted by name when provisioning runs again.
+		events = append(events, Event{Kind: EvProvisioned, Task: n, Wave: w, Workspace: name, Path: path, Base: base})
+		r.logf("task %d: workspace %s at %s", n, name, path)
+	}
+	if len(events) > 0 {
+		if err := r.record(events...); err != nil {
 			return err
 		}
-		r.logf("task %d: workspace %s at %s", n, name, path)
 	}
 	crashPoint("provisioned")
 	return nil

@@ -27,27 +27,22 @@ type StartRequest struct {
 }
 
 // Prerequisites checks what a run needs of the orchestrating workspace
-// and returns its name; each failure says how to fix it.
-func Prerequisites(ctx context.Context, repo *jjx.Repo) (string, error) {
-	out, err := repo.Run(ctx, "log", "-r", "@", "--no-graph", "-T", `working_copies ++ "\n"`)
-	if err != nil {
-		return "", exitcode.Wrap(exitcode.Missing, fmt.Errorf("read the working copy of %s: %w (is it a jj workspace? `jj workspace list` must work)", repo.Root, err))
+// and returns its name and @; each failure says how to fix it.
+func Prerequisites(ctx context.Context, repo *jjx.Repo) (string, jjx.CommitDetail, error) {
+	ats, err := repo.LogDetail(ctx, "@")
+	if err != nil || len(ats) != 1 {
+		return "", jjx.CommitDetail{}, exitcode.Wrap(exitcode.Missing, fmt.Errorf("read the working copy of %s: %v (is it a jj workspace? `jj workspace list` must work)", repo.Root, err))
 	}
-	wss, err := repo.Workspaces(ctx)
-	if err != nil {
-		return "", exitcode.Wrap(exitcode.Missing, fmt.Errorf("list workspaces: %w (jj workspaces must be usable: run `jj workspace list` to see why)", err))
-	}
-	at, err := repo.One(ctx, "@")
-	if err != nil {
-		return "", err
-	}
+	at := ats[0]
 	// jj names the working copies only when there are several.
 	name := ""
-	for _, wc := range strings.Fields(string(out)) {
-		name = strings.TrimSuffix(wc, "@")
-		break
-	}
-	if name == "" {
+	if len(at.WorkingCopies) == 1 {
+		name = at.WorkingCopies[0]
+	} else {
+		wss, err := repo.Workspaces(ctx)
+		if err != nil {
+			return "", at, exitcode.Wrap(exitcode.Missing, fmt.Errorf("list workspaces: %w (jj workspaces must be usable: run `jj workspace list` to see why)", err))
+		}
 		for _, ws := range wss {
 			if len(wss) == 1 || ws.CommitID == at.CommitID {
 				name = ws.Name
@@ -56,14 +51,14 @@ func Prerequisites(ctx context.Context, repo *jjx.Repo) (string, error) {
 		}
 	}
 	if name == "" {
-		return "", exitcode.New(exitcode.Failure, "cannot tell which workspace %s is: `jj workspace list` names none at @", repo.Root)
+		return "", at, exitcode.New(exitcode.Failure, "cannot tell which workspace %s is: `jj workspace list` names none at @", repo.Root)
 	}
 	if !at.Empty && strings.TrimSpace(at.Description) == "" {
-		return "", exitcode.New(exitcode.Failure,
+		return "", at, exitcode.New(exitcode.Failure,
 			"@ (%s) has changes but no description: the run squashes every task into @, so describe it first (`jj describe -m \"…\"`), or start the run from a new change (`jj new`)",
 			short(at.ChangeID))
 	}
-	return name, nil
+	return name, at, nil
 }
 
 // Start checks the prerequisites, records the run's header (plan,
@@ -103,7 +98,7 @@ func start(ctx context.Context, repo *jjx.Repo, dir string, req StartRequest, ou
 			return nil, fmt.Errorf("archive the previous run: %w", err)
 		}
 	}
-	ws, err := Prerequisites(ctx, repo)
+	ws, at, err := Prerequisites(ctx, repo)
 	if err != nil {
 		return nil, err
 	}
@@ -111,14 +106,7 @@ func start(ctx context.Context, repo *jjx.Repo, dir string, req StartRequest, ou
 	if err != nil {
 		return nil, fmt.Errorf("read the start operation: %w", err)
 	}
-	at, err := repo.One(ctx, "@")
-	if err != nil {
-		return nil, err
-	}
-	parents, err := repo.ChangeIDs(ctx, "@-")
-	if err != nil {
-		return nil, err
-	}
+	parents := at.ParentChangeIDs
 	stat, err := repo.DiffStat(ctx, "@")
 	if err != nil {
 		return nil, fmt.Errorf("record the baseline: %w", err)
