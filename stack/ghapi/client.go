@@ -39,9 +39,13 @@ func New(t Target, transport http.RoundTripper) (*Client, error) {
 	if base != "" {
 		u, _ := url.Parse(base)
 		// go-gh attaches the token only to the host, its subdomains or the
-		// exact APIHost: name the override's host so it gets the token.
-		opts.APIHost = u.Hostname()
-		transport = onlyHost{host: u.Host, base: base, next: transport}
+		// exact APIHost: name the override's host so it gets the token
+		// (when go-gh accepts it as a bare host name; onlyHost adds the
+		// token otherwise, to the override's requests only).
+		if h := u.Hostname(); !strings.Contains(h, ":") {
+			opts.APIHost = h
+		}
+		transport = onlyHost{host: u.Host, base: base, token: t.Token, next: transport}
 	} else {
 		base = restBase(t.Host)
 	}
@@ -79,13 +83,17 @@ func (c *Client) graphQLURL() string {
 
 // onlyHost refuses requests to any host but the API override's.
 type onlyHost struct {
-	host, base string
-	next       http.RoundTripper
+	host, base, token string
+	next              http.RoundTripper
 }
 
 func (o onlyHost) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !strings.EqualFold(req.URL.Host, o.host) {
 		return nil, fmt.Errorf("request to %s refused: %s=%s sends every request there", req.URL.Redacted(), APIURLEnv, o.base)
+	}
+	if req.Header.Get("Authorization") == "" && o.token != "" {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "token "+o.token)
 	}
 	return o.next.RoundTrip(req)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -223,5 +224,32 @@ func TestResolve(t *testing.T) {
 				t.Errorf("got %s, want %s", s, tt.want)
 			}
 		})
+	}
+}
+
+// TestOverrideIPv6 reaches an override on an IPv6 literal, which go-gh's
+// APIHost cannot name, with the token.
+func TestOverrideIPv6(t *testing.T) {
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	}
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "token t0ken" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, `{"full_name":"acme/app","default_branch":"trunk"}`)
+	}))
+	hs.Listener = ln
+	hs.Start()
+	defer hs.Close()
+	c, err := ghapi.New(ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t0ken", APIURL: hs.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Repository(t.Context())
+	if err != nil || r.DefaultBranch != "trunk" {
+		t.Errorf("Repository = %+v, %v", r, err)
 	}
 }
