@@ -1,8 +1,11 @@
 package stack
 
 import (
+	"context"
 	"regexp"
 	"strings"
+
+	"github.com/specstack/specstack/stack/ghapi"
 )
 
 // Recipe is a ticket's validation recipe: the commands of its
@@ -196,4 +199,23 @@ func Recipes(tickets []*Ticket) RecipeSet {
 		}
 	}
 	return set
+}
+
+// SpecRecipes reads the recipes of a spec's open tickets that do not need
+// a human (humanLabel, "" for DefaultHumanLabel), in the spec's order.
+func SpecRecipes(ctx context.Context, gh *ghapi.Client, spec int, humanLabel string) (RecipeSet, error) {
+	if humanLabel == "" {
+		humanLabel = DefaultHumanLabel
+	}
+	_, tickets, _, err := LoadTickets(ctx, gh, spec, humanLabel)
+	if err != nil {
+		return RecipeSet{}, err
+	}
+	var agent []*Ticket
+	for _, t := range tickets {
+		if !t.Human {
+			agent = append(agent, t)
+		}
+	}
+	return Recipes(agent), nil
 }

@@ -150,21 +150,10 @@ exits 6 after printing.`,
 			if err != nil {
 				return err
 			}
-			label := s.humanLabel
-			if label == "" {
-				label = stack.DefaultHumanLabel
-			}
-			_, tickets, _, err := stack.LoadTickets(c.Context, env.GH, n, label)
+			set, err := stack.SpecRecipes(c.Context, env.GH, n, s.humanLabel)
 			if err != nil {
 				return err
 			}
-			var agent []*stack.Ticket
-			for _, t := range tickets {
-				if !t.Human {
-					agent = append(agent, t)
-				}
-			}
-			set := stack.Recipes(agent)
 			if err := cliapp.Emit(c, set, func(w io.Writer) error { return writeRecipes(w, set) }); err != nil {
 				return err
 			}
