@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/specstack/specstack/internal/xec"
 	"github.com/specstack/specstack/jjx"
 )
 
@@ -216,7 +217,12 @@ func resolveOne(ctx context.Context, repo *jjx.Repo, at string, c jjx.Commit, p 
 	}
 	tool.Args = append(tool.Args, "$base", "$left", "$right", "$output")
 	if err := repo.ResolveWithTool(ctx, at, p, tool); err != nil {
-		return leftWith(f, "jj resolve failed: see the error"), err.Error()
+		msg := err.Error()
+		var xe *xec.Error
+		if errors.As(err, &xe) && strings.TrimSpace(xe.Stderr) != "" {
+			msg = strings.TrimSpace(xe.Stderr)
+		}
+		return leftWith(f, "jj resolve failed: see the error"), fmt.Sprintf("jj resolve in %s: %s", short(c.ChangeID), msg)
 	}
 	got, err := readToolReport(reportPath, p)
 	if err != nil {

@@ -35,7 +35,10 @@ revision REV (default @, any revision works) by a strategy:
 strategy cannot resolve safely keeps its markers and is reported with the
 reason; nothing is dropped silently. jj runs this binary as a merge tool for
 the one call, so the revision is rewritten in place and history stays clean.
-Exits 4 (conflicts) when any conflict remains in the files asked for.`,
+--hunk N limits the strategy to hunk N of the one PATH given. Exits 4
+(conflicts) when any conflict remains in the files asked for, and 1 when jj
+would not record a resolution (an immutable revision, for one; the message
+says why), with the report printed first.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "revision", Aliases: []string{"r"}, Value: "@", Usage: "the `REV` to resolve in"},
 			&cli.StringFlag{Name: "strategy", Aliases: []string{"s"}, Usage: "`STRATEGY`: tasks, ours, theirs, side=N, base or union"},
@@ -89,7 +92,7 @@ Exits 4 (conflicts) when any conflict remains in the files asked for.`,
 				return err
 			}
 			for _, f := range rep.Files {
-				if f.Error != "" && !f.Conflicted {
+				if f.Error != "" {
 					return exitcode.New(exitcode.Failure, "resolve %s: %s", f.Path, f.Error)
 				}
 			}
@@ -135,7 +138,8 @@ func resolveText(w io.Writer, rep conflict.ResolveReport) error {
 			fmt.Fprintf(&b, "  problem: %s\n", p)
 		}
 		if f.Error != "" {
-			fmt.Fprintf(&b, "  error: %s\n", f.Error)
+			first, _, _ := strings.Cut(f.Error, "\n")
+			fmt.Fprintf(&b, "  error: %s\n", first)
 		}
 	}
 	if len(rep.Remaining) > 0 {
