@@ -210,12 +210,16 @@ func resolveOne(ctx context.Context, repo *jjx.Repo, at string, c jjx.Commit, p 
 	tool := jjx.MergeTool{
 		Name:    ToolName,
 		Program: program,
-		Args:    []string{"merge-tool", "--strategy", s.String(), "--report", reportPath, "--path", "$path", "--marker-length", "$marker_length"},
+		Args:    []string{"merge-tool", "--strategy", s.String(), "--report", reportPath, "--path", p},
 	}
 	for _, n := range hunks {
 		tool.Args = append(tool.Args, "--hunk", strconv.Itoa(n))
 	}
 	tool.Args = append(tool.Args, "$base", "$left", "$right", "$output")
+	// One file per call: the report then holds this file's line only.
+	if err := os.Truncate(reportPath, 0); err != nil {
+		return plan, fmt.Sprintf("reset merge-tool report %s: %v", reportPath, err)
+	}
 	if err := repo.ResolveWithTool(ctx, at, p, tool); err != nil {
 		msg := err.Error()
 		var xe *xec.Error
@@ -224,7 +228,7 @@ func resolveOne(ctx context.Context, repo *jjx.Repo, at string, c jjx.Commit, p 
 		}
 		return leftWith(f, "jj resolve failed: see the error"), fmt.Sprintf("jj resolve in %s: %s", short(c.ChangeID), msg)
 	}
-	got, err := readToolReport(reportPath, p)
+	got, err := readToolReport(reportPath)
 	if err != nil {
 		return leftWith(f, "the merge tool did not report: see the error"), err.Error()
 	}
@@ -308,7 +312,7 @@ type ToolReport struct {
 	Resolution Resolution `json:"resolution"`
 }
 
-func readToolReport(reportPath, p string) (Resolution, error) {
+func readToolReport(reportPath string) (Resolution, error) {
 	f, err := os.Open(reportPath)
 	if err != nil {
 		return Resolution{}, fmt.Errorf("read merge-tool report %s: %w", reportPath, err)
@@ -322,15 +326,13 @@ func readToolReport(reportPath, p string) (Resolution, error) {
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return Resolution{}, fmt.Errorf("decode merge-tool report %s: %w", reportPath, err)
 		}
-		if r.Path == p {
-			last = &r
-		}
+		last = &r
 	}
 	if err := sc.Err(); err != nil {
 		return Resolution{}, fmt.Errorf("read merge-tool report %s: %w", reportPath, err)
 	}
 	if last == nil {
-		return Resolution{}, fmt.Errorf("the merge tool wrote no report for %s", p)
+		return Resolution{}, fmt.Errorf("the merge tool wrote no report in %s", reportPath)
 	}
 	return last.Resolution, nil
 }
