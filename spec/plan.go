@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Plan is an implementation plan: a preamble (goal, global constraints,
@@ -60,13 +62,9 @@ func (e *PlanError) Error() string {
 }
 
 var (
-	taskHeadingRe = regexp.MustCompile(`^(#{2,6})[ \t]+[Tt]ask[ \t]+(\d+)\b[ \t]*(?:[:.\x{2013}\x{2014}-][ \t]*)?(.*?)[ \t#]*$`)
-	headingRe     = regexp.MustCompile(`^(#{1,6})[ \t]`)
-	filesLabelRe  = regexp.MustCompile(`^[ \t]*(?:[-*+][ \t]+)?\*\*Files:?\*\*:?[ \t]*(.*)$`)
-	listItemRe    = regexp.MustCompile(`^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+(.*)$`)
-	roleRe        = regexp.MustCompile(`^(?i)(create|new|modify|change|edit|update|test|tests|delete|remove)[ \t]*:[ \t]*(.*)$`)
-	lineRangeRe   = regexp.MustCompile(`^(.+?):(\d+(?:-\d+)?(?:,[ \t]*\d+(?:-\d+)?)*)$`)
-	fenceRe       = regexp.MustCompile("^[ \t]{0,3}(```+|~~~+)")
+	headingRe    = regexp.MustCompile(`^(#{1,6})[ \t]`)
+	filesLabelRe = regexp.MustCompile(`^[ \t]*(?:[-*+][ \t]+)?\*\*Files:?\*\*:?[ \t]*(.*)$`)
+	fenceRe      = regexp.MustCompile("^[ \t]{0,3}(```+|~~~+)")
 )
 
 var roleNames = map[string]FileRole{
@@ -91,14 +89,14 @@ func ParsePlan(data []byte) (*Plan, error) {
 	}
 	var spans []span
 	for i, l := range lines {
-		if inFence[i] {
+		if inFence[i] || !strings.HasPrefix(l, "#") {
 			continue
 		}
-		if m := taskHeadingRe.FindStringSubmatch(l); m != nil {
+		if h, ok := parseTaskHeading(l); ok {
 			if n := len(spans); n > 0 && spans[n-1].end < 0 {
 				spans[n-1].end = i
 			}
-			spans = append(spans, span{start: i, end: -1, level: len(m[1])})
+			spans = append(spans, span{start: i, end: -1, level: h.level})
 			continue
 		}
 		if m := headingRe.FindStringSubmatch(l); m != nil {
@@ -116,10 +114,10 @@ func ParsePlan(data []byte) (*Plan, error) {
 		if s.end < 0 {
 			s.end = len(lines)
 		}
-		m := taskHeadingRe.FindStringSubmatch(lines[s.start])
-		n, err := strconv.Atoi(m[2])
+		h, _ := parseTaskHeading(lines[s.start])
+		n, err := strconv.Atoi(h.number)
 		if err != nil || n <= 0 {
-			return nil, &PlanError{Line: s.start + 1, Msg: fmt.Sprintf("task number %q is not a positive integer", m[2])}
+			return nil, &PlanError{Line: s.start + 1, Msg: fmt.Sprintf("task number %q is not a positive integer", h.number)}
 		}
 		if prev, dup := seen[n]; dup {
 			return nil, &PlanError{Line: s.start + 1, Msg: fmt.Sprintf("task %d is numbered again (first at line %d); renumber one of them", n, prev)}
@@ -127,7 +125,7 @@ func ParsePlan(data []byte) (*Plan, error) {
 		seen[n] = s.start + 1
 		t := PlanTask{
 			Number: n,
-			Title:  strings.TrimSpace(m[3]),
+			Title:  h.title,
 			Text:   strings.TrimRight(strings.Join(lines[s.start:s.end], "\n"), "\n \t"),
 			Line:   s.start + 1,
 		}
@@ -141,12 +139,61 @@ func ParsePlan(data []byte) (*Plan, error) {
 	return p, nil
 }
 
+type taskHeading struct {
+	level  int
+	number string
+	title  string
+}
+
+// parseTaskHeading reads "### Task 3: title" (## to ######; the separator
+// after the number may be ":", ".", "-", an en or em dash, or a space).
+func parseTaskHeading(l string) (taskHeading, bool) {
+	var h taskHeading
+	for h.level < len(l) && l[h.level] == '#' {
+		h.level++
+	}
+	if h.level < 2 || h.level > 6 {
+		return h, false
+	}
+	rest := strings.TrimLeft(l[h.level:], " \t")
+	if len(rest) == len(l)-h.level || len(rest) < 5 || !strings.EqualFold(rest[:4], "task") {
+		return h, false
+	}
+	after := strings.TrimLeft(rest[4:], " \t")
+	if len(after) == len(rest)-4 {
+		return h, false // "Tasks", "Taskforce"
+	}
+	k := 0
+	for k < len(after) && after[k] >= '0' && after[k] <= '9' {
+		k++
+	}
+	if k == 0 {
+		return h, false
+	}
+	h.number, rest = after[:k], after[k:]
+	if rest != "" {
+		r, size := utf8.DecodeRuneInString(rest)
+		if r != ' ' && r != '\t' && r != ':' && r != '.' && r != '-' && r != '\u2013' && r != '\u2014' {
+			return h, false // "Task 3b"
+		}
+		rest = strings.TrimLeft(rest, " \t")
+		if r, size = utf8.DecodeRuneInString(rest); r == ':' || r == '.' || r == '-' || r == '\u2013' || r == '\u2014' {
+			rest = rest[size:]
+		}
+	}
+	h.title = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(rest), "#"))
+	return h, true
+}
+
 // fenceMask marks the lines inside fenced code blocks (fences included).
 func fenceMask(lines []string) []bool {
 	mask := make([]bool, len(lines))
 	open := ""
 	for i, l := range lines {
-		m := fenceRe.FindStringSubmatch(l)
+		var m []string
+		if strings.Contains(l, "```") || strings.Contains(l, "~~~") {
+			m = fenceRe.FindStringSubmatch(l)
+		}
 		switch {
 		case open == "" && m != nil:
 			open = m[1]
@@ -161,25 +208,54 @@ func fenceMask(lines []string) []bool {
 	return mask
 }
 
+// listItem splits a markdown list item ("- x", "* x", "+ x", "1. x",
+// "1) x") into its indentation and text.
+func listItem(l string) (indent, text string, ok bool) {
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		i++
+	}
+	indent, rest := l[:i], l[i:]
+	switch {
+	case rest == "":
+		return "", "", false
+	case rest[0] == '-' || rest[0] == '*' || rest[0] == '+':
+		rest = rest[1:]
+	case rest[0] >= '0' && rest[0] <= '9':
+		k := 0
+		for k < len(rest) && rest[k] >= '0' && rest[k] <= '9' {
+			k++
+		}
+		if k == len(rest) || (rest[k] != '.' && rest[k] != ')') {
+			return "", "", false
+		}
+		rest = rest[k+1:]
+	default:
+		return "", "", false
+	}
+	if rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
+		return "", "", false
+	}
+	return indent, strings.TrimLeft(rest, " \t"), true
+}
+
 // parseFiles reads the **Files:** lists between lines [from, to).
 func parseFiles(lines []string, inFence []bool, from, to int) ([]PlanFile, error) {
 	var files []PlanFile
-	seen := map[PlanFile]bool{}
 	add := func(line int, entry string) error {
 		fs, err := parseFileEntry(entry)
 		if err != nil {
 			return &PlanError{Line: line + 1, Msg: err.Error()}
 		}
 		for _, f := range fs {
-			if !seen[f] {
-				seen[f] = true
+			if !slices.Contains(files, f) {
 				files = append(files, f)
 			}
 		}
 		return nil
 	}
 	for i := from; i < to; i++ {
-		if inFence[i] {
+		if inFence[i] || !strings.Contains(lines[i], "**Files") {
 			continue
 		}
 		m := filesLabelRe.FindStringSubmatch(lines[i])
@@ -197,11 +273,11 @@ func parseFiles(lines []string, inFence []bool, from, to int) ([]PlanFile, error
 			j++
 		}
 		for ; j < to && !inFence[j]; j++ {
-			lm := listItemRe.FindStringSubmatch(lines[j])
-			if lm == nil {
+			_, item, ok := listItem(lines[j])
+			if !ok {
 				break
 			}
-			if err := add(j, lm[2]); err != nil {
+			if err := add(j, item); err != nil {
 				return nil, err
 			}
 		}
@@ -214,9 +290,10 @@ func parseFiles(lines []string, inFence []bool, from, to int) ([]PlanFile, error
 // path list.
 func parseFileEntry(entry string) ([]PlanFile, error) {
 	role := RoleTouch
-	if m := roleRe.FindStringSubmatch(entry); m != nil {
-		role = roleNames[strings.ToLower(m[1])]
-		entry = m[2]
+	if word, rest, ok := strings.Cut(entry, ":"); ok {
+		if r, known := roleNames[strings.ToLower(strings.TrimSpace(word))]; known {
+			role, entry = r, strings.TrimSpace(rest)
+		}
 	}
 	var raw []string
 	if strings.Contains(entry, "`") {
@@ -239,8 +316,8 @@ func parseFileEntry(entry string) ([]PlanFile, error) {
 			continue
 		}
 		f := PlanFile{Role: role, Path: r}
-		if m := lineRangeRe.FindStringSubmatch(r); m != nil {
-			f.Path, f.Lines = m[1], strings.ReplaceAll(m[2], " ", "")
+		if i := strings.LastIndexByte(r, ':'); i > 0 && isLineRanges(r[i+1:]) {
+			f.Path, f.Lines = r[:i], strings.ReplaceAll(r[i+1:], " ", "")
 		}
 		clean, err := cleanPlanPath(f.Path)
 		if err != nil {
@@ -253,6 +330,32 @@ func parseFileEntry(entry string) ([]PlanFile, error) {
 		return nil, fmt.Errorf("%s: entry names no path (write `- %s: path/to/file`)", role, strings.ToUpper(string(role[:1]))+string(role[1:]))
 	}
 	return res, nil
+}
+
+// isLineRanges reports whether s reads "12", "12-40" or "3,9-11".
+func isLineRanges(s string) bool {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	prev := byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+		case c == '-' || c == ',':
+			if prev < '0' || prev > '9' {
+				return false
+			}
+		case c == ' ' || c == '\t':
+			if prev != ',' && prev != ' ' && prev != '\t' {
+				return false
+			}
+		default:
+			return false
+		}
+		prev = c
+	}
+	return prev >= '0' && prev <= '9'
 }
 
 // cleanPlanPath checks that p is a path inside the repository and returns
@@ -295,13 +398,12 @@ func parseAdHoc(lines []string, inFence []bool) (*Plan, error) {
 			}
 			continue
 		}
-		m := listItemRe.FindStringSubmatch(l)
-		if m != nil && m[1] == "" {
+		if indent, item, ok := listItem(l); ok && indent == "" {
 			flush()
 			if first < 0 {
 				first = i
 			}
-			cur, curLine = []string{m[2]}, i+1
+			cur, curLine = []string{item}, i+1
 			continue
 		}
 		if cur != nil {
@@ -382,11 +484,9 @@ func (p *Plan) numbers() string {
 
 // Paths returns the distinct paths of the task's files, in order.
 func (t PlanTask) Paths() []string {
-	var res []string
-	seen := map[string]bool{}
+	res := make([]string, 0, len(t.Files))
 	for _, f := range t.Files {
-		if !seen[f.Path] {
-			seen[f.Path] = true
+		if !slices.Contains(res, f.Path) {
 			res = append(res, f.Path)
 		}
 	}

@@ -71,7 +71,7 @@ func Waves(tasks []Task) [][]int {
 // Overlaps returns the overlap graph's edges, ordered by task pair, each
 // with the shared files sorted.
 func Overlaps(tasks []Task) []Overlap {
-	byFile := map[string][]int{} // file -> indices into tasks
+	byFile := make(map[string][]int, len(tasks)) // file -> indices into tasks
 	for i, t := range tasks {
 		for _, f := range t.Files {
 			if ts := byFile[f]; len(ts) == 0 || ts[len(ts)-1] != i {
@@ -81,7 +81,7 @@ func Overlaps(tasks []Task) []Overlap {
 	}
 	// Pairs are keyed by their indices (a<<32|b, a < b), so sorting the
 	// keys sorts the edges by plan order.
-	shared := map[uint64][]string{}
+	shared := make(map[uint64][]string, len(tasks)*4)
 	for f, ts := range byFile {
 		for x := 0; x < len(ts); x++ {
 			for y := x + 1; y < len(ts); y++ {
