@@ -21,9 +21,3 @@ func (r *Repo) GitImport(ctx context.Context) error {
 	_, err := r.Run(ctx, "git", "import")
 	return err
 }
-
-// GitExport exports jj's bookmarks to the backing git repository's refs.
-func (r *Repo) GitExport(ctx context.Context) error {
-	_, err := r.Run(ctx, "git", "export")
-	return err
-}

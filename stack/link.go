@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -276,10 +275,6 @@ func (k *linker) knownPulls() []int {
 
 // publish pushes every local branch origin lacks.
 func (k *linker) publish(ctx context.Context) error {
-	if n, ok := k.env.VCS.(interface{ Note() string }); ok && n.Note() != "" &&
-		slices.ContainsFunc(k.layers, func(l *layer) bool { return l.localSHA != "" && l.remote == "" }) {
-		k.res.Notes = append(k.res.Notes, n.Note())
-	}
 	for i, l := range k.layers {
 		ll := LinkLayer{Branch: l.branch, Base: k.res.Base}
 		if i > 0 {

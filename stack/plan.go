@@ -41,6 +41,8 @@ type Plan struct {
 	Layers        []Layer     `json:"layers"`
 	Excluded      []Excluded  `json:"excluded"`
 	SkippedClosed []TicketRef `json:"skippedClosed"`
+	// Notes tell a person how something was done, when it matters.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // ResolveStackMode settles the stack mode: the one asked for, checked
@@ -228,6 +230,9 @@ func MakePlan(ctx context.Context, env *Env, req PlanRequest) (*Plan, error) {
 	}
 	p := &Plan{Spec: req.Spec, Title: spec.Title, Repo: env.GH.T.Repo(), StackMode: mode, Base: base, StartRef: start,
 		BaseSHA: sha, HumanLabel: req.HumanLabel, Layers: g.Layers, Excluded: g.Excluded, SkippedClosed: closed}
+	if n, ok := env.VCS.(interface{ Note() string }); ok && n.Note() != "" {
+		p.Notes = append(p.Notes, n.Note())
+	}
 	var missing []string
 	for _, l := range g.Layers {
 		for _, t := range l.Tickets {
@@ -279,6 +284,9 @@ func (p *Plan) WriteText(w io.Writer) error {
 			nums = append(nums, c.Number)
 		}
 		fmt.Fprintf(&b, "closed, skipped: %s\n", refs(nums))
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

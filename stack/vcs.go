@@ -57,7 +57,7 @@ func OpenVCS(ctx context.Context, dir string) (VCS, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &jjVCS{j: j, g: &gitx.Repo{Dir: store, Bin: bin}, viaGit: !gitx.SupportsColocatedWorkspaces(version), gitVersion: version}, nil
+		return &jjVCS{j: j, g: &gitx.Repo{Dir: store, Bin: bin}, fetchViaGit: !gitx.SupportsColocatedWorkspaces(version), gitVersion: version}, nil
 	}
 	g, err := gitx.Open(ctx, found.Root)
 	if err != nil {
@@ -110,23 +110,23 @@ func (v *gitVCS) Publish(ctx context.Context, branch string) (gitx.PushResult, e
 	return v.g.Push(ctx, Remote, branch, "refs/heads/"+branch)
 }
 
-// jjVCS is a jj workspace. jj's own fetch and push need git >= 2.42;
-// with an older git (viaGit) the same publish-once push and the fetch run
-// with git in jj's backing git repository, followed by jj git import, so
-// jj records the remote bookmarks all the same.
+// jjVCS is a jj workspace. jj's own fetch needs git >= 2.42 (its push
+// does not); with an older git (fetchViaGit) the fetch runs with git in
+// jj's backing git repository, followed by jj git import, so jj records
+// the remote bookmarks all the same.
 type jjVCS struct {
-	j          *jjx.Repo
-	g          *gitx.Repo // jj's backing git repository
-	viaGit     bool
-	gitVersion string
+	j           *jjx.Repo
+	g           *gitx.Repo // jj's backing git repository
+	fetchViaGit bool
+	gitVersion  string
 }
 
-// Note says how pushes and fetches go, when not through jj itself.
+// Note says how fetches go, when not through jj itself.
 func (v *jjVCS) Note() string {
-	if !v.viaGit {
+	if !v.fetchViaGit {
 		return ""
 	}
-	return fmt.Sprintf("git %s is older than the 2.42 jj git push/fetch need: pushed and fetched with git in jj's git store (%s), then jj git import", v.gitVersion, v.g.Dir)
+	return fmt.Sprintf("git %s is older than the 2.42 jj git fetch needs: fetched with git in jj's git store (%s), then jj git import", v.gitVersion, v.g.Dir)
 }
 
 func (v *jjVCS) Kind() string { return "jj" }
@@ -167,7 +167,7 @@ func (v *jjVCS) CurrentBranches(ctx context.Context) ([]string, error) {
 }
 
 func (v *jjVCS) Fetch(ctx context.Context) error {
-	if v.viaGit {
+	if v.fetchViaGit {
 		if err := v.g.Fetch(ctx, Remote); err != nil {
 			return err
 		}
@@ -250,22 +250,6 @@ func (v *jjVCS) Publish(ctx context.Context, branch string) (gitx.PushResult, er
 			"push %s to %s: branch %w (%s there, %s here); publish-once never overwrites a published branch: "+
 				"inspect it (jj git fetch; jj log -r '%s@%s | %s') and decide by hand",
 			branch, Remote, gitx.ErrRemoteMoved, short(have), short(local), branch, Remote, branch))
-	}
-	if v.viaGit {
-		if err := v.j.GitExport(ctx); err != nil {
-			return "", err
-		}
-		res, err := v.g.Push(ctx, Remote, branch, local)
-		if err != nil {
-			return "", err
-		}
-		if err := v.j.GitImport(ctx); err != nil {
-			return "", err
-		}
-		if err := v.j.BookmarkTrack(ctx, branch, Remote); err != nil {
-			return "", fmt.Errorf("track %s@%s: %w", branch, Remote, err)
-		}
-		return res, nil
 	}
 	if err := v.j.BookmarkTrack(ctx, branch, Remote); err != nil {
 		return "", fmt.Errorf("track %s@%s: %w", branch, Remote, err)
