@@ -141,3 +141,24 @@ func diffTrees(want, got map[string]string) string {
 	}
 	return b.String()
 }
+
+// expected reads the "expect CHANGE: valid|invalid archive|refuse" lines
+// of a corpus file: change → [valid, archived].
+func expected(t testing.TB, file string) map[string][2]bool {
+	t.Helper()
+	ar, err := txtar.ParseFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][2]bool{}
+	for _, line := range strings.Split(string(ar.Comment), "\n") {
+		if rest, ok := strings.CutPrefix(line, "expect "); ok {
+			name, verdicts, _ := strings.Cut(rest, ": ")
+			f := strings.Fields(verdicts)
+			if len(f) == 2 {
+				out[name] = [2]bool{f[0] == "valid", f[1] == "archive"}
+			}
+		}
+	}
+	return out
+}

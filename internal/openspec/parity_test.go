@@ -102,6 +102,10 @@ func TestParity(t *testing.T) {
 			})
 			dir := t.TempDir()
 			extract(t, file, dir)
+			expect := expected(t, file)
+			if len(expect) != len(changeNames(t, dir)) {
+				t.Errorf("%d expect lines for %d changes", len(expect), len(changeNames(t, dir)))
+			}
 			for _, change := range changeNames(t, dir) {
 				t.Run("validate/"+change, func(t *testing.T) {
 					a, b := t.TempDir(), t.TempDir()
@@ -125,6 +129,9 @@ func TestParity(t *testing.T) {
 					if err := json.Unmarshal([]byte(gotOut), &got); err != nil {
 						t.Fatalf("jj-openspec validate --json: %v\n%s%s", err, gotOut, gotErr)
 					}
+					if want.Items[0].Valid != expect[change][0] {
+						t.Errorf("openspec says valid=%v but the corpus file records %v: update its expect line", want.Items[0].Valid, expect[change][0])
+					}
 					if want.Items[0].Valid != got.Valid || (wantCode == 0) != (gotCode == 0) {
 						t.Errorf("validate %s: openspec valid=%v exit=%d, jj-openspec valid=%v exit=%d", change, want.Items[0].Valid, wantCode, got.Valid, gotCode)
 					}
@@ -138,6 +145,9 @@ func TestParity(t *testing.T) {
 					extract(t, file, b)
 					_, wantErr, wantCode := realOpenSpec(t, a, "archive", change, "--yes")
 					_, gotErr, gotCode := jjOpenSpec("--repo", b, "archive", change, "--yes")
+					if (wantCode == 0) != expect[change][1] {
+						t.Errorf("openspec archived=%v but the corpus file records %v: update its expect line", wantCode == 0, expect[change][1])
+					}
 					wantTree, gotTree := tree(t, a), tree(t, b)
 					_, wantMoved := wantTree["openspec/changes/"+change+"/proposal.md"]
 					_, gotMoved := gotTree["openspec/changes/"+change+"/proposal.md"]
