@@ -15,8 +15,10 @@
 //
 // with any number of sides, markers longer than seven characters (jj
 // makes them four longer than the longest marker-like line of the file,
-// so the longest opening markers that form a conflict are the real ones),
-// CRLF line ends, and jj's form for sides without a final newline. Each
+// so the longest opening markers that form a conflict are the real ones,
+// except inside the base of a git diff3 hunk, where git's recursive merge
+// of criss-cross histories nests the conflict of its virtual base), CRLF
+// line ends, and jj's form for sides without a final newline. Each
 // Hunk has its sides and bases as text, the labels jj wrote (change id,
 // commit id, description, note) and its line range.
 //

@@ -142,6 +142,38 @@ func (s *sandbox) gitConflict(name, base, ours, theirs string, styles []string) 
 	return out
 }
 
+// gitCrissCross merges two branches that each merged the other: git's
+// recursive merge writes the conflict of their virtual base, with longer
+// markers, inside the base section of the real one.
+func (s *sandbox) gitCrissCross(name string) map[string]string {
+	s.t.Helper()
+	repo := name
+	s.run("", "git", "init", "-q", repo)
+	step := func(content string, args ...string) {
+		if content != "" {
+			s.write(filepath.Join(repo, "f.txt"), content)
+		}
+		if len(args) > 0 {
+			s.run(repo, "git", args...)
+		}
+	}
+	step("x\nline\ny\n", "add", "f.txt")
+	step("", "commit", "-q", "-m", "base")
+	step("", "checkout", "-q", "-b", "A")
+	step("x\nA1\ny\n", "commit", "-q", "-am", "A1")
+	step("", "checkout", "-q", "-b", "B", "main")
+	step("x\nB1\ny\n", "commit", "-q", "-am", "B1")
+	step("", "checkout", "-q", "A")
+	s.try(repo, "git", "merge", "-q", "-m", "A+B", "B")
+	step("x\nAB\ny\n", "commit", "-q", "-am", "AB")
+	step("", "checkout", "-q", "B")
+	s.try(repo, "git", "merge", "-q", "-m", "B+A", "A~1")
+	step("x\nBA\ny\n", "commit", "-q", "-am", "BA")
+	step("", "checkout", "-q", "A")
+	s.try(repo, "git", "-c", "merge.conflictStyle=diff3", "merge", "-q", "B")
+	return map[string]string{"git-" + name + "-diff3": s.read(filepath.Join(repo, "f.txt"))}
+}
+
 const tasksBase = `# Tasks
 
 ## 1. Parser
@@ -194,6 +226,8 @@ func TestGenerateInputs(t *testing.T) {
 	add(s.gitConflict("tasks", tasksBase,
 		strings.NewReplacer("- [ ] 1.1", "- [x] 1.1", "- [ ] 2.1", "- [x] 2.1").Replace(tasksBase),
 		strings.NewReplacer("- [ ] 1.2", "- [x] 1.2", "- [ ] 2.2", "- [x] 2.2").Replace(tasksBase), gitStyles))
+
+	add(s.gitCrissCross("criss-cross"))
 
 	if err := os.MkdirAll("testdata", 0o755); err != nil {
 		t.Fatal(err)

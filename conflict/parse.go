@@ -44,19 +44,55 @@ func ParseString(s string) *File {
 		p.run()
 		return f
 	}
-	var first *File
-	for _, n := range lengths {
+	parses := map[int]*File{}
+	parse := func(n int) *File {
+		if g, ok := parses[n]; ok {
+			return g
+		}
 		g := &File{InvalidUTF8: f.InvalidUTF8, Problems: append([]Problem(nil), f.Problems...)}
 		p := parser{s: s, f: g, n: n}
 		p.run()
-		if len(g.Hunks) > 0 {
-			return g
+		parses[n] = g
+		return g
+	}
+	for i, n := range lengths {
+		g := parse(n)
+		if len(g.Hunks) == 0 || insideGitBase(g, lengths[i+1:], parse) {
+			continue
 		}
-		if first == nil {
-			first = g
+		return g
+	}
+	return parse(lengths[0])
+}
+
+// insideGitBase reports whether a hunk of g lies in the base of a diff3
+// hunk with shorter markers: git's recursive merge writes the conflicts
+// of its virtual merge base that way (markers two longer, inside the
+// "|||||||" section), and then the shorter markers are the real ones.
+func insideGitBase(g *File, shorter []int, parse func(int) *File) bool {
+	for _, m := range shorter {
+		for _, outer := range parse(m).Hunks {
+			from, to, ok := outer.baseLines()
+			if !ok {
+				continue
+			}
+			for _, h := range g.Hunks {
+				if h.StartLine >= from && h.EndLine <= to {
+					return true
+				}
+			}
 		}
 	}
-	return first
+	return false
+}
+
+// baseLines returns the lines of a git-style hunk's base section.
+func (h *Hunk) baseLines() (from, to int, ok bool) {
+	if h.Style != StyleGit || len(h.blocks) != 3 || h.blocks[1].kind != blockGitBase {
+		return 0, 0, false
+	}
+	from = h.StartLine + 1 + strings.Count(h.blocks[0].body, "\n") + 1
+	return from, from + strings.Count(h.blocks[1].body, "\n") - 1, true
 }
 
 // maxLengthTries bounds how many marker lengths ParseString tries.
