@@ -78,18 +78,30 @@ func Start(ctx context.Context, repo *jjx.Repo, dir string, req StartRequest, ou
 	return r, nil
 }
 
+// CheckUnfinished fails when the ledger holds a run that is neither
+// complete nor aborted, unless fresh is set.
+func CheckUnfinished(dir string, fresh bool) error {
+	old, ok, err := Load(dir)
+	if err != nil || !ok {
+		return err
+	}
+	if !Fold(old).Finished() && !fresh {
+		return exitcode.New(exitcode.NeedsChoice,
+			"an unfinished run (%s, plan %s, started %s) is in the ledger: `resume` continues it, `abort` undoes it, or pass --fresh to start over (its workspaces are kept)",
+			old.Header.RunID, old.Header.Plan, old.Header.Started.Format(time.RFC3339))
+	}
+	return nil
+}
+
 func start(ctx context.Context, repo *jjx.Repo, dir string, req StartRequest, out io.Writer) (*Runner, error) {
+	if err := CheckUnfinished(dir, req.Fresh); err != nil {
+		return nil, err
+	}
 	old, ok, err := Load(dir)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
-		st := Fold(old)
-		if !st.Finished() && !req.Fresh {
-			return nil, exitcode.New(exitcode.NeedsChoice,
-				"an unfinished run (%s, plan %s, started %s) is in the ledger: `resume` continues it, `abort` undoes it, or pass --fresh to start over (its workspaces are kept)",
-				old.Header.RunID, old.Header.Plan, old.Header.Started.Format(time.RFC3339))
-		}
 		archive := filepath.Join(dir, "runs", old.Header.RunID+".toml")
 		if err := os.MkdirAll(filepath.Dir(archive), 0o755); err != nil {
 			return nil, fmt.Errorf("archive the previous run: %w", err)

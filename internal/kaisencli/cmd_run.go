@@ -86,6 +86,13 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Prerequisites first, each failure with its fix.
+	if _, _, err := engine.Prerequisites(c.Context, s.repo); err != nil {
+		return nil, err
+	}
+	if err := engine.CheckUnfinished(s.dir, c.Bool("fresh")); err != nil {
+		return nil, err
+	}
 	tasks := engineTasks(p)
 	opts, err := s.options(c, tasks)
 	if err != nil {
