@@ -80,6 +80,7 @@ func Path() (string, error) {
 type Cmd struct {
 	Args    []string
 	Dir     string
+	Env     []string  // extra environment variables, after Env
 	Stdout  io.Writer // receives stdout as it comes; nil discards
 	Stderr  io.Writer // receives stderr minus allow-listed lines; nil discards
 	Timeout time.Duration
@@ -113,7 +114,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	if timeout == 0 {
 		timeout = 2 * time.Minute
 	}
-	runErr := xec.Run(ctx, xec.Cmd{Name: bin, Args: c.Args, Dir: c.Dir, Env: Env, Stdout: stdout, Stderr: f, Timeout: timeout})
+	runErr := xec.Run(ctx, xec.Cmd{Name: bin, Args: c.Args, Dir: c.Dir, Env: append(append([]string(nil), Env...), c.Env...), Stdout: stdout, Stderr: f, Timeout: timeout})
 	f.flush()
 	res := Result{Dropped: f.dropped}
 	if runErr == nil {

@@ -24,11 +24,12 @@ func requireOpenSpec(t *testing.T) {
 		}
 		t.Skipf("%v; `make test` installs it when npm is present", err)
 	}
-	// Keep the CLI away from the user's configuration and data.
+}
+
+// isolated keeps the CLI away from the user's configuration and data.
+func isolated(t *testing.T) []string {
 	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+	return []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share")}
 }
 
 // jjOpenSpec runs jj-openspec in process and returns stdout, stderr and
@@ -41,11 +42,12 @@ func jjOpenSpec(args ...string) (string, string, int) {
 
 func realOpenSpec(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
-	out, errb, res, err := openspec.Output(t.Context(), dir, args...)
+	var out, errb bytes.Buffer
+	res, err := openspec.Run(t.Context(), openspec.Cmd{Args: args, Dir: dir, Env: isolated(t), Stdout: &out, Stderr: &errb})
 	if err != nil {
 		t.Fatalf("openspec %v: %v", args, err)
 	}
-	return string(out), string(errb), res.ExitCode
+	return out.String(), errb.String(), res.ExitCode
 }
 
 type listedChange struct {
@@ -86,6 +88,7 @@ func TestParity(t *testing.T) {
 	for _, file := range corpus(t) {
 		name := filepath.Base(file)
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			t.Run("list", func(t *testing.T) {
 				a, b := t.TempDir(), t.TempDir()
 				extract(t, file, a)
@@ -98,6 +101,23 @@ func TestParity(t *testing.T) {
 				want, got := parseList(t, "openspec", wantOut), parseList(t, "jj-openspec", gotOut)
 				if fmt.Sprint(want) != fmt.Sprint(got) {
 					t.Errorf("list --json:\nopenspec    %v\njj-openspec %v", want, got)
+				}
+				wantOut, _, _ = realOpenSpec(t, a, "list", "--specs", "--json")
+				gotOut, _, _ = jjOpenSpec("--repo", b, "list", "--specs", "--json")
+				var ws, gs struct {
+					Specs []struct {
+						ID               string `json:"id"`
+						RequirementCount int    `json:"requirementCount"`
+					} `json:"specs"`
+				}
+				if err := json.Unmarshal([]byte(wantOut), &ws); err != nil {
+					t.Fatal(err)
+				}
+				if err := json.Unmarshal([]byte(gotOut), &gs); err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(ws.Specs) != fmt.Sprint(gs.Specs) {
+					t.Errorf("list --specs --json:\nopenspec    %v\njj-openspec %v", ws.Specs, gs.Specs)
 				}
 			})
 			dir := t.TempDir()
@@ -137,6 +157,11 @@ func TestParity(t *testing.T) {
 					}
 					if fmt.Sprint(want.Items[0].Issues) != fmt.Sprint(got.Issues) {
 						t.Errorf("validate %s issues:\nopenspec:\n%s\njj-openspec:\n%s", change, lines(want.Items[0].Issues), lines(got.Issues))
+					}
+					_, _, wantStrict := realOpenSpec(t, a, "validate", change, "--strict")
+					_, _, gotStrict := jjOpenSpec("--repo", b, "validate", change, "--strict")
+					if (wantStrict == 0) != (gotStrict == 0) {
+						t.Errorf("validate %s --strict: openspec exit %d, jj-openspec exit %d", change, wantStrict, gotStrict)
 					}
 				})
 				t.Run("archive/"+change, func(t *testing.T) {
