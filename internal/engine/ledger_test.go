@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/specstack/specstack/internal/ledger"
+)
+
+func testDoc() *Doc {
+	return ledger.New[Header, Event](Header{
+		RunID: "abcd1234", Plan: "plan.md", BaselineCommit: "base0",
+		Tasks: []Task{{Num: 1, Title: "one", Files: []string{"a"}}, {Num: 2, Title: "two", Files: []string{"b"}}, {Num: 3, Title: "three", Files: []string{"a"}}},
+		Waves: [][]int{{1, 2}, {3}},
+	})
+}
+
+func TestFold(t *testing.T) {
+	d := testDoc()
+	d.Events = []Event{
+		{Kind: EvProvisioned, Task: 1, Workspace: "ws1", Path: "/w/1", Base: []string{"p"}},
+		{Kind: EvProvisioned, Task: 2, Workspace: "ws2", Path: "/w/2"},
+		{Kind: EvDispatched, Task: 1, Role: RoleImplementer},
+		{Kind: EvDispatched, Task: 2, Role: RoleImplementer},
+		{Kind: EvCollected, Task: 1, Status: StatusDone, Change: "c1", Changes: []string{"c1"}, Files: []string{"a"}, Lines: 4},
+		{Kind: EvCollected, Task: 2, Status: StatusBlocked, Reason: "stuck"},
+		{Kind: EvDispatched, Wave: 1, Role: RoleReviewer}, // wave-level: no task
+		{Kind: EvReviewFailed, Task: 1, Findings: "f1"},
+		{Kind: EvFixing, Task: 1, Commit: "k1", Attempt: 1},
+		{Kind: EvDispatched, Task: 1, Role: RoleFixer},
+		{Kind: EvCollected, Task: 1, Status: StatusDone, Change: "c1", Changes: []string{"c1"}, Files: []string{"a"}, Lines: 5},
+		{Kind: EvReviewPassed, Task: 1},
+		{Kind: EvReleased, Task: 1},
+		{Kind: EvSquashing, Task: 1},
+		{Kind: EvSquashed, Task: 1},
+		{Kind: EvBaseline, Commit: "base1", Wave: 1},
+		{Kind: EvFannedIn, Wave: 1},
+		{Kind: EvHalted, Reason: "stop"},
+		{Kind: EvCollected, Task: 99}, // unknown task: ignored
+	}
+	s := Fold(d)
+	t1, t2, t3 := s.Tasks[1], s.Tasks[2], s.Tasks[3]
+	if t1.Wave != 1 || t3.Wave != 2 {
+		t.Errorf("waves: %d, %d", t1.Wave, t3.Wave)
+	}
+	if !t1.Squashed || t1.Squashing || !t1.Released || !t1.Approved || t1.Fixes != 1 || t1.FixFrom != "k1" || t1.Dispatched != 2 || t1.Lines != 5 || t1.Failed() {
+		t.Errorf("task 1: %+v", t1)
+	}
+	if !t2.Failed() || t2.Reason != "stuck" || t2.Approved {
+		t.Errorf("task 2: %+v", t2)
+	}
+	if t3.Workspace != "" || t3.Collected {
+		t.Errorf("task 3: %+v", t3)
+	}
+	if !s.FannedIn[1] || s.FannedIn[2] || s.BaselineCommit != "base1" || s.Halted != "stop" || s.Finished() {
+		t.Errorf("state: %+v", s)
+	}
+	d.Events = append(d.Events, Event{Kind: EvResumed}, Event{Kind: EvAborted, Op: "op0"})
+	s = Fold(d)
+	if s.Halted != "" || !s.Aborted || s.AbortedOp != "op0" || !s.Finished() {
+		t.Errorf("after resume and abort: %+v", s)
+	}
+}
+
+func TestFailed(t *testing.T) {
+	tests := []struct {
+		st   TaskState
+		want bool
+	}{
+		{TaskState{}, false}, // not collected yet
+		{TaskState{Collected: true, Status: StatusDone}, false},
+		{TaskState{Collected: true, Status: StatusConcerns}, false},
+		{TaskState{Collected: true, Status: StatusDone, Leak: true}, true},
+		{TaskState{Collected: true, Status: StatusCrashed}, true},
+		{TaskState{Collected: true, Status: StatusNeedsContext}, true},
+		{TaskState{Collected: true, Status: StatusDivergent}, true},
+		{TaskState{Collected: true, Status: StatusNoChange}, true},
+	}
+	for _, tt := range tests {
+		if got := tt.st.Failed(); got != tt.want {
+			t.Errorf("%+v: Failed = %v, want %v", tt.st, got, tt.want)
+		}
+	}
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	r := newRunner(nil, dir, testDoc(), nil)
+	if err := r.record(Event{Kind: EvProvisioned, Task: 1, Workspace: "w", Base: []string{"x", "y"}}, Event{Kind: EvFannedIn, Wave: 1}); err != nil {
+		t.Fatal(err)
+	}
+	d, ok, err := Load(dir)
+	if err != nil || !ok {
+		t.Fatalf("Load: %v %v", ok, err)
+	}
+	if len(d.Events) != 2 || d.Events[0].At.IsZero() || !reflect.DeepEqual(d.Events[0].Base, []string{"x", "y"}) || d.Header.Waves[1][0] != 3 {
+		t.Errorf("round trip: %+v", d)
+	}
+	if _, ok, _ := Load(filepath.Join(dir, "nowhere")); ok {
+		t.Error("Load of an empty directory found a run")
+	}
+}
+
+func TestOrder(t *testing.T) {
+	mk := func(n, files, lines int) *TaskState {
+		return &TaskState{Task: Task{Num: n}, Files: make([]string, files), Lines: lines}
+	}
+	tests := []struct {
+		name  string
+		merge []int
+		want  []int
+	}{
+		{"smallest diff first", nil, []int{4, 3, 1, 2}},
+		{"explicit order", []int{2, 1}, []int{2, 1, 4, 3}},
+	}
+	for _, tt := range tests {
+		d := testDoc()
+		d.Header.Options.MergeOrder = tt.merge
+		r := newRunner(nil, t.TempDir(), d, nil)
+		ts := []*TaskState{mk(1, 2, 10), mk(2, 2, 30), mk(3, 1, 50), mk(4, 1, 5)}
+		r.order(ts)
+		var got []int
+		for _, t := range ts {
+			got = append(got, t.Num)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: order = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestTestCommands(t *testing.T) {
+	tests := []struct {
+		name  string
+		test  string
+		m     map[string]string
+		files []string
+		want  []string
+	}{
+		{"full command covers everything", "make test", nil, []string{"x"}, []string{"make test"}},
+		{"no files, no command", "make test", nil, nil, nil},
+		{"nothing configured", "", nil, []string{"x"}, nil},
+		{"map by glob", "make test", map[string]string{"src/**": "go test", "web/**/*.ts": "npm test", "docs/*": "lint"},
+			[]string{"src/a/b.go", "web/x/y.ts"}, []string{"go test", "npm test"}},
+		{"map, no match", "make test", map[string]string{"src/**": "go test"}, []string{"README.md"}, nil},
+		{"same command once", "", map[string]string{"a/**": "t", "b/**": "t"}, []string{"a/1", "b/2"}, []string{"t"}},
+	}
+	for _, tt := range tests {
+		d := testDoc()
+		d.Header.Options.Test, d.Header.Options.TestMap = tt.test, tt.m
+		r := newRunner(nil, t.TempDir(), d, nil)
+		if got := r.testCommands(tt.files); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestParallelBound(t *testing.T) {
+	var running, peak atomic.Int32
+	items := make([]int, 12)
+	Parallel(t.Context(), items, 3, func(_ context.Context, _ int) {
+		n := running.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+		running.Add(-1)
+	})
+	if p := peak.Load(); p > 3 || p < 1 {
+		t.Errorf("peak parallelism %d, want 1..3", p)
+	}
+}

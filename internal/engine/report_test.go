@@ -1,0 +1,127 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestReportStatus(t *testing.T) {
+	tests := []struct {
+		name   string
+		report string
+		want   string
+		ok     bool
+	}{
+		{"done", "Status: DONE\n", StatusDone, true},
+		{"markdown", "- **Status:** DONE_WITH_CONCERNS\n", StatusConcerns, true},
+		{"spaces", "status: done with concerns", StatusConcerns, true},
+		{"blocked", "# Report\nStatus: BLOCKED\nreason", StatusBlocked, true},
+		{"needs context", "Status: NEEDS_CONTEXT", StatusNeedsContext, true},
+		{"last wins (a fixer appended)", "Status: BLOCKED\n...\nStatus: DONE\n", StatusDone, true},
+		{"no status", "I did things.\n", "", false},
+		{"status word in prose", "The status of DONE things\n", "", false},
+		{"unknown status", "Status: MAYBE\n", "", false},
+	}
+	dir := t.TempDir()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".md")
+			if err := os.WriteFile(p, []byte(tt.report), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, ok := ReportStatus(p)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("ReportStatus = %q, %v; want %q, %v", got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+	if _, ok := ReportStatus(filepath.Join(dir, "missing.md")); ok {
+		t.Error("a missing report has a status")
+	}
+}
+
+func TestReadFindings(t *testing.T) {
+	tests := []struct {
+		name    string
+		text    string
+		want    []Finding
+		wantErr string
+	}{
+		{"array", `[{"severity":"important","message":"m","file":"a.go","line":3}]`,
+			[]Finding{{Severity: "important", Message: "m", File: "a.go", Line: 3}}, ""},
+		{"object", `{"findings":[{"severity":"critical","message":"x","task":2}]}`,
+			[]Finding{{Severity: "critical", Message: "x", Task: 2}}, ""},
+		{"json lines", "{\"severity\":\"suggestion\",\"message\":\"a\"}\n\n{\"severity\":\"cannot-verify\",\"message\":\"b\"}\n",
+			[]Finding{{Severity: "suggestion", Message: "a"}, {Severity: "cannot-verify", Message: "b"}}, ""},
+		{"empty file", "  \n", nil, ""},
+		{"empty array", "[]", []Finding{}, ""},
+		{"bad severity", `[{"severity":"major","message":"m"}]`, nil, `severity "major" is not critical, important, suggestion or cannot-verify`},
+		{"not json", "looks fine to me", nil, "write a JSON array"},
+		{"bad line", "{\"severity\":\"critical\"}\n{oops\n", nil, "line 2"},
+	}
+	dir := t.TempDir()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".json")
+			if err := os.WriteFile(p, []byte(tt.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadFindings(p)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+	if fs, err := ReadFindings(filepath.Join(dir, "none.json")); err != nil || fs != nil {
+		t.Errorf("missing file: %v, %v", fs, err)
+	}
+}
+
+func TestCountAndBlocking(t *testing.T) {
+	fs := []Finding{{Severity: SeverityCritical}, {Severity: SeverityImportant}, {Severity: SeverityImportant}, {Severity: SeveritySuggestion}, {Severity: SeverityCannotCheck}}
+	c, i, o := Count(fs)
+	if c != 1 || i != 2 || o != 2 {
+		t.Errorf("Count = %d, %d, %d", c, i, o)
+	}
+	var blocking int
+	for _, f := range fs {
+		if f.Blocking() {
+			blocking++
+		}
+	}
+	if blocking != 3 {
+		t.Errorf("%d blocking findings, want 3", blocking)
+	}
+}
+
+func TestOwners(t *testing.T) {
+	ts := []*TaskState{{Task: Task{Num: 1}, Files: []string{"a.go"}}, {Task: Task{Num: 2}, Files: []string{"b.go", "a.go"}}}
+	tests := []struct {
+		name string
+		f    Finding
+		want []int
+	}{
+		{"named task", Finding{Task: 2, File: "a.go"}, []int{2}},
+		{"by file", Finding{File: "b.go"}, []int{2}},
+		{"shared file", Finding{File: "a.go"}, []int{1, 2}},
+		{"unknown file", Finding{File: "z.go"}, []int{1, 2}},
+		{"task outside the batch", Finding{Task: 7, File: "a.go"}, []int{1, 2}},
+	}
+	for _, tt := range tests {
+		if got := owners(tt.f, ts); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: owners = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
