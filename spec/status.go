@@ -11,6 +11,7 @@ type ArtifactStatus struct {
 	ID        string   `json:"id"`
 	Generates string   `json:"generates"`
 	Done      bool     `json:"done"`
+	Skipped   bool     `json:"skipped,omitempty"` // counted done because the change declares skip_specs
 	Files     []string `json:"files,omitempty"` // relative to the change directory
 	Requires  []string `json:"requires,omitempty"`
 	Blocked   []string `json:"blocked_by,omitempty"` // required artifacts not done yet
@@ -50,7 +51,8 @@ func (r Root) Status(change string) (ChangeStatus, error) {
 			rel, _ := filepath.Rel(dir, f)
 			as.Files = append(as.Files, filepath.ToSlash(rel))
 		}
-		as.Done = len(as.Files) > 0 || (st.SkipSpecs && strings.HasPrefix(filepath.ToSlash(filepath.Clean(a.Generates)), "specs/"))
+		as.Skipped = st.SkipSpecs && strings.HasPrefix(filepath.ToSlash(filepath.Clean(a.Generates)), "specs/")
+		as.Done = len(as.Files) > 0 || as.Skipped
 		done[a.ID] = as.Done
 		st.Artifacts = append(st.Artifacts, as)
 	}

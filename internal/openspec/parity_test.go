@@ -158,6 +158,7 @@ func TestParity(t *testing.T) {
 					if fmt.Sprint(want.Items[0].Issues) != fmt.Sprint(got.Issues) {
 						t.Errorf("validate %s issues:\nopenspec:\n%s\njj-openspec:\n%s", change, lines(want.Items[0].Issues), lines(got.Issues))
 					}
+					compareStatus(t, a, b, change)
 					_, _, wantStrict := realOpenSpec(t, a, "validate", change, "--strict")
 					_, _, gotStrict := jjOpenSpec("--repo", b, "validate", change, "--strict")
 					if (wantStrict == 0) != (gotStrict == 0) {
@@ -194,4 +195,56 @@ func lines(is []issue) string {
 		b.WriteString("  " + i.String() + "\n")
 	}
 	return b.String()
+}
+
+// compareStatus requires the artifacts OpenSpec counts as done, and the
+// apply-readiness that follows from its applyRequires, from jj-openspec
+// status.
+func compareStatus(t *testing.T, a, b, change string) {
+	t.Helper()
+	out, errOut, code := realOpenSpec(t, a, "status", "--change", change, "--json")
+	if code != 0 {
+		t.Fatalf("openspec status: exit %d: %s", code, errOut)
+	}
+	var want struct {
+		ApplyRequires []string `json:"applyRequires"`
+		Artifacts     []struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+		} `json:"artifacts"`
+	}
+	if err := json.Unmarshal([]byte(out), &want); err != nil {
+		t.Fatalf("openspec status --json: %v\n%s", err, out)
+	}
+	gotOut, gotErr, gotCode := jjOpenSpec("--repo", b, "status", change, "--json")
+	if gotCode != 0 {
+		t.Fatalf("jj-openspec status: exit %d: %s", gotCode, gotErr)
+	}
+	var got struct {
+		ApplyReady bool `json:"apply_ready"`
+		Artifacts  []struct {
+			ID   string `json:"id"`
+			Done bool   `json:"done"`
+		} `json:"artifacts"`
+	}
+	if err := json.Unmarshal([]byte(gotOut), &got); err != nil {
+		t.Fatal(err)
+	}
+	wantDone, gotDone := map[string]bool{}, map[string]bool{}
+	for _, x := range want.Artifacts {
+		wantDone[x.ID] = x.Status == "done" || x.Status == "skipped" // skipped counts as complete
+	}
+	for _, x := range got.Artifacts {
+		gotDone[x.ID] = x.Done
+	}
+	if fmt.Sprint(wantDone) != fmt.Sprint(gotDone) {
+		t.Errorf("status %s artifacts done: openspec %v, jj-openspec %v", change, wantDone, gotDone)
+	}
+	ready := true
+	for _, r := range want.ApplyRequires {
+		ready = ready && wantDone[r]
+	}
+	if ready != got.ApplyReady {
+		t.Errorf("status %s: apply-ready per openspec %v, jj-openspec %v", change, ready, got.ApplyReady)
+	}
 }

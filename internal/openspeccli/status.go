@@ -43,7 +43,10 @@ func runStatus(c *cli.Context) error {
 		fmt.Fprintf(&b, "change: %s (schema %s)\n", st.Change, st.Schema)
 		for _, a := range st.Artifacts {
 			mark := "missing"
-			if a.Done {
+			switch {
+			case a.Skipped:
+				mark = "skipped"
+			case a.Done:
 				mark = "present"
 			}
 			fmt.Fprintf(&b, "  %-10s %-8s %s", a.ID, mark, a.Generates)
