@@ -12,7 +12,7 @@ type ArtifactStatus struct {
 	Generates string   `json:"generates"`
 	Done      bool     `json:"done"`
 	Skipped   bool     `json:"skipped,omitempty"` // counted done because the change declares skip_specs
-	Files     []string `json:"files,omitempty"` // relative to the change directory
+	Files     []string `json:"files,omitempty"`   // relative to the change directory
 	Requires  []string `json:"requires,omitempty"`
 	Blocked   []string `json:"blocked_by,omitempty"` // required artifacts not done yet
 }
