@@ -122,3 +122,36 @@ func TestReadmeExitCodes(t *testing.T) {
 		}
 	}
 }
+
+func TestArgsAcceptsTrailingFlags(t *testing.T) {
+	var got string
+	s := cliapp.Spec{Name: "tool", Commands: []*cli.Command{{
+		Name:  "archive",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "yes"}, &cli.StringFlag{Name: "base"}, &cli.StringSliceFlag{Name: "task"}},
+		Action: func(c *cli.Context) error {
+			pos, err := cliapp.Args(c)
+			if err != nil {
+				return err
+			}
+			got = fmt.Sprintf("%q yes=%v base=%s task=%q json=%v", pos, c.Bool("yes"), c.String("base"), c.StringSlice("task"), cliapp.JSON(c))
+			return nil
+		},
+	}}}
+	for _, tc := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"archive", "ch", "--yes", "--base", "main", "--json"}, `["ch"] yes=true base=main task=[] json=true`, 0},
+		{[]string{"archive", "--base=dev", "a", "--task", "x", "--task=y", "b"}, `["a" "b"] yes=false base=dev task=["x" "y"] json=false`, 0},
+		{[]string{"archive", "a", "--", "--yes", "-"}, `["a" "--yes" "-"] yes=false base= task=[] json=false`, 0},
+		{[]string{"archive", "a", "--nope"}, "", int(exitcode.Usage)},
+		{[]string{"archive", "a", "--base"}, "", int(exitcode.Usage)},
+	} {
+		got = ""
+		code, _, stderr := run(t, s, tc.args...)
+		if code != tc.code || got != tc.want {
+			t.Errorf("%q: code %d got %s (stderr %q); want %d %s", tc.args, code, got, stderr, tc.code, tc.want)
+		}
+	}
+}
