@@ -9,6 +9,7 @@
 #                           kill itself (a worker that crashed)
 #   FAIL                    exit 3 without a report
 #   SLEEP <seconds>         sleep (a slow worker)
+#   COMMIT <message>        jj commit: the task's work spans several changes
 #   STATUS <word>           report that status instead of DONE
 # A fixer ($SPECSTACK_ROLE=fixer) obeys the FIX-prefixed forms instead
 # (FIX-EDIT, ...). Every start is logged to $KAISEN_LOG as "role task".
@@ -57,6 +58,9 @@ while IFS= read -r line; do
 		;;
 	SLEEP)
 		sleep "$rest"
+		;;
+	COMMIT)
+		jj commit -m "Task $SPECSTACK_TASK: $rest" >/dev/null 2>&1
 		;;
 	STATUS)
 		status=$rest
