@@ -26,7 +26,7 @@ var (
 
 // specArg reads the spec issue: 12, #12 or an issue URL.
 func specArg(c *cli.Context) (int, error) {
-	args, err := positional(c)
+	args, err := cliapp.Args(c)
 	if err != nil {
 		return 0, err
 	}
@@ -210,7 +210,7 @@ again with the same list it changes nothing and says so.`,
 			stackModeFlag,
 		},
 		Action: func(c *cli.Context) error {
-			items, err := positional(c)
+			items, err := cliapp.Args(c)
 			if err != nil {
 				return err
 			}
