@@ -89,21 +89,3 @@ func (r Root) Status(change string) (ChangeStatus, error) {
 	}
 	return st, nil
 }
-
-// TasksFileFor returns the task file of a change that holds task id, or
-// the first task file when id is "".
-func (r Root) taskFileWith(change, id string) (string, error) {
-	files := r.TaskFiles(change)
-	for _, f := range files {
-		b, err := readFileIfExists(f)
-		if err != nil {
-			return "", err
-		}
-		for _, l := range strings.Split(b, "\n") {
-			if t, ok := ParseTaskLine(l); ok && t.ID == id {
-				return f, nil
-			}
-		}
-	}
-	return files[0], nil
-}

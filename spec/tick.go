@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/google/renameio/v2"
 )
@@ -101,4 +102,22 @@ func readFileIfExists(p string) (string, error) {
 		return "", fmt.Errorf("read %q: %w", p, err)
 	}
 	return string(b), nil
+}
+
+// taskFileWith returns the task file of a change that holds task id, or
+// its first task file.
+func (r Root) taskFileWith(change, id string) (string, error) {
+	files := r.TaskFiles(change)
+	for _, f := range files {
+		b, err := readFileIfExists(f)
+		if err != nil {
+			return "", err
+		}
+		for _, l := range strings.Split(b, "\n") {
+			if t, ok := ParseTaskLine(l); ok && t.ID == id {
+				return f, nil
+			}
+		}
+	}
+	return files[0], nil
 }
