@@ -156,10 +156,15 @@ func (r *Runner) PIDPath(n int) string      { return r.art(fmt.Sprintf("task-%d.
 // PriorWavesPath is the summary of merged waves that later waves read.
 func (r *Runner) PriorWavesPath() string { return r.art("prior-waves.md") }
 
-// WorkspaceName is task n's workspace name: prefixed with the run so
-// concurrent runs, and runs from other workspaces, never collide.
+// WorkspaceName is task n's workspace name: the binary's short name, the
+// orchestrating workspace and the run, so concurrent runs, and runs from
+// other workspaces, never collide ("kaisen-default-1a2b3c4d-task-3").
 func (r *Runner) WorkspaceName(n int) string {
-	return fmt.Sprintf("kaisen-%s-%s-task-%d", r.Doc.Header.Workspace, r.Doc.Header.RunID, n)
+	prefix := strings.TrimPrefix(r.Doc.Header.Binary, "jj-")
+	if prefix == "" {
+		prefix = "run"
+	}
+	return fmt.Sprintf("%s-%s-%s-task-%d", prefix, r.Doc.Header.Workspace, r.Doc.Header.RunID, n)
 }
 
 func (r *Runner) task(n int) (Task, bool) {

@@ -9,6 +9,7 @@
 #                           kill itself (a worker that crashed)
 #   FAIL                    exit 3 without a report
 #   SLEEP <seconds>         sleep (a slow worker)
+#   FLAG                    create the file $KAISEN_FLAG (tells a script the worker started)
 #   COMMIT <message>        jj commit: the task's work spans several changes
 #   STATUS <word>           report that status instead of DONE
 # A fixer ($SPECSTACK_ROLE=fixer) obeys the FIX-prefixed forms instead
@@ -58,6 +59,9 @@ while IFS= read -r line; do
 		;;
 	SLEEP)
 		sleep "$rest"
+		;;
+	FLAG)
+		: > "$KAISEN_FLAG"
 		;;
 	COMMIT)
 		jj commit -m "Task $SPECSTACK_TASK: $rest" >/dev/null 2>&1
