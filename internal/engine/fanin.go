@@ -81,6 +81,13 @@ func (r *Runner) FanIn(ctx context.Context, w int) error {
 			return err
 		}
 	}
+	// The authoritative check: jj's own word on each squash is only a
+	// fast path.
+	if n := len(approved); n > 0 {
+		if err := r.resolveConflicts(ctx, w, approved[n-1]); err != nil {
+			return err
+		}
+	}
 	summary, err := r.waveSummary(ctx, st.BaselineCommit, approved)
 	if err != nil {
 		return err
@@ -183,7 +190,8 @@ func (r *Runner) squash(ctx context.Context, w int, t *TaskState, inAt map[strin
 	case chained:
 		return r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "auto-chained: already in @'s ancestry"})
 	}
-	if err := r.Repo.Squash(ctx, jjx.SquashOptions{From: union(visible), Into: "@"}); err != nil {
+	conflicted, err := r.Repo.SquashInto(ctx, jjx.SquashOptions{From: union(visible), Into: "@"})
+	if err != nil {
 		return r.halt(fmt.Errorf("task %d: squash into @: %w (resume retries)", t.Num, err))
 	}
 	crashPoint("squashing")
@@ -192,6 +200,9 @@ func (r *Runner) squash(ctx context.Context, w int, t *TaskState, inAt map[strin
 	}
 	r.logf("task %d: squashed into @", t.Num)
 	crashPoint("squashed")
+	if !conflicted {
+		return nil // FanIn checks conflicts() once more at the end of the wave
+	}
 	return r.resolveConflicts(ctx, w, t)
 }
 

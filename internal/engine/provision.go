@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
 )
@@ -48,20 +50,30 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 		if t.Workspace != "" || t.Squashed {
 			continue
 		}
-		if existing == nil {
-			wss, err := r.Repo.Workspaces(ctx)
-			if err != nil {
-				return fmt.Errorf("list workspaces: %w", err)
-			}
-			existing = map[string]bool{}
-			for _, ws := range wss {
-				existing[ws.Name] = true
-			}
-		}
 		name := r.WorkspaceName(n)
 		path := filepath.Join(r.Pool.Dir, name)
-		if !existing[name] {
-			if _, err := r.Pool.Provision(ctx, name, fmt.Sprintf("Task %d: %s", n, t.Title), base...); err != nil {
+		if _, err := r.Pool.Provision(ctx, name, fmt.Sprintf("Task %d: %s", n, t.Title), base...); err != nil {
+			// A killed run may have made it without recording it: adopt it.
+			if existing == nil {
+				wss, lerr := r.Repo.Workspaces(ctx)
+				if lerr != nil {
+					return fmt.Errorf("task %d: %w", n, err)
+				}
+				existing = map[string]bool{}
+				for _, ws := range wss {
+					existing[ws.Name] = true
+				}
+			}
+			switch {
+			case existing[name] && fileExists(path):
+			case !existing[name] && fileExists(path) && strings.HasPrefix(path, r.Pool.Dir):
+				// A directory without a workspace: what a killed
+				// `jj workspace add` leaves. Ours to replace.
+				os.RemoveAll(path)
+				if _, err := r.Pool.Provision(ctx, name, fmt.Sprintf("Task %d: %s", n, t.Title), base...); err != nil {
+					return fmt.Errorf("task %d: %w", n, err)
+				}
+			default:
 				return fmt.Errorf("task %d: %w", n, err)
 			}
 		}

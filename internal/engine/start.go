@@ -24,6 +24,15 @@ type StartRequest struct {
 	Options  Options
 	Fresh    bool // replace an unfinished run
 	Warnings []string
+	// Checked, when set, is the result of a Prerequisites call the caller
+	// already made (so it is not repeated).
+	Checked *Checked
+}
+
+// Checked is what Prerequisites found.
+type Checked struct {
+	Workspace string
+	At        jjx.CommitDetail
 }
 
 // Prerequisites checks what a run needs of the orchestrating workspace
@@ -110,8 +119,11 @@ func start(ctx context.Context, repo *jjx.Repo, dir string, req StartRequest, ou
 			return nil, fmt.Errorf("archive the previous run: %w", err)
 		}
 	}
-	ws, at, err := Prerequisites(ctx, repo)
-	if err != nil {
+	var ws string
+	var at jjx.CommitDetail
+	if req.Checked != nil {
+		ws, at = req.Checked.Workspace, req.Checked.At
+	} else if ws, at, err = Prerequisites(ctx, repo); err != nil {
 		return nil, err
 	}
 	op, err := repo.OpHead(ctx)

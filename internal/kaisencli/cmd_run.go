@@ -87,7 +87,8 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 		return nil, err
 	}
 	// Prerequisites first, each failure with its fix.
-	if _, _, err := engine.Prerequisites(c.Context, s.repo); err != nil {
+	ws, at, err := engine.Prerequisites(c.Context, s.repo)
+	if err != nil {
 		return nil, err
 	}
 	if err := engine.CheckUnfinished(s.dir, c.Bool("fresh")); err != nil {
@@ -139,6 +140,7 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 	return engine.Start(c.Context, s.repo, s.dir, engine.StartRequest{
 		Binary: binary, Plan: label, Tasks: tasks, Waves: v.Waves, Briefs: briefs,
 		Options: opts, Fresh: c.Bool("fresh"), Warnings: warnings,
+		Checked: &engine.Checked{Workspace: ws, At: at},
 	}, cliapp.Stderr(c))
 }
 

@@ -117,7 +117,16 @@ func buildPlanView(ctx context.Context, p *spec.Plan, label string, repo *jjx.Re
 	v.LowParallelism = v.Total > 1 && v.Parallelism < engine.LowParallelism
 
 	var exists func(spec.PlanTask, string) bool
-	if repo != nil {
+	modifies := false
+	for _, t := range p.Tasks {
+		for _, f := range t.Files {
+			modifies = modifies || f.Role == spec.RoleModify
+		}
+	}
+	if repo != nil && !modifies {
+		v.BaseChecked = true // nothing to check
+	}
+	if repo != nil && modifies {
 		// Wave 1 starts from @-, later waves from @ (where earlier waves
 		// were squashed).
 		below, err := fileSet(ctx, repo, "@-")
