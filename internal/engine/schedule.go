@@ -6,9 +6,9 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -31,7 +31,20 @@ type Overlap struct {
 
 // String renders the overlap as "1↔3 (a.ts, b.ts)".
 func (o Overlap) String() string {
-	return fmt.Sprintf("%d↔%d (%s)", o.A, o.B, strings.Join(o.Files, ", "))
+	var b strings.Builder
+	b.Grow(16 + 24*len(o.Files))
+	b.WriteString(strconv.Itoa(o.A))
+	b.WriteString("↔")
+	b.WriteString(strconv.Itoa(o.B))
+	b.WriteString(" (")
+	for i, f := range o.Files {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(f)
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // Waves assigns each task, in order, to the earliest wave after the
@@ -98,7 +111,9 @@ func Overlaps(tasks []Task) []Overlap {
 	res := make([]Overlap, len(keys))
 	for i, k := range keys {
 		fs := shared[k]
-		sort.Strings(fs)
+		if len(fs) > 1 {
+			sort.Strings(fs)
+		}
 		res[i] = Overlap{A: tasks[k>>32].Num, B: tasks[k&0xffffffff].Num, Files: fs}
 	}
 	return res
