@@ -309,19 +309,7 @@ func (r *Runner) waveSummary(ctx context.Context, before string, ts []*TaskState
 		if err != nil {
 			return nil, fmt.Errorf("summarize the wave: %w", err)
 		}
-		file := ""
-		for _, l := range strings.Split(string(out), "\n") {
-			if f, ok := strings.CutPrefix(l, "+++ b/"); ok {
-				file = f
-				continue
-			}
-			if strings.HasPrefix(l, "+++") {
-				continue
-			}
-			if m := symbolRe.FindStringSubmatch(l); m != nil && !slices.Contains(syms[file], m[1]) {
-				syms[file] = append(syms[file], m[1])
-			}
-		}
+		syms = addedSymbols(string(out))
 	}
 	var lines []string
 	for _, t := range ts {
@@ -342,6 +330,26 @@ func (r *Runner) waveSummary(ctx context.Context, before string, ts []*TaskState
 		lines = append(lines, line)
 	}
 	return lines, nil
+}
+
+// addedSymbols reads a git-style diff and returns, per file, the names
+// its added lines declare (functions, types, classes, constants…).
+func addedSymbols(diff string) map[string][]string {
+	syms := map[string][]string{}
+	file := ""
+	for _, l := range strings.Split(diff, "\n") {
+		if f, ok := strings.CutPrefix(l, "+++ b/"); ok {
+			file = f
+			continue
+		}
+		if strings.HasPrefix(l, "+++") {
+			continue
+		}
+		if m := symbolRe.FindStringSubmatch(l); m != nil && !slices.Contains(syms[file], m[1]) {
+			syms[file] = append(syms[file], m[1])
+		}
+	}
+	return syms
 }
 
 func (r *Runner) appendPriorWaves(w int, lines []string) error {

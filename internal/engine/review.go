@@ -250,16 +250,7 @@ func (r *Runner) testTask(ctx context.Context, w int, t *TaskState) ([]Finding, 
 // gets a brief listing the tasks' briefs, reports and changes, and the
 // diff to review (the whole change, or the fix delta) in SPECSTACK_DIFF.
 func (r *Runner) runReviewers(ctx context.Context, w int, ts []*TaskState, from map[int]string) (map[int][]Finding, error) {
-	var batches [][]*TaskState
-	lines := 0
-	for _, t := range ts {
-		if len(batches) == 0 || lines >= LinesPerReviewer {
-			batches = append(batches, nil)
-			lines = 0
-		}
-		batches[len(batches)-1] = append(batches[len(batches)-1], t)
-		lines += t.Lines
-	}
+	batches := batch(ts, LinesPerReviewer)
 	res := map[int][]Finding{}
 	var mu sync.Mutex
 	var errs []error
@@ -286,6 +277,22 @@ func (r *Runner) runReviewers(ctx context.Context, w int, ts []*TaskState, from 
 		return nil, errs[0]
 	}
 	return res, nil
+}
+
+// batch splits tasks, in order, into groups of about per changed lines
+// each (a task is never split).
+func batch(ts []*TaskState, per int) [][]*TaskState {
+	var batches [][]*TaskState
+	lines := 0
+	for _, t := range ts {
+		if len(batches) == 0 || lines >= per {
+			batches = append(batches, nil)
+			lines = 0
+		}
+		batches[len(batches)-1] = append(batches[len(batches)-1], t)
+		lines += t.Lines
+	}
+	return batches
 }
 
 func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map[int]string) (map[int][]Finding, error) {
