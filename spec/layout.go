@@ -98,65 +98,16 @@ func (r Root) CheckChange(name string) error {
 	return fmt.Errorf("change %q: %w; available changes: %s", name, ErrChangeNotFound, strings.Join(names, ", "))
 }
 
-// changeMetadata is what specstack reads of a change's .openspec.yaml.
-type changeMetadata struct {
-	present      bool
-	invalid      string // why the file is not valid metadata, or ""
-	schema       string
-	skipSpecs    bool
-	skipMentions bool
-}
-
-func readChangeMetadata(changeDir string) changeMetadata {
-	raw, err := os.ReadFile(filepath.Join(changeDir, ".openspec.yaml"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return changeMetadata{}
-	}
-	md := changeMetadata{present: true}
-	if err != nil {
-		md.invalid = fmt.Sprintf("the metadata file cannot be read (%v)", err)
-		return md
-	}
-	md.skipMentions = mentionsKey(string(raw), "skip_specs")
-	v, err := parseYAMLite(string(raw))
-	if err != nil {
-		md.invalid = "the file is not valid YAML"
-		return md
-	}
-	m, _ := v.(map[string]any)
-	s, _ := m["schema"].(string)
-	if s == "" {
-		md.invalid = "schema is required"
-		return md
-	}
-	md.schema = s
-	switch sk := m["skip_specs"].(type) {
-	case bool:
-		md.skipSpecs = sk
-	case nil:
-	default:
-		md.invalid = "skip_specs must be a boolean"
-	}
-	return md
-}
-
-func mentionsKey(raw, key string) bool {
-	for _, l := range strings.Split(raw, "\n") {
-		t := strings.TrimLeft(l, " \t")
-		for _, q := range []string{"", "'", `"`} {
-			if strings.HasPrefix(t, q+key+q) && strings.HasPrefix(strings.TrimLeft(t[len(q+key+q):], " \t"), ":") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // SchemaName resolves the schema of a change: its .openspec.yaml, then
-// openspec/config.yaml, then spec-driven.
-func (r Root) SchemaName(change string) string {
-	if md := readChangeMetadata(r.ChangeDir(change)); md.schema != "" {
-		return md.schema
+// openspec/config.yaml, then spec-driven. An .openspec.yaml that is not
+// valid change metadata is an error, as it is for the OpenSpec CLI.
+func (r Root) SchemaName(change string) (string, error) {
+	md := readChangeMetadata(r.ChangeDir(change))
+	if md.invalid != "" {
+		return "", fmt.Errorf("change %q: %s is not valid change metadata: %s; fix it (it needs `schema: <name>`)", change, filepath.Join(r.ChangeDir(change), ".openspec.yaml"), md.invalid)
+	}
+	if md.schema != "" {
+		return md.schema, nil
 	}
 	for _, name := range []string{"config.yaml", "config.yml"} {
 		raw, err := os.ReadFile(filepath.Join(r.OpenSpecDir(), name))
@@ -166,13 +117,13 @@ func (r Root) SchemaName(change string) string {
 		if v, err := parseYAMLite(string(raw)); err == nil {
 			if m, ok := v.(map[string]any); ok {
 				if s, ok := m["schema"].(string); ok && s != "" {
-					return s
+					return s, nil
 				}
 			}
 		}
 		break
 	}
-	return "spec-driven"
+	return "spec-driven", nil
 }
 
 // Artifact is one artifact of a workflow schema.
@@ -283,25 +234,32 @@ func Outputs(changeDir, generates string) []string {
 	return out
 }
 
+// trackedTaskFiles returns the existing outputs of the artifact the
+// change's schema tracks for apply (none when the schema cannot be read).
+func (r Root) trackedTaskFiles(change string) []string {
+	name, err := r.SchemaName(change)
+	if err != nil {
+		return nil
+	}
+	s, err := r.LoadSchema(name)
+	if err != nil {
+		return nil
+	}
+	for _, a := range s.Artifacts {
+		if (s.ApplyTracks != "" && a.Generates == s.ApplyTracks) || (s.ApplyTracks == "" && a.ID == "tasks") {
+			return Outputs(r.ChangeDir(change), a.Generates)
+		}
+	}
+	return nil
+}
+
 // TaskFiles returns the task files of a change: the outputs of the
 // artifact its schema tracks for apply, or tasks.md.
 func (r Root) TaskFiles(change string) []string {
-	dir := r.ChangeDir(change)
-	if s, err := r.LoadSchema(r.SchemaName(change)); err == nil {
-		gen := ""
-		for _, a := range s.Artifacts {
-			if (s.ApplyTracks != "" && a.Generates == s.ApplyTracks) || (s.ApplyTracks == "" && a.ID == "tasks") {
-				gen = a.Generates
-				break
-			}
-		}
-		if gen != "" {
-			if files := Outputs(dir, gen); len(files) > 0 {
-				return files
-			}
-		}
+	if files := r.trackedTaskFiles(change); len(files) > 0 {
+		return files
 	}
-	return []string{filepath.Join(dir, "tasks.md")}
+	return []string{filepath.Join(r.ChangeDir(change), "tasks.md")}
 }
 
 // Progress counts the tasks of a change across its task files.

@@ -37,7 +37,10 @@ func (r Root) Status(change string) (ChangeStatus, error) {
 	if err := r.CheckChange(change); err != nil {
 		return ChangeStatus{}, err
 	}
-	name := r.SchemaName(change)
+	name, err := r.SchemaName(change)
+	if err != nil {
+		return ChangeStatus{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	s, err := r.LoadSchema(name)
 	if err != nil {
 		return ChangeStatus{}, fmt.Errorf("change %q: %w", change, err)

@@ -431,12 +431,10 @@ func (r Root) mergeOne(change string, sf SpecFile) (*SpecUpdate, error) {
 // built-in spec-driven schema) ambiguous task numbering.
 func (r Root) taskIssues(change string) ([]Issue, error) {
 	dir := r.ChangeDir(change)
-	files := r.TaskFiles(change)
-	tracked := true
-	if len(files) == 1 {
-		if _, err := os.Stat(files[0]); err != nil {
-			tracked = false
-		}
+	files := r.trackedTaskFiles(change)
+	tracked := len(files) > 0
+	if !tracked {
+		files = []string{filepath.Join(dir, "tasks.md")}
 	}
 	type doc struct{ path, content string }
 	var docs []doc
@@ -469,7 +467,7 @@ func (r Root) taskIssues(change string) ([]Issue, error) {
 			}
 		}
 	}
-	if r.SchemaName(change) == "spec-driven" {
+	if name, err := r.SchemaName(change); err == nil && name == "spec-driven" {
 		if _, err := os.Stat(filepath.Join(r.OpenSpecDir(), "schemas", "spec-driven")); err != nil {
 			first := map[string]struct {
 				path string

@@ -2,8 +2,13 @@ package spec
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 )
+
+// yamlNumber is YAML 1.2 core schema's int and float forms (decimal).
+var yamlNumber = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
 
 // A reader for the small YAML subset OpenSpec's metadata files use
 // (.openspec.yaml, openspec/config.yaml, schema.yaml): block mappings and
@@ -244,6 +249,9 @@ func yamlScalar(s string, num int) (any, error) {
 		return false, nil
 	case "null", "~", "Null", "NULL":
 		return nil, nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && yamlNumber.MatchString(s) {
+		return f, nil
 	}
 	return s, nil
 }
