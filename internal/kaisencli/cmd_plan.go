@@ -29,7 +29,7 @@ mechanical scan: two tasks creating one file, a task naming no files, a
 Modify: path missing at the base. Changes nothing.`,
 		Flags: []cli.Flag{taskFlag},
 		Action: func(c *cli.Context) error {
-			args, err := positional(c)
+			args, err := cliapp.Args(c)
 			if err != nil {
 				return err
 			}
@@ -63,7 +63,7 @@ func briefCommand() *cli.Command {
 constraints, shared definitions) followed by the task's full text, so that the
 brief stands alone.`,
 		Action: func(c *cli.Context) error {
-			args, err := positional(c)
+			args, err := cliapp.Args(c)
 			if err != nil {
 				return err
 			}

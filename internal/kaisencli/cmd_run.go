@@ -71,7 +71,7 @@ gate, or hand the run to the driver with "resume".`,
 // the run. A nil runner with a nil error means the command already
 // answered (a declined prompt).
 func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
-	args, err := positional(c)
+	args, err := cliapp.Args(c)
 	if err != nil {
 		return nil, err
 	}

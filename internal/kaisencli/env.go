@@ -57,15 +57,8 @@ func (s *session) open(c *cli.Context) (*engine.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f := findFlag(c, "worker"); f != nil {
-		r.Worker = c.String("worker")
-	}
-	if f := findFlag(c, "reviewer"); f != nil {
-		r.Reviewer = c.String("reviewer")
-	}
-	if f := findFlag(c, "test"); f != nil {
-		r.Test = c.String("test")
-	}
+	// Empty when the command has no such flag or it was not given.
+	r.Worker, r.Reviewer, r.Test = c.String("worker"), c.String("reviewer"), c.String("test")
 	return r, nil
 }
 
