@@ -1,8 +1,3 @@
-// Package engine is specstack's shared orchestration engine: tasks with
-// file areas and dependencies become waves (or a frontier), are dispatched
-// to workers in workspaces with bounded parallelism, collected, gated and
-// integrated. jj-kaisen's waves, jj-openspec's per-group fan-out and
-// gh-specstack's frontier are configurations of it.
 package engine
 
 import (

@@ -1,0 +1,27 @@
+// Package engine is specstack's shared orchestration engine: tasks with
+// file areas and dependencies become waves or a frontier, are dispatched
+// to workers in workspaces with bounded parallelism, collected, gated and
+// integrated, with every step recorded in a ledger.
+//
+// It has two layers.
+//
+// The first knows nothing of jj and serves all three binaries:
+//   - scheduling: Waves (order-keeping greedy colouring of the overlap
+//     graph), Overlaps, Parallelism, Frontier and RunFrontier (start what
+//     is ready as dependencies complete, for gh-specstack);
+//   - dispatch: Parallel (bounded), RunJob (the worker protocol: sh -c in
+//     the workspace, stdin closed, SPECSTACK_* variables, its own process
+//     group, timeout, log file) and StopOrphan;
+//   - results: ReportStatus (a worker's "Status:" line) and ReadFindings
+//     (a reviewer's JSON findings).
+//
+// The second is Runner: a whole run on jj workspaces, as jj-kaisen drives
+// it and jj-openspec's per-group fan-out can (give Start the groups as
+// tasks with their areas as files, and Binary "jj-openspec"): Start
+// (prerequisites, header, briefs), then per wave Provision, Dispatch,
+// Integrity, Review (tests, reviewers, fix loop) and FanIn (squash
+// smallest-first, conflicts), then Gate and Complete; Drive runs whatever
+// the ledger says is left, so a killed or halted run resumes, and step
+// commands (CollectWave, RecordReview, …) share the same ledger. Abort
+// restores the start operation.
+package engine
