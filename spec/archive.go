@@ -86,6 +86,9 @@ func (r Root) PlanArchive(change string, opts ArchiveOptions) (*ArchivePlan, err
 	}
 	changeDir := r.ChangeDir(change)
 	p := &ArchivePlan{Root: r, Change: change}
+	if nested := r.NestedChanges(change); nested != nil {
+		return p, fmt.Errorf("cannot archive %q (%w): %s Rename openspec/changes/%s/ to a flat change directory, then archive it", change, ErrInvalid, DescribeNested(change, nested), nested[0])
+	}
 
 	needsValidation, err := r.hasDeltaSpecs(change)
 	if err != nil {

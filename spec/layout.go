@@ -109,6 +109,14 @@ func (r Root) SchemaName(change string) (string, error) {
 	if md.schema != "" {
 		return md.schema, nil
 	}
+	if s := r.configSchema(); s != "" {
+		return s, nil
+	}
+	return "spec-driven", nil
+}
+
+// configSchema is the schema openspec/config.yaml names, or "".
+func (r Root) configSchema() string {
 	for _, name := range []string{"config.yaml", "config.yml"} {
 		raw, err := os.ReadFile(filepath.Join(r.OpenSpecDir(), name))
 		if err != nil {
@@ -117,13 +125,13 @@ func (r Root) SchemaName(change string) (string, error) {
 		if v, err := parseYAMLite(string(raw)); err == nil {
 			if m, ok := v.(map[string]any); ok {
 				if s, ok := m["schema"].(string); ok && s != "" {
-					return s, nil
+					return s
 				}
 			}
 		}
 		break
 	}
-	return "spec-driven", nil
+	return ""
 }
 
 // Artifact is one artifact of a workflow schema.

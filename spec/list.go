@@ -14,7 +14,8 @@ type ChangeSummary struct {
 	CompletedTasks int       `json:"completedTasks"`
 	TotalTasks     int       `json:"totalTasks"`
 	LastModified   time.Time `json:"lastModified"`
-	Status         string    `json:"status"` // no-tasks, in-progress or complete
+	Status         string    `json:"status"`           // no-tasks, in-progress or complete
+	Nested         []string  `json:"nested,omitempty"` // set when the entry is a folder wrapping changes, not a change
 }
 
 // ListChanges summarises the active changes, most recently modified first
@@ -34,7 +35,7 @@ func (r Root) ListChanges(byName bool) ([]ChangeSummary, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, ChangeSummary{Name: n, CompletedTasks: p.Completed, TotalTasks: p.Total, LastModified: lm.UTC(), Status: status(p)})
+		out = append(out, ChangeSummary{Name: n, CompletedTasks: p.Completed, TotalTasks: p.Total, LastModified: lm.UTC(), Status: status(p), Nested: r.NestedChanges(n)})
 	}
 	if byName {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })

@@ -37,6 +37,9 @@ func (r Root) Status(change string) (ChangeStatus, error) {
 	if err := r.CheckChange(change); err != nil {
 		return ChangeStatus{}, err
 	}
+	if nested := r.NestedChanges(change); nested != nil {
+		return ChangeStatus{}, fmt.Errorf("%s (%w)", DescribeNested(change, nested), ErrInvalid)
+	}
 	name, err := r.SchemaName(change)
 	if err != nil {
 		return ChangeStatus{}, fmt.Errorf("%w: %w", ErrInvalid, err)

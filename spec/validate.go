@@ -44,6 +44,9 @@ func (r Root) ValidateChange(change string, opts ValidateOptions, strict bool) (
 	if err := r.CheckChange(change); err != nil {
 		return Report{}, err
 	}
+	if nested := r.NestedChanges(change); nested != nil {
+		return Report{Change: change, Issues: []Issue{{Level: LevelError, Path: "file", Message: DescribeNested(change, nested)}}}, nil
+	}
 	issues, err := r.changeIssues(change, opts)
 	if err != nil {
 		return Report{}, err

@@ -51,10 +51,11 @@ func realOpenSpec(t *testing.T, dir string, args ...string) (string, string, int
 }
 
 type listedChange struct {
-	Name           string `json:"name"`
-	CompletedTasks int    `json:"completedTasks"`
-	TotalTasks     int    `json:"totalTasks"`
-	Status         string `json:"status"`
+	Name           string   `json:"name"`
+	CompletedTasks int      `json:"completedTasks"`
+	TotalTasks     int      `json:"totalTasks"`
+	Status         string   `json:"status"`
+	Nested         []string `json:"nested"`
 }
 
 func parseList(t *testing.T, who, out string) []listedChange {

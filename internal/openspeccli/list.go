@@ -3,6 +3,7 @@ package openspeccli
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -53,17 +54,30 @@ func runList(c *cli.Context) error {
 		return err
 	}
 	type jsonChange struct {
-		Name           string `json:"name"`
-		CompletedTasks int    `json:"completedTasks"`
-		TotalTasks     int    `json:"totalTasks"`
-		LastModified   string `json:"lastModified"`
-		Status         string `json:"status"`
+		Name           string   `json:"name"`
+		CompletedTasks int      `json:"completedTasks"`
+		TotalTasks     int      `json:"totalTasks"`
+		LastModified   string   `json:"lastModified"`
+		Status         string   `json:"status"`
+		Nested         []string `json:"nested,omitempty"`
+	}
+	type warning struct {
+		Code    string   `json:"code"`
+		Name    string   `json:"name"`
+		Nested  []string `json:"nested"`
+		Message string   `json:"message"`
 	}
 	out := struct {
-		Changes []jsonChange `json:"changes"`
+		Changes  []jsonChange `json:"changes"`
+		Warnings []warning    `json:"warnings,omitempty"`
 	}{Changes: []jsonChange{}}
 	for _, ch := range changes {
-		out.Changes = append(out.Changes, jsonChange{ch.Name, ch.CompletedTasks, ch.TotalTasks, ch.LastModified.Format("2006-01-02T15:04:05.000Z"), ch.Status})
+		out.Changes = append(out.Changes, jsonChange{ch.Name, ch.CompletedTasks, ch.TotalTasks, ch.LastModified.Format("2006-01-02T15:04:05.000Z"), ch.Status, ch.Nested})
+	}
+	for _, ch := range byNameOrder(changes) {
+		if ch.Nested != nil {
+			out.Warnings = append(out.Warnings, warning{"nested_change_directory", ch.Name, ch.Nested, spec.DescribeNested(ch.Name, ch.Nested)})
+		}
 	}
 	return cliapp.Emit(c, out, func(w io.Writer) error { return writeChanges(w, changes) })
 }
@@ -81,7 +95,16 @@ func writeChanges(w io.Writer, changes []spec.ChangeSummary) error {
 	b.WriteString("Changes:\n")
 	for _, ch := range changes {
 		p := spec.TaskProgress{Completed: ch.CompletedTasks, Total: ch.TotalTasks}
-		fmt.Fprintf(&b, "  %-*s     %-12s  %s\n", width, ch.Name, p.String(), ago(ch.LastModified))
+		status := p.String()
+		if ch.Nested != nil {
+			status = "not a change"
+		}
+		fmt.Fprintf(&b, "  %-*s     %-12s  %s\n", width, ch.Name, status, ago(ch.LastModified))
+	}
+	for _, ch := range byNameOrder(changes) {
+		if ch.Nested != nil {
+			fmt.Fprintf(&b, "\nWarning: %s\n", spec.DescribeNested(ch.Name, ch.Nested))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -118,4 +141,12 @@ func ago(t time.Time) string {
 		return fmt.Sprintf("%dm ago", int(d/time.Minute))
 	}
 	return "just now"
+}
+
+// byNameOrder returns the changes sorted by name, as OpenSpec reports its
+// warnings (in directory order).
+func byNameOrder(changes []spec.ChangeSummary) []spec.ChangeSummary {
+	out := append([]spec.ChangeSummary(nil), changes...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
