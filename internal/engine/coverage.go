@@ -128,7 +128,7 @@ func (c *Coverage) Text(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "wave %d (%s", wv.Wave, state)
 		if wv.NoTestSurface {
-			b.WriteString(", no test surface: review only")
+			b.WriteString(", no test surface: no test command covers its files")
 		}
 		b.WriteString("):\n")
 		for _, t := range wv.Tasks {

@@ -109,6 +109,7 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 	var warnings []string
 	for _, f := range v.Findings {
 		warnings = append(warnings, f.Message)
+		fmt.Fprintf(cliapp.Stderr(c), "pre-flight: %s\n", f.Message)
 	}
 	if v.NeedsDecision() && !c.Bool("yes") {
 		if !cliapp.JSON(c) && isTerminal(os.Stdin) && isTerminal(os.Stderr) {
