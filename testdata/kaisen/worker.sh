@@ -10,6 +10,7 @@
 #   FAIL                    exit 3 without a report
 #   SLEEP <seconds>         sleep (a slow worker)
 #   FLAG                    create the file $KAISEN_FLAG (tells a script the worker started)
+#   DIVERGE                 rewrite its change twice from one operation (divergence)
 #   COMMIT <message>        jj commit: the task's work spans several changes
 #   STATUS <word>           report that status instead of DONE
 # A fixer ($SPECSTACK_ROLE=fixer) obeys the FIX-prefixed forms instead
@@ -62,6 +63,11 @@ while IFS= read -r line; do
 		;;
 	FLAG)
 		: > "$KAISEN_FLAG"
+		;;
+	DIVERGE)
+		op=$(jj op log -n1 --no-graph -T 'id.short()')
+		jj describe -m "Task $SPECSTACK_TASK: one side" >/dev/null 2>&1
+		jj --at-op "$op" describe -m "Task $SPECSTACK_TASK: other side" >/dev/null 2>&1
 		;;
 	COMMIT)
 		jj commit -m "Task $SPECSTACK_TASK: $rest" >/dev/null 2>&1
