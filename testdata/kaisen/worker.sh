@@ -14,9 +14,17 @@
 #   COMMIT <message>        jj commit: the task's work spans several changes
 #   STATUS <word>           report that status instead of DONE
 # A fixer ($SPECSTACK_ROLE=fixer) obeys the FIX-prefixed forms instead
-# (FIX-EDIT, ...). Every start is logged to $KAISEN_LOG as "role task".
+# (FIX-EDIT, ...). Every start is logged to $KAISEN_LOG as "role task", and
+# how many waves $SPECSTACK_PRIOR_WAVES summarizes to $KAISEN_PRIOR_LOG.
 set -eu
 [ -n "${KAISEN_LOG:-}" ] && echo "$SPECSTACK_ROLE $SPECSTACK_TASK" >> "$KAISEN_LOG"
+if [ -n "${KAISEN_PRIOR_LOG:-}" ]; then
+	if [ -n "${SPECSTACK_PRIOR_WAVES:-}" ]; then
+		echo "task $SPECSTACK_TASK read $(grep -c '^## Wave' "$SPECSTACK_PRIOR_WAVES") prior waves" >> "$KAISEN_PRIOR_LOG"
+	else
+		echo "task $SPECSTACK_TASK has no prior waves" >> "$KAISEN_PRIOR_LOG"
+	fi
+fi
 cd "$SPECSTACK_WORKSPACE"
 prefix=
 [ "$SPECSTACK_ROLE" = fixer ] && prefix=FIX-
