@@ -88,7 +88,16 @@ func (r *Runner) FanIn(ctx context.Context, w int) error {
 			return err
 		}
 	}
-	summary, err := r.waveSummary(ctx, st.BaselineCommit, approved)
+	// Summarize every task of the wave now in @, including those a halted
+	// fan-in squashed before a person resolved its conflicts.
+	var merged []*TaskState
+	now := r.State()
+	for _, n := range nums {
+		if t := now.Tasks[n]; t.Squashed {
+			merged = append(merged, t)
+		}
+	}
+	summary, err := r.waveSummary(ctx, st.BaselineCommit, merged)
 	if err != nil {
 		return err
 	}
@@ -103,7 +112,7 @@ func (r *Runner) FanIn(ctx context.Context, w int) error {
 		Event{Kind: EvFannedIn, Wave: w}); err != nil {
 		return err
 	}
-	r.logf("wave %d: fanned in (%d tasks)", w, len(approved))
+	r.logf("wave %d: fanned in (%d tasks)", w, len(merged))
 	return nil
 }
 
