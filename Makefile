@@ -12,7 +12,7 @@ LDFLAGS  := -X github.com/specstack/specstack/internal/cliapp.Version=$(VERSION)
 TOOLPATH  = $(shell testdata/tools/provision "$(CACHE)")
 
 # Fuzz targets run for FUZZTIME each in `make test` ("package:FuzzName").
-FUZZ := conflict:FuzzParse conflict:FuzzUnion conflict:FuzzMergeTasks stack:FuzzParseRecipe stack:FuzzProseBlockers spec:FuzzParseTaskLine spec:FuzzParseDelta spec:FuzzMerge spec:FuzzSeparability spec:FuzzParsePlan
+FUZZ := conflict:FuzzParse conflict:FuzzUnion conflict:FuzzMergeTasks stack:FuzzParseRecipe stack:FuzzProseBlockers spec:FuzzParseTaskLine spec:FuzzParseDelta spec:FuzzMerge spec:FuzzSeparability spec:FuzzParsePlan internal/engine:FuzzParseFindings
 
 .PHONY: all build install test unit fuzz bench lint man tools clean
 all: build

@@ -62,10 +62,21 @@ func ReadFindings(path string) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read findings %s: %w", path, err)
 	}
+	fs, err := ParseFindings(data)
+	if err != nil {
+		return nil, fmt.Errorf("read findings %s: %w", path, err)
+	}
+	return fs, nil
+}
+
+// ParseFindings reads findings: a JSON array, an object {"findings":
+// [...]}, or one finding object per line; empty input means none.
+func ParseFindings(data []byte) ([]Finding, error) {
 	text := strings.TrimSpace(string(data))
 	if text == "" {
 		return nil, nil
 	}
+	var err error
 	var fs []Finding
 	switch text[0] {
 	case '[':
@@ -85,7 +96,7 @@ func ReadFindings(path string) ([]Finding, error) {
 			}
 			var f Finding
 			if err = json.Unmarshal([]byte(l), &f); err != nil {
-				return nil, fmt.Errorf("read findings %s: line %d: %w (write a JSON array of {severity, message, file, line, task})", path, i+1, err)
+				return nil, fmt.Errorf("line %d: %w (write a JSON array of {severity, message, file, line, task})", i+1, err)
 			}
 			fs = append(fs, f)
 		}
@@ -93,13 +104,13 @@ func ReadFindings(path string) ([]Finding, error) {
 		err = errors.New("not JSON")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read findings %s: %w (write a JSON array of {severity, message, file, line, task})", path, err)
+		return nil, fmt.Errorf("%w (write a JSON array of {severity, message, file, line, task})", err)
 	}
 	for i, f := range fs {
 		switch f.Severity {
 		case SeverityCritical, SeverityImportant, SeveritySuggestion, SeverityCannotCheck:
 		default:
-			return nil, fmt.Errorf("read findings %s: finding %d: severity %q is not critical, important, suggestion or cannot-verify", path, i+1, f.Severity)
+			return nil, fmt.Errorf("finding %d: severity %q is not critical, important, suggestion or cannot-verify", i+1, f.Severity)
 		}
 	}
 	return fs, nil

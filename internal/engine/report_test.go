@@ -125,3 +125,34 @@ func TestOwners(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseFindings(f *testing.F) {
+	for _, s := range []string{
+		`[{"severity":"important","message":"m","file":"a.go","line":3}]`,
+		`{"findings":[{"severity":"critical","message":"x","task":2}]}`,
+		"{\"severity\":\"suggestion\",\"message\":\"a\"}\n{\"severity\":\"cannot-verify\"}",
+		"", "[]", "nope", "{", `{"findings": null}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fs, err := ParseFindings(data)
+		if err != nil {
+			if fs != nil {
+				t.Fatalf("findings %v returned with error %v", fs, err)
+			}
+			return
+		}
+		for _, x := range fs {
+			switch x.Severity {
+			case SeverityCritical, SeverityImportant, SeveritySuggestion, SeverityCannotCheck:
+			default:
+				t.Fatalf("accepted severity %q", x.Severity)
+			}
+		}
+		c, i, o := Count(fs)
+		if c+i+o != len(fs) {
+			t.Fatalf("Count %d+%d+%d != %d", c, i, o, len(fs))
+		}
+	})
+}
