@@ -43,6 +43,10 @@ type TaskCoverage struct {
 	Tests     string   `json:"tests,omitempty"`
 	Workspace string   `json:"workspace,omitempty"`
 	Preserved bool     `json:"preserved"`
+	// Notes are the non-blocking findings (suggestion, cannot-verify) a
+	// person should read: cannot-verify ones need the plan's context.
+	Notes    int    `json:"notes,omitempty"`
+	Findings string `json:"findings,omitempty"`
 }
 
 // Report builds the coverage report from the ledger.
@@ -68,7 +72,8 @@ func BuildCoverage(d *Doc, artifacts string) *Coverage {
 		for _, n := range nums {
 			t := st.Tasks[n]
 			c.Total++
-			tc := TaskCoverage{Task: n, Title: t.Title, Status: t.Status, Change: t.Change, Files: t.Files, Tests: t.Tests, Workspace: t.Workspace}
+			tc := TaskCoverage{Task: n, Title: t.Title, Status: t.Status, Change: t.Change, Files: t.Files, Tests: t.Tests, Workspace: t.Workspace,
+				Notes: t.Notes, Findings: t.Findings}
 			switch {
 			case t.Squashed && len(t.Conflict) > 0:
 				tc.Outcome, tc.Why = "conflict", "conflicts in @: "+strings.Join(t.Conflict, ", ")
@@ -135,6 +140,9 @@ func (c *Coverage) Text(w io.Writer) error {
 			fmt.Fprintf(&b, "  task %d %s: %s", t.Task, quoteTitle(t.Title), t.Outcome)
 			if t.Why != "" {
 				fmt.Fprintf(&b, " — %s", t.Why)
+			}
+			if t.Notes > 0 && t.Findings != "" {
+				fmt.Fprintf(&b, " (%d non-blocking findings to read: %s)", t.Notes, t.Findings)
 			}
 			b.WriteString("\n")
 		}

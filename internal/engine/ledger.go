@@ -141,6 +141,7 @@ type TaskState struct {
 	Reviewed   bool // a verdict exists
 	Approved   bool // the last verdict passed
 	Findings   string
+	Notes      int    // non-blocking findings (suggestion, cannot-verify) of the last verdict
 	FixFrom    string // commit the current fix started from
 	Fixes      int
 	Squashing  bool
@@ -224,8 +225,12 @@ func Fold(d *Doc) *State {
 			s.NoTestSurface[e.Wave] = true
 		case EvReviewPassed:
 			t.Reviewed, t.Approved = true, true
+			t.Notes = e.Other
+			if e.Findings != "" {
+				t.Findings = e.Findings
+			}
 		case EvReviewFailed:
-			t.Reviewed, t.Approved, t.Findings = true, false, e.Findings
+			t.Reviewed, t.Approved, t.Findings, t.Notes = true, false, e.Findings, e.Other
 		case EvFixing:
 			t.FixFrom = e.Commit
 			t.Fixes = e.Attempt
