@@ -16,8 +16,9 @@ type Header struct {
 	Started   time.Time `toml:"started"`
 	// Parents are the change IDs of @- at start: wave 1's base.
 	Parents []string `toml:"parents"`
-	// Target is the change ID of the orchestrating workspace's @: where
-	// approved work is squashed, and later waves' base.
+	// Target is the change ID of the orchestrating workspace's @ at start,
+	// where approved work is squashed (later waves start from @ as it is
+	// when they are provisioned).
 	Target string `toml:"target"`
 	// StartOp is the operation before the run changed anything: abort
 	// restores it.

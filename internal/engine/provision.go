@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
@@ -38,11 +39,22 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 	if err != nil {
 		return err
 	}
+	st := r.State()
 	base := r.Doc.Header.Parents
 	if w > 1 {
+		// The orchestrating workspace's @ as it is now: where the earlier
+		// waves were squashed (a person may have moved to a new change
+		// since the run started).
 		base = []string{r.Doc.Header.Target}
+		unprovisioned := func(n int) bool { return st.Tasks[n].Workspace == "" && !st.Tasks[n].Squashed }
+		if slices.ContainsFunc(nums, unprovisioned) {
+			ids, err := r.Repo.ChangeIDs(ctx, "@")
+			if err != nil || len(ids) != 1 {
+				return fmt.Errorf("wave %d: read @ to start from: %v", w, err)
+			}
+			base = ids
+		}
 	}
-	st := r.State()
 	var existing map[string]bool
 	var events []Event
 	for _, n := range nums {
