@@ -119,7 +119,11 @@ func (c *Coverage) Text(w io.Writer) error {
 	var b strings.Builder
 	switch c.Phase {
 	case "complete":
-		fmt.Fprintf(&b, "run complete: %d/%d tasks merged across %d waves\n", c.Merged, c.Total, len(c.Waves))
+		waves := "waves"
+		if len(c.Waves) == 1 {
+			waves = "wave"
+		}
+		fmt.Fprintf(&b, "run complete: %d/%d tasks merged across %d %s\n", c.Merged, c.Total, len(c.Waves), waves)
 	default:
 		fmt.Fprintf(&b, "run %s: %s (%d/%d tasks merged)\n", c.RunID, c.Phase, c.Merged, c.Total)
 	}
