@@ -332,6 +332,9 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 		diff.Write(out)
 		brief.WriteString("\n")
 	}
+	if others := r.otherBriefs(w, ts); others != "" {
+		brief.WriteString("## The wave's other tasks (their briefs, for context)\n" + others + "\n")
+	}
 	brief.WriteString("Write findings as a JSON array of {\"task\", \"severity\" (critical|important|suggestion|cannot-verify), \"file\", \"line\", \"message\"} to SPECSTACK_FINDINGS.\n")
 	briefPath, diffPath, findingsPath := r.art(stem+".md"), r.art(stem+".diff"), r.art(stem+"-findings.json")
 	if err := os.WriteFile(briefPath, []byte(brief.String()), 0o644); err != nil {
@@ -369,6 +372,19 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 		}
 	}
 	return out, nil
+}
+
+// otherBriefs lists the briefs of wave w's tasks outside ts: every
+// reviewer sees the whole wave's intent as ground truth.
+func (r *Runner) otherBriefs(w int, ts []*TaskState) string {
+	nums, _ := r.WaveTasks(w)
+	var b strings.Builder
+	for _, n := range nums {
+		if !slices.ContainsFunc(ts, func(t *TaskState) bool { return t.Num == n }) {
+			fmt.Fprintf(&b, "- task %d: %s\n", n, r.BriefPath(n))
+		}
+	}
+	return b.String()
 }
 
 // owners decides which tasks a finding is about: the one it names, else
