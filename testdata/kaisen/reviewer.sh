@@ -5,6 +5,7 @@
 set -eu
 if [ -n "${KAISEN_REVIEW_LOG:-}" ]; then
 	{ echo "=== review of tasks $SPECSTACK_TASK"; cat "$SPECSTACK_DIFF"; } >> "$KAISEN_REVIEW_LOG"
+	cp "$SPECSTACK_BRIEF" "$KAISEN_REVIEW_LOG.brief-$SPECSTACK_TASK"
 fi
 {
 	printf '['

@@ -10,6 +10,7 @@
 #   FAIL                    exit 3 without a report
 #   SLEEP <seconds>         sleep (a slow worker)
 #   FLAG                    create the file $KAISEN_FLAG (tells a script the worker started)
+#   LINES <path>: <n>       append n numbered lines to <path>
 #   DIVERGE                 rewrite its change twice from one operation (divergence)
 #   COMMIT <message>        jj commit: the task's work spans several changes
 #   STATUS <word>           report that status instead of DONE
@@ -71,6 +72,10 @@ while IFS= read -r line; do
 		;;
 	FLAG)
 		: > "$KAISEN_FLAG"
+		;;
+	LINES)
+		count=${arg%% *}
+		seq 1 "$count" | sed "s/^/line /" >> "$path"
 		;;
 	DIVERGE)
 		op=$(jj op log -n1 --no-graph -T 'id.short()')
