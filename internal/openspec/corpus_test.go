@@ -2,6 +2,7 @@ package openspec_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -162,3 +163,5 @@ func expected(t testing.TB, file string) map[string][2]bool {
 	}
 	return out
 }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

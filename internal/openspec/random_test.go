@@ -1,0 +1,196 @@
+package openspec_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Random deltas against random specs, built from a small vocabulary so
+// that names collide, differ only in case, go missing and come back: the
+// real CLI and jj-openspec must validate and archive them alike.
+
+var (
+	reqNames  = []string{"Login", "login", "Logout", "Session  expiry", "Session expiry", "Audit", "Tokens ###", "Café"}
+	scenNames = []string{"Ok", "Wrong", "Edge", "Ok"}
+)
+
+// randReq writes a requirement block; sloppy ones may lack a body, a
+// SHALL or a scenario.
+func randReq(r *rand.Rand, name string, allScenarios, sloppy bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Requirement: %s\n", name)
+	kind := 2
+	if sloppy {
+		kind = r.IntN(10)
+	}
+	switch kind {
+	case 0:
+		b.WriteString("The system does it.\n") // no SHALL: a warning
+	case 1:
+		// no body at all
+	default:
+		fmt.Fprintf(&b, "The system SHALL handle %s.\n", strings.ToLower(name))
+	}
+	names := scenNames
+	if !allScenarios {
+		names = nil
+		for i, n := 0, 1+r.IntN(2); i < n; i++ {
+			names = append(names, scenNames[r.IntN(len(scenNames))])
+		}
+		if sloppy && r.IntN(10) == 0 {
+			names = nil
+		}
+	}
+	for _, sn := range names {
+		fmt.Fprintf(&b, "\n#### Scenario: %s\n", sn)
+		if !sloppy || r.IntN(12) > 0 {
+			b.WriteString("- **WHEN** asked\n- **THEN** done\n")
+		}
+	}
+	if r.IntN(8) == 0 {
+		b.WriteString("\n```\n### Requirement: fenced\n## REMOVED Requirements\n```\n")
+	}
+	return b.String()
+}
+
+func randSpec(r *rand.Rand, id string) (string, []string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s Specification\n\n## Purpose\nA capability generated at random to compare archive with the OpenSpec CLI.\n\n## Requirements\n", id)
+	seen := map[string]bool{}
+	var names []string
+	for i, n := 0, 1+r.IntN(4); i < n; i++ {
+		name := reqNames[r.IntN(len(reqNames))]
+		if seen[strings.TrimSuffix(name, " ###")] && r.IntN(4) > 0 {
+			continue
+		}
+		seen[strings.TrimSuffix(name, " ###")] = true
+		names = append(names, name)
+		b.WriteString("\n" + randReq(r, name, false, r.IntN(10) == 0))
+	}
+	return b.String(), names
+}
+
+func randDelta(r *rand.Rand, existing []string) string {
+	pick := func() string {
+		if len(existing) > 0 && r.IntN(10) < 7 {
+			return existing[r.IntN(len(existing))]
+		}
+		return reqNames[r.IntN(len(reqNames))]
+	}
+	var b strings.Builder
+	sections := []string{"ADDED", "ADDED", "MODIFIED", "MODIFIED", "REMOVED", "RENAMED", "Added"}
+	for i, n := 0, 1+r.IntN(3); i < n; i++ {
+		sec := sections[r.IntN(len(sections))]
+		fmt.Fprintf(&b, "\n## %s Requirements\n\n", sec)
+		for j, m := 0, 1+r.IntN(2); j < m; j++ {
+			switch strings.ToUpper(sec) {
+			case "REMOVED":
+				if r.IntN(2) == 0 {
+					fmt.Fprintf(&b, "- `### Requirement: %s`\n", pick())
+				} else {
+					fmt.Fprintf(&b, "### Requirement: %s\n", pick())
+				}
+			case "RENAMED":
+				fmt.Fprintf(&b, "- FROM: `### Requirement: %s`\n", pick())
+				if r.IntN(8) > 0 {
+					fmt.Fprintf(&b, "- TO: `### Requirement: %s`\n", reqNames[r.IntN(len(reqNames))]+fmt.Sprint(r.IntN(3)))
+				}
+			case "MODIFIED":
+				b.WriteString(randReq(r, pick(), r.IntN(10) < 7, r.IntN(4) == 0) + "\n")
+			default:
+				name := reqNames[r.IntN(len(reqNames))]
+				if r.IntN(2) == 0 {
+					name += fmt.Sprint(" ", r.IntN(5))
+				}
+				b.WriteString(randReq(r, name, false, r.IntN(4) == 0) + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// TestRandomParity archives and validates random changes with both tools.
+func TestRandomParity(t *testing.T) {
+	requireOpenSpec(t)
+	const n = 40
+	r := rand.New(rand.NewPCG(7, 11))
+	a, b := t.TempDir(), t.TempDir()
+	for _, dir := range []string{a, b} {
+		r := rand.New(rand.NewPCG(7, 11)) // the same repository twice
+		for i := 0; i < n; i++ {
+			id := fmt.Sprintf("cap-%02d", i)
+			var names []string
+			if r.IntN(6) > 0 {
+				var spec string
+				spec, names = randSpec(r, id)
+				write(t, dir, "openspec/specs/"+id+"/spec.md", spec)
+			}
+			ch := fmt.Sprintf("openspec/changes/change-%02d/", i)
+			write(t, dir, ch+"proposal.md", "## Why\nRandom.\n")
+			write(t, dir, ch+"specs/"+id+"/spec.md", randDelta(r, names))
+		}
+	}
+	_ = r
+	accepted, valid := 0, 0
+	for i := 0; i < n; i++ {
+		change := fmt.Sprintf("change-%02d", i)
+		wantOut, _, _ := realOpenSpec(t, a, "validate", change, "--json")
+		gotOut, _, _ := jjOpenSpec("--repo", b, "validate", change, "--json")
+		if w, g := issuesOf(t, wantOut, true), issuesOf(t, gotOut, false); w != g {
+			t.Errorf("validate %s:\nopenspec:\n%s\njj-openspec:\n%s\ndelta:\n%s", change, w, g, readFile(t, b, "openspec/changes/"+change+"/specs/cap-"+change[7:]+"/spec.md"))
+		}
+		_, wantErr, wantCode := realOpenSpec(t, a, "archive", change, "--yes")
+		_, gotErr, gotCode := jjOpenSpec("--repo", b, "archive", change, "--yes")
+		if wantCode == 0 {
+			accepted++
+		}
+		if strings.HasPrefix(issuesOf(t, wantOut, true), "valid=true") {
+			valid++
+		}
+		if (wantCode == 0) != (gotCode == 0) {
+			t.Errorf("archive %s: openspec exit %d, jj-openspec exit %d\nopenspec: %s\njj-openspec: %s", change, wantCode, gotCode, wantErr, gotErr)
+		}
+	}
+	// The sample must exercise both sides of each decision.
+	if accepted == 0 || accepted == n || valid == 0 || valid == n {
+		t.Fatalf("degenerate sample: %d of %d archived, %d valid", accepted, n, valid)
+	}
+	t.Logf("%d of %d archived, %d valid", accepted, n, valid)
+	if d := diffTrees(tree(t, a), tree(t, b)); d != "" {
+		t.Errorf("trees differ after archiving every change:\n%s", d)
+	}
+}
+
+func issuesOf(t *testing.T, out string, openspecShape bool) string {
+	t.Helper()
+	var v struct {
+		Valid  bool    `json:"valid"`
+		Issues []issue `json:"issues"`
+		Items  []struct {
+			Valid  bool    `json:"valid"`
+			Issues []issue `json:"issues"`
+		} `json:"items"`
+	}
+	if err := jsonUnmarshal(out, &v); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if openspecShape {
+		if len(v.Items) != 1 {
+			t.Fatalf("openspec validate --json: %s", out)
+		}
+		return fmt.Sprintf("valid=%v\n%s", v.Items[0].Valid, lines(v.Items[0].Issues))
+	}
+	return fmt.Sprintf("valid=%v\n%s", v.Valid, lines(v.Issues))
+}
+
+func readFile(t *testing.T, dir, name string) string {
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
