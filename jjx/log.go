@@ -195,10 +195,12 @@ func (r *Repo) Edit(ctx context.Context, rev string) error {
 	return err
 }
 
-// Snapshot records the working copy (any command that does not pass
-// --ignore-working-copy does; this is the cheapest one).
+// Snapshot records the working copy. Every jj command that does not pass
+// --ignore-working-copy snapshots first; an empty log of @ is the cheapest
+// one on every supported version (`jj debug snapshot` is deprecated and
+// `jj util snapshot` is recent).
 func (r *Repo) Snapshot(ctx context.Context) error {
-	_, err := r.Run(ctx, "debug", "snapshot")
+	_, err := r.Run(ctx, "log", "--no-graph", "-r", "@", "-T", `""`)
 	return err
 }
 
