@@ -163,6 +163,11 @@ type SquashOptions struct {
 
 // Squash moves changes non-interactively.
 func (r *Repo) Squash(ctx context.Context, o SquashOptions) error {
+	_, err := r.Run(ctx, o.args()...)
+	return err
+}
+
+func (o SquashOptions) args() []string {
 	args := []string{"squash"}
 	if o.From != "" {
 		args = append(args, "--from", o.From)
@@ -179,8 +184,7 @@ func (r *Repo) Squash(ctx context.Context, o SquashOptions) error {
 		args = append(args, "--")
 		args = append(args, o.Paths...)
 	}
-	_, err := r.Run(ctx, args...)
-	return err
+	return args
 }
 
 // Abandon abandons the revisions.

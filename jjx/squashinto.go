@@ -13,22 +13,7 @@ import (
 // conflicted commit "(conflict)" in the summary it prints. A false answer
 // is a fast path only; callers that must be sure check ConflictedFiles.
 func (r *Repo) SquashInto(ctx context.Context, o SquashOptions) (conflicted bool, err error) {
-	args := []string{"squash"}
-	if o.From != "" {
-		args = append(args, "--from", o.From)
-	}
-	if o.Into != "" {
-		args = append(args, "--into", o.Into)
-	}
-	if o.Message != "" {
-		args = append(args, "-m", o.Message)
-	} else {
-		args = append(args, "--use-destination-message")
-	}
-	if len(o.Paths) > 0 {
-		args = append(args, "--")
-		args = append(args, o.Paths...)
-	}
+	args := o.args()
 	var stderr bytes.Buffer
 	err = xec.Run(ctx, xec.Cmd{Name: r.Bin, Args: append(r.globalArgs(), args...), Dir: r.Root, Env: r.Env, Stderr: &stderr})
 	if err != nil {
