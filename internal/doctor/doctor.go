@@ -43,12 +43,16 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 }
 func Gather(ctx context.Context, binary, version, dir string) *Report {
 	rep := &Report{Binary: binary, Version: version, Dir: dir, RepoKind: "none", ConfigFiles: []string{}, Problems: []string{}}
 
+	found, findErr := repo.Find(dir)
 	rep.JJ.Minimum = jjx.MinVersion
 	if bin, v, err := jjx.Find(ctx); err != nil {
 		rep.JJ.Problem = err.Error()
 		rep.JJ.Path, rep.JJ.Found = bin, bin != ""
 		rep.JJ.Version = v.Raw
-		rep.Problems = append(rep.Problems, err.Error())
+		// gh-specstack works on plain git repositories without jj.
+		if !(binary == "gh-specstack" && findErr == nil && !found.IsJJ()) {
+			rep.Problems = append(rep.Problems, err.Error())
+		}
 	} else {
 		rep.JJ = Tool{Found: true, Path: bin, Version: v.Raw, Minimum: jjx.MinVersion, OK: true}
 	}
@@ -67,11 +71,11 @@ func Gather(ctx context.Context, binary, version, dir string) *Report {
 	}
 
 	root := ""
-	if r, err := repo.Find(dir); err != nil {
-		rep.Problems = append(rep.Problems, err.Error())
+	if findErr != nil {
+		rep.Problems = append(rep.Problems, findErr.Error())
 	} else {
-		rep.RepoKind, rep.RepoRoot, rep.LedgerDir = string(r.Kind), r.Root, r.LedgerDir(binary)
-		root = r.Root
+		rep.RepoKind, rep.RepoRoot, rep.LedgerDir = string(found.Kind), found.Root, found.LedgerDir(binary)
+		root = found.Root
 	}
 	if cfg, err := config.Load(root); err != nil {
 		rep.Problems = append(rep.Problems, err.Error())
