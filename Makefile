@@ -5,13 +5,14 @@ GO       ?= go
 PREFIX   ?= /usr/local
 CACHE    ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/specstack
 BUILD    ?= .build
-FUZZTIME ?= 3s
+FUZZTIME ?= 50000x
 BINARIES := jj-openspec jj-kaisen gh-specstack
 VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X github.com/specstack/specstack/internal/cliapp.Version=$(VERSION)
-TOOLPATH  = $(shell testdata/tools/provision "$(CACHE)")
 
-# Fuzz targets run for FUZZTIME each in `make test` ("package:FuzzName").
+# Fuzz targets run FUZZTIME each in `make test` ("package:FuzzName"). A count
+# of inputs, not a duration: a short -fuzztime duration can expire while the
+# seed corpus is still being measured and fail with "context deadline exceeded".
 FUZZ := conflict:FuzzParse conflict:FuzzUnion conflict:FuzzMergeTasks stack:FuzzParseRecipe stack:FuzzProseBlockers spec:FuzzParseTaskLine spec:FuzzParseDelta spec:FuzzMerge spec:FuzzSeparability spec:FuzzParsePlan internal/engine:FuzzParseFindings
 
 .PHONY: all build install test unit fuzz bench lint man tools clean

@@ -71,7 +71,7 @@
 //
 // # Fuzzing
 //
-// make test runs each target for FUZZTIME (3s); for a longer run:
+// make test runs each target for FUZZTIME (50,000 inputs); for a longer run:
 //
 //	go test ./conflict -run '^$' -fuzz '^FuzzParse$' -fuzztime 10m
 //	go test ./conflict -run '^$' -fuzz '^FuzzUnion$' -fuzztime 10m
