@@ -11,6 +11,7 @@ import (
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/stack"
 )
@@ -221,6 +222,13 @@ again with the same list it changes nothing and says so.`,
 			if err != nil {
 				return err
 			}
+			// One link at a time per repository: two would race to push
+			// and to open the same pull requests.
+			unlock, err := lockLedger(c)
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			res, err := stack.Link(c.Context, env, stack.LinkRequest{Items: items, Base: c.String("base"), StackMode: s.stackMode}, cliapp.Stderr(c))
 			if err != nil {
 				return err
@@ -228,4 +236,22 @@ again with the same list it changes nothing and says so.`,
 			return cliapp.Emit(c, res, res.WriteText)
 		},
 	}
+}
+
+// lockLedger takes gh-specstack's ledger lock of the repository, failing
+// at once (exit 3, naming the holder) when another run holds it.
+func lockLedger(c *cli.Context) (func(), error) {
+	dir, err := cliapp.RepoDir(c)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	r, err := repo.Find(dir)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Missing, err)
+	}
+	l, err := ledger.Acquire(r.LedgerDir("gh-specstack"))
+	if err != nil {
+		return nil, err
+	}
+	return func() { l.Release() }, nil
 }
