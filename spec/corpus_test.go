@@ -10,6 +10,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/specstack/specstack/internal/testenv"
 	"github.com/specstack/specstack/spec"
 )
 
@@ -53,43 +54,6 @@ func loadCorpus(t *testing.T) map[string][]expectation {
 	return out
 }
 
-func extractTo(t *testing.T, file, dir string) {
-	t.Helper()
-	ar, err := txtar.ParseFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crlf, bom := map[string]bool{}, map[string]bool{}
-	for _, line := range strings.Split(string(ar.Comment), "\n") {
-		if rest, ok := strings.CutPrefix(line, "crlf:"); ok {
-			for _, p := range strings.Fields(rest) {
-				crlf[p] = true
-			}
-		}
-		if rest, ok := strings.CutPrefix(line, "bom:"); ok {
-			for _, p := range strings.Fields(rest) {
-				bom[p] = true
-			}
-		}
-	}
-	for _, f := range ar.Files {
-		data := string(f.Data)
-		if crlf[f.Name] {
-			data = strings.ReplaceAll(data, "\n", "\r\n")
-		}
-		if bom[f.Name] {
-			data = "\ufeff" + data
-		}
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -116,7 +80,7 @@ func TestCorpusDecisions(t *testing.T) {
 		for _, e := range exps {
 			t.Run(filepath.Base(file)+"/"+e.change, func(t *testing.T) {
 				dir := t.TempDir()
-				extractTo(t, file, dir)
+				testenv.ExtractCorpus(t, file, dir)
 				root := spec.Root{Dir: dir}
 				rep, err := root.ValidateChange(e.change, spec.ValidateOptions{MainSpecs: true, Tasks: true}, false)
 				if err != nil {

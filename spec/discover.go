@@ -22,6 +22,30 @@ type SpecFile struct {
 // directories, sorted by ID. A missing root is empty.
 func DiscoverSpecs(root string) ([]SpecFile, error) {
 	var out []SpecFile
+	err := walkFiles(root, func(p string, segs []string, e fs.DirEntry) error {
+		if e.Name() != "spec.md" || len(segs) == 0 {
+			return nil
+		}
+		if e.Type().IsRegular() {
+			out = append(out, SpecFile{ID: strings.Join(segs, "/"), Path: p})
+		} else if e.Type()&fs.ModeSymlink != 0 {
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				out = append(out, SpecFile{ID: strings.Join(segs, "/"), Path: p})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// walkFiles calls visit for every non-directory entry under root with the
+// directory names leading to it, skipping dot entries and not following
+// symlinked directories. A missing root (or one that is a file) is empty.
+func walkFiles(root string, visit func(path string, segs []string, e fs.DirEntry) error) error {
 	var walk func(dir string, segs []string) error
 	walk = func(dir string, segs []string) error {
 		entries, err := os.ReadDir(dir)
@@ -42,24 +66,13 @@ func DiscoverSpecs(root string) ([]SpecFile, error) {
 				}
 				continue
 			}
-			if e.Name() != "spec.md" || len(segs) == 0 {
-				continue
-			}
-			if e.Type().IsRegular() {
-				out = append(out, SpecFile{ID: strings.Join(segs, "/"), Path: p})
-			} else if e.Type()&fs.ModeSymlink != 0 {
-				if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-					out = append(out, SpecFile{ID: strings.Join(segs, "/"), Path: p})
-				}
+			if err := visit(p, segs, e); err != nil {
+				return err
 			}
 		}
 		return nil
 	}
-	if err := walk(root, nil); err != nil {
-		return nil, err
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
+	return walk(root, nil)
 }
 
 // unreadDelta is a markdown file with delta sections that archive never
@@ -71,52 +84,32 @@ type unreadDelta struct {
 
 func findUnreadDeltas(root string) ([]unreadDelta, error) {
 	var out []unreadDelta
-	var walk func(dir string, segs []string) error
-	walk = func(dir string, segs []string) error {
-		entries, err := os.ReadDir(dir)
+	err := walkFiles(root, func(p string, segs []string, e fs.DirEntry) error {
+		name := e.Name()
+		if name == "spec.md" || !strings.HasSuffix(strings.ToLower(name), ".md") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
+			if errors.Is(err, fs.ErrNotExist) {
 				return nil
 			}
-			return fmt.Errorf("read %q: %w", dir, err)
+			if fi, serr := os.Stat(p); serr == nil && !fi.Mode().IsRegular() {
+				return nil
+			}
+			return fmt.Errorf("read %q: %w", p, err)
 		}
-		for _, e := range entries {
-			name := e.Name()
-			if strings.HasPrefix(name, ".") {
-				continue
-			}
-			p := filepath.Join(dir, name)
-			if e.IsDir() {
-				if err := walk(p, append(append([]string(nil), segs...), name)); err != nil {
-					return err
-				}
-				continue
-			}
-			if name == "spec.md" || !strings.HasSuffix(strings.ToLower(name), ".md") {
-				continue
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					continue
-				}
-				if fi, serr := os.Stat(p); serr == nil && !fi.Mode().IsRegular() {
-					continue
-				}
-				return fmt.Errorf("read %q: %w", p, err)
-			}
-			if !ParseDelta(string(b)).HasSections() {
-				continue
-			}
-			capability := strings.Join(segs, "/")
-			if len(segs) == 0 {
-				capability = name[:len(name)-3]
-			}
-			out = append(out, unreadDelta{Path: strings.Join(append(append([]string(nil), segs...), name), "/"), Expected: capability + "/spec.md"})
+		if !ParseDelta(string(b)).HasSections() {
+			return nil
 		}
+		capability := strings.Join(segs, "/")
+		if len(segs) == 0 {
+			capability = name[:len(name)-3]
+		}
+		out = append(out, unreadDelta{Path: strings.Join(append(append([]string(nil), segs...), name), "/"), Expected: capability + "/spec.md"})
 		return nil
-	}
-	if err := walk(root, nil); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

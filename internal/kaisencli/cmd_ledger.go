@@ -44,11 +44,7 @@ undoing every workspace, squash and abandon of the run at once (jj op log shows
 the restore), removes the run's workspace directories and records the run as
 aborted. Briefs, reports and logs are kept in the artifacts directory.`,
 		Action: func(c *cli.Context) error {
-			s, err := openSession(c)
-			if err != nil {
-				return err
-			}
-			r, err := s.open(c)
+			r, err := openRunner(c)
 			if err != nil {
 				return err
 			}
@@ -74,11 +70,7 @@ edits leaked into @. Workspaces of failed or blocked tasks are preserved for
 inspection unless --all is given.`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "also release failed and blocked tasks' workspaces"}},
 		Action: func(c *cli.Context) error {
-			s, err := openSession(c)
-			if err != nil {
-				return err
-			}
-			r, err := s.open(c)
+			r, err := openRunner(c)
 			if err != nil {
 				return err
 			}

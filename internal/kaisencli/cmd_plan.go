@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/jjx"
 )
@@ -45,7 +46,7 @@ Modify: path missing at the base. Changes nothing.`,
 				return exitcode.Wrap(exitcode.Usage, err)
 			}
 			repo, _ := jjx.Open(c.Context, dir) // outside a repository: no base check
-			v, err := buildPlanView(c.Context, p, label, repo)
+			v, err := engine.BuildPlanView(c.Context, p, label, repo)
 			if err != nil {
 				return err
 			}

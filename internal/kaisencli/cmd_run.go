@@ -94,7 +94,7 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 	if err := engine.CheckUnfinished(s.dir, c.Bool("fresh")); err != nil {
 		return nil, err
 	}
-	tasks := engineTasks(p)
+	tasks := engine.PlanTasks(p)
 	opts, err := s.options(c, tasks)
 	if err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 	if needWorker && opts.Worker == "" {
 		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
 	}
-	v, err := buildPlanView(c.Context, p, label, s.repo)
+	v, err := engine.BuildPlanView(c.Context, p, label, s.repo)
 	if err != nil {
 		return nil, err
 	}
@@ -167,11 +167,7 @@ or started again in the same workspace. Clears nothing.
 --rebaseline accepts @ as it is now after a failed integrity check.`,
 		Flags: append(overrideFlags(), &cli.BoolFlag{Name: "rebaseline", Usage: "accept @ as it is now as the integrity baseline"}),
 		Action: func(c *cli.Context) error {
-			s, err := openSession(c)
-			if err != nil {
-				return err
-			}
-			r, err := s.open(c)
+			r, err := openRunner(c)
 			if err != nil {
 				return err
 			}

@@ -16,11 +16,7 @@ var waveFlag = &cli.IntFlag{Name: "wave", Usage: "the wave `N` (from 1)"}
 
 // stepRunner opens the run for a step command and refuses finished runs.
 func stepRunner(c *cli.Context) (*engine.Runner, error) {
-	s, err := openSession(c)
-	if err != nil {
-		return nil, err
-	}
-	r, err := s.open(c)
+	r, err := openRunner(c)
 	if err != nil {
 		return nil, err
 	}

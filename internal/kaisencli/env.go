@@ -50,6 +50,15 @@ func openSession(c *cli.Context) (*session, error) {
 	return &session{repo: jr, dir: rp.LedgerDir(binary), cfg: cfg}, nil
 }
 
+// openRunner opens the session and its current run, the ledger locked.
+func openRunner(c *cli.Context) (*engine.Runner, error) {
+	s, err := openSession(c)
+	if err != nil {
+		return nil, err
+	}
+	return s.open(c)
+}
+
 // open locks the ledger and loads the current run, applying command
 // overrides from the flags when present.
 func (s *session) open(c *cli.Context) (*engine.Runner, error) {

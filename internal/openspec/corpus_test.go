@@ -1,7 +1,6 @@
 package openspec_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/specstack/specstack/internal/testenv"
 )
 
 // corpusDir holds the parity corpus: one OpenSpec repository per txtar.
@@ -30,43 +31,11 @@ func corpus(t testing.TB) []string {
 	return files
 }
 
-// extract writes the repository of a corpus file into dir, applying the
-// crlf: and bom: directives of its comment.
+// extract writes the repository of a corpus file into dir, with the
+// specs and changes folders OpenSpec expects even when empty.
 func extract(t testing.TB, file, dir string) {
 	t.Helper()
-	ar, err := txtar.ParseFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crlf, bom := map[string]bool{}, map[string]bool{}
-	for _, line := range strings.Split(string(ar.Comment), "\n") {
-		if rest, ok := strings.CutPrefix(line, "crlf:"); ok {
-			for _, p := range strings.Fields(rest) {
-				crlf[p] = true
-			}
-		}
-		if rest, ok := strings.CutPrefix(line, "bom:"); ok {
-			for _, p := range strings.Fields(rest) {
-				bom[p] = true
-			}
-		}
-	}
-	for _, f := range ar.Files {
-		data := f.Data
-		if crlf[f.Name] {
-			data = bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
-		}
-		if bom[f.Name] {
-			data = append([]byte("\ufeff"), data...)
-		}
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.ExtractCorpus(t, file, dir)
 	for _, d := range []string{"openspec/specs", "openspec/changes"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)

@@ -27,7 +27,7 @@ func openRoot(c *cli.Context) (spec.Root, error) {
 
 // oneChange returns the single CHANGE argument.
 func oneChange(c *cli.Context) (string, error) {
-	args, err := positional(c)
+	args, err := cliapp.Args(c)
 	if err != nil {
 		return "", err
 	}

@@ -143,7 +143,7 @@ func tickCommand(name string, checked bool) *cli.Command {
 		Usage:     verb + " tasks of a change by id, changing only their boxes",
 		ArgsUsage: "CHANGE ID...",
 		Action: func(c *cli.Context) error {
-			args, err := positional(c)
+			args, err := cliapp.Args(c)
 			if err != nil {
 				return err
 			}

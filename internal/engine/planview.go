@@ -1,58 +1,20 @@
-package kaisencli
+package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strings"
 
-	"github.com/specstack/specstack/internal/engine"
-	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 )
 
-// loadPlan reads the plan at path, or builds an ad-hoc plan from tasks.
-// Exactly one of the two must be given.
-func loadPlan(path string, tasks []string) (*spec.Plan, string, error) {
-	switch {
-	case path != "" && len(tasks) > 0:
-		return nil, "", exitcode.New(exitcode.Usage, "give a plan file or --task, not both")
-	case len(tasks) > 0:
-		p, err := spec.AdHocPlan(tasks)
-		if err != nil {
-			return nil, "", exitcode.New(exitcode.Usage, "--task: %v", err)
-		}
-		return p, "ad-hoc", nil
-	case path == "":
-		return nil, "", exitcode.New(exitcode.Usage, "name a plan file (PLAN) or give tasks with --task")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, "", exitcode.New(exitcode.Usage, "read plan %q: no such file", path)
-		}
-		return nil, "", exitcode.New(exitcode.Usage, "read plan %q: %v", path, err)
-	}
-	p, err := spec.ParsePlan(data)
-	if err != nil {
-		var pe *spec.PlanError
-		if errors.As(err, &pe) && pe.Line > 0 {
-			return nil, "", exitcode.New(exitcode.Invalid, "plan %s:%d: %s", path, pe.Line, pe.Msg)
-		}
-		return nil, "", exitcode.New(exitcode.Invalid, "plan %s: %v", path, err)
-	}
-	return p, path, nil
-}
-
-// engineTasks converts a plan's tasks for the engine.
-func engineTasks(p *spec.Plan) []engine.Task {
-	ts := make([]engine.Task, len(p.Tasks))
+// PlanTasks converts a plan's tasks for the
+func PlanTasks(p *spec.Plan) []Task {
+	ts := make([]Task, len(p.Tasks))
 	for i, t := range p.Tasks {
-		ts[i] = engine.Task{Num: t.Number, Title: t.Title, Files: t.Paths()}
+		ts[i] = Task{Num: t.Number, Title: t.Title, Files: t.Paths()}
 	}
 	return ts
 }
@@ -83,7 +45,7 @@ type PlanTaskView struct {
 
 // OverlapView is one edge of the overlap graph.
 type OverlapView struct {
-	engine.Overlap
+	Overlap
 	Text string `json:"text"`
 }
 
@@ -91,11 +53,11 @@ type OverlapView struct {
 // tasks overlap, or too few of them run in parallel.
 func (v *PlanView) NeedsDecision() bool { return len(v.Overlaps) > 0 || v.LowParallelism }
 
-// buildPlanView computes waves, overlaps, parallelism and the pre-flight
+// BuildPlanView computes waves, overlaps, parallelism and the pre-flight
 // findings. repo may be nil: then Modify: paths are not checked.
-func buildPlanView(ctx context.Context, p *spec.Plan, label string, repo *jjx.Repo) (*PlanView, error) {
-	ts := engineTasks(p)
-	waves := engine.Waves(ts)
+func BuildPlanView(ctx context.Context, p *spec.Plan, label string, repo *jjx.Repo) (*PlanView, error) {
+	ts := PlanTasks(p)
+	waves := Waves(ts)
 	v := &PlanView{Plan: label, Waves: waves, Overlaps: []OverlapView{}, Findings: []spec.PlanFinding{}}
 	waveOf := map[int]int{}
 	for i, w := range waves {
@@ -110,11 +72,11 @@ func buildPlanView(ctx context.Context, p *spec.Plan, label string, repo *jjx.Re
 		}
 		v.Tasks = append(v.Tasks, PlanTaskView{Number: t.Number, Title: t.Title, Wave: waveOf[t.Number], Files: files})
 	}
-	for _, o := range engine.Overlaps(ts) {
+	for _, o := range Overlaps(ts) {
 		v.Overlaps = append(v.Overlaps, OverlapView{Overlap: o, Text: o.String()})
 	}
-	v.Largest, v.Total, v.Parallelism = engine.Parallelism(waves)
-	v.LowParallelism = v.Total > 1 && v.Parallelism < engine.LowParallelism
+	v.Largest, v.Total, v.Parallelism = Parallelism(waves)
+	v.LowParallelism = v.Total > 1 && v.Parallelism < LowParallelism
 
 	var exists func(spec.PlanTask, string) bool
 	modifies := false
@@ -152,15 +114,13 @@ func buildPlanView(ctx context.Context, p *spec.Plan, label string, repo *jjx.Re
 }
 
 func fileSet(ctx context.Context, repo *jjx.Repo, rev string) (map[string]bool, error) {
-	out, err := repo.RunRead(ctx, "file", "list", "-r", rev, "-T", `path ++ "\n"`)
+	paths, err := repo.FileList(ctx, rev)
 	if err != nil {
 		return nil, fmt.Errorf("list files at %s: %w", rev, err)
 	}
-	set := map[string]bool{}
-	for _, l := range strings.Split(string(out), "\n") {
-		if l != "" {
-			set[l] = true
-		}
+	set := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		set[p] = true
 	}
 	return set, nil
 }

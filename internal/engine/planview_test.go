@@ -1,4 +1,4 @@
-package kaisencli
+package engine
 
 import (
 	"fmt"
@@ -32,7 +32,7 @@ func TestBuildPlanView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := buildPlanView(t.Context(), p, "gen.md", nil)
+	v, err := BuildPlanView(t.Context(), p, "gen.md", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func BenchmarkPlanning(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := buildPlanView(b.Context(), p, "gen.md", nil); err != nil {
+		if _, err := BuildPlanView(b.Context(), p, "gen.md", nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,0 +1,43 @@
+package kaisencli
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/spec"
+)
+
+// loadPlan reads the plan at path, or builds an ad-hoc plan from tasks.
+// Exactly one of the two must be given.
+func loadPlan(path string, tasks []string) (*spec.Plan, string, error) {
+	switch {
+	case path != "" && len(tasks) > 0:
+		return nil, "", exitcode.New(exitcode.Usage, "give a plan file or --task, not both")
+	case len(tasks) > 0:
+		p, err := spec.AdHocPlan(tasks)
+		if err != nil {
+			return nil, "", exitcode.New(exitcode.Usage, "--task: %v", err)
+		}
+		return p, "ad-hoc", nil
+	case path == "":
+		return nil, "", exitcode.New(exitcode.Usage, "name a plan file (PLAN) or give tasks with --task")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, "", exitcode.New(exitcode.Usage, "read plan %q: no such file", path)
+		}
+		return nil, "", exitcode.New(exitcode.Usage, "read plan %q: %v", path, err)
+	}
+	p, err := spec.ParsePlan(data)
+	if err != nil {
+		var pe *spec.PlanError
+		if errors.As(err, &pe) && pe.Line > 0 {
+			return nil, "", exitcode.New(exitcode.Invalid, "plan %s:%d: %s", path, pe.Line, pe.Msg)
+		}
+		return nil, "", exitcode.New(exitcode.Invalid, "plan %s: %v", path, err)
+	}
+	return p, path, nil
+}
