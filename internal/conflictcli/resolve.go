@@ -46,6 +46,10 @@ says why), with the report printed first.`,
 			&cli.IntSliceFlag{Name: "hunk", Usage: "only hunk `N` of the one PATH (repeatable; numbered as resolve reports them)"},
 		},
 		Action: func(c *cli.Context) error {
+			paths, err := cliapp.Args(c)
+			if err != nil {
+				return err
+			}
 			req := conflict.ResolveRequest{Rev: c.String("revision"), All: c.Bool("all"), Hunks: c.IntSlice("hunk")}
 			if s := c.String("strategy"); s != "" {
 				st, err := conflict.ParseStrategy(s)
@@ -55,9 +59,9 @@ says why), with the report printed first.`,
 				req.Strategy = &st
 			}
 			switch {
-			case req.All && c.NArg() > 0:
+			case req.All && len(paths) > 0:
 				return exitcode.New(exitcode.Usage, "resolve: give PATHs or --all, not both")
-			case !req.All && c.NArg() == 0:
+			case !req.All && len(paths) == 0:
 				return exitcode.New(exitcode.Usage, "resolve: name the conflicted PATHs to resolve, or pass --all")
 			case !req.All && req.Strategy == nil:
 				return exitcode.New(exitcode.Usage, "resolve: pass --strategy (tasks, ours, theirs, side=N, base or union)")
@@ -66,7 +70,7 @@ says why), with the report printed first.`,
 			if err != nil {
 				return err
 			}
-			for _, p := range c.Args().Slice() {
+			for _, p := range paths {
 				rel, err := repoPath(repo.Root, p)
 				if err != nil {
 					return exitcode.Wrap(exitcode.Usage, err)
