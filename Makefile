@@ -20,20 +20,12 @@ all: build
 
 build:
 	@mkdir -p $(BUILD)
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BUILD)/ ./cmd/...
+	@$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BUILD)/ ./cmd/... && echo "built $(BINARIES) ($(VERSION)) in $(BUILD)/"
 
+# One line per installed thing, then where it went and whether it is on PATH.
+# jj too, when none >= 0.30 is on PATH (testdata/tools/install).
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
-		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
-		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	for b in $(BINARIES); do \
-		install -m 0755 $(BUILD)/$$b $(DESTDIR)$(PREFIX)/bin/$$b && \
-		install -m 0644 man/$$b.1 $(DESTDIR)$(PREFIX)/share/man/man1/$$b.1 && \
-		$(BUILD)/$$b completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$b && \
-		$(BUILD)/$$b completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$b && \
-		$(BUILD)/$$b completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$b.fish || exit 1; \
-	done
+	@CACHE='$(CACHE)' testdata/tools/install '$(BUILD)' '$(PREFIX)' '$(DESTDIR)'
 
 # The README's test command. REQUIRE_JJ=1 turns a missing jj into a failure.
 test: SHELL := bash
