@@ -28,20 +28,25 @@ install: build
 	@CACHE='$(CACHE)' testdata/tools/install '$(BUILD)' '$(PREFIX)' '$(DESTDIR)'
 
 # The README's test command. REQUIRE_JJ=1 turns a missing jj into a failure.
+# Tests, then the fuzz targets, through testsum: one line per package (with
+# its time) and per script, a heartbeat for packages running over a minute,
+# and the "N passed, N failed, N skipped; N fuzz targets …" line last.
 test: SHELL := bash
 test:
 	@toolpath="$$(testdata/tools/provision '$(CACHE)')" || { echo "make test: could not provision jj; see testdata/tools/install-jj" >&2; exit 1; }; \
-	set -o pipefail; PATH="$$toolpath:$$PATH" REQUIRE_JJ=$${REQUIRE_JJ:-1} $(GO) test -count=1 -timeout 45m -json ./... | $(GO) run ./testdata/tools/testsum && \
-	$(MAKE) --no-print-directory fuzz
+	set -o pipefail; export PATH="$$toolpath:$$PATH" REQUIRE_JJ=$${REQUIRE_JJ:-1}; \
+	{ $(GO) test -count=1 -timeout 45m -json ./...; echo "=== fuzz"; $(MAKE) --no-print-directory fuzz FUZZFLAGS=-json; } | $(GO) run ./testdata/tools/testsum
 
 unit:
 	$(GO) test -short ./...
 
+# FUZZFLAGS=-json streams `go test -json` (for testsum); otherwise one line
+# per target and go test's own output.
 fuzz:
 	@for t in $(FUZZ); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
-		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg || exit 1; \
+		[ -n "$(FUZZFLAGS)" ] || echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test $(FUZZFLAGS) -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg || exit 1; \
 	done
 
 bench:
