@@ -9,6 +9,11 @@ FUZZTIME ?= 50000x
 BINARIES := jj-openspec jj-kaisen gh-specstack
 VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X github.com/specstack/specstack/internal/cliapp.Version=$(VERSION)
+# Build tags of the shipped binaries. urfave_cli_no_docs leaves out
+# urfave/cli's ToMan/ToMarkdown and the markdown renderer they link, whose
+# initialisation every start would pay; man pages come from `make man`.
+# cmd/startup_test.go reads this line and builds the binaries the same way.
+TAGS     := urfave_cli_no_docs
 
 # Fuzz targets run FUZZTIME each in `make test` ("package:FuzzName"). A count
 # of inputs, not a duration: a short -fuzztime duration can expire while the
@@ -20,7 +25,7 @@ all: build
 
 build:
 	@mkdir -p $(BUILD)
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BUILD)/ ./cmd/...
+	$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BUILD)/ ./cmd/...
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
