@@ -57,15 +57,20 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg || exit 1; \
 	done
 
+# bench: the Go benchmarks, then the side-by-side scripts of testdata/bench
+# (startup.sh: each binary's --version against a minimal Go program, and
+# jj-openspec against the openspec CLI on ~700 files), built with TAGS.
 bench:
 	@toolpath="$$(testdata/tools/provision '$(CACHE)')" && \
 	PATH="$$toolpath:$$PATH" $(GO) test -run '^$$' -bench . -benchmem ./... && \
-	for s in testdata/bench/*.sh; do [ -e "$$s" ] || continue; PATH="$$toolpath:$$PATH" bash "$$s" || exit 1; done
+	for s in testdata/bench/*.sh; do [ -e "$$s" ] || continue; PATH="$$toolpath:$$PATH" TAGS='$(TAGS)' bash "$$s" || exit 1; done
 
 lint:
 	$(GO) vet ./...
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:" >&2; echo "$$out" >&2; exit 1; fi
 
+# The man pages are rendered here, at build time, from the command
+# definitions (urfave/cli's ToMan); the binaries carry no renderer.
 man:
 	$(GO) run ./internal/manpage/gen man
 

@@ -25,28 +25,31 @@ import (
 )
 
 // binaries are the shipped commands, each a directory under cmd/, with
-// the most package initialisation a `--version` run may allocate: about
-// twice what each allocates now (jj-openspec 168, jj-kaisen 196,
-// gh-specstack 749, most of it go-gh's YAML and net/http). Allocations
-// are deterministic, so this catches a heavy package or a table built at
-// init coming back on any machine, however loaded.
+// their budgets for one `--version` run's package initialisation.
+//
+// allocs: about twice what each allocates now (jj-openspec 168, jj-kaisen
+// 196, gh-specstack 749, most of it go-gh's YAML and net/http).
+// Allocations are deterministic, so this catches a heavy package or a
+// table built at init coming back on any machine, however loaded.
+//
+// clock: the sum, over packages, of each package's fastest initialisation
+// in up to maxInitRuns runs (stopping as soon as it is met): preemption on
+// a loaded machine lands on a different package in each run, so the
+// per-package minimums converge on what the work costs. Measured on the
+// shared 2-core development machine: 1.5-2 ms for jj-openspec and
+// jj-kaisen, 2.5-3.5 ms for gh-specstack, which links net/http, TLS and
+// go-gh for its GitHub verbs; before this test, 7 and 8.4 ms.
 var binaries = []struct {
 	name   string
 	allocs int
+	clock  time.Duration
 }{
-	{"jj-openspec", 400},
-	{"jj-kaisen", 400},
-	{"gh-specstack", 1500},
+	{"jj-openspec", 400, 3 * time.Millisecond},
+	{"jj-kaisen", 400, 3 * time.Millisecond},
+	{"gh-specstack", 1500, 4500 * time.Microsecond},
 }
 
-// The clock budget is on the sum, over packages, of each package's
-// fastest initialisation in up to maxInitRuns runs (stopping as soon as it
-// is met): preemption on a loaded machine lands on a different package in
-// each run, so per-package minimums converge on what the work costs.
-const (
-	initClockBudget = 3 * time.Millisecond
-	maxInitRuns     = 30
-)
+const maxInitRuns = 30
 
 // forbidden are packages whose initialisation no binary may pay for at
 // start-up: the markdown renderer behind urfave/cli's ToMan (man pages are
@@ -100,18 +103,18 @@ func TestStartupInit(t *testing.T) {
 				for _, p := range fastest {
 					sum += p.clock
 				}
-				if sum <= initClockBudget || runs == maxInitRuns {
+				if sum <= b.clock || runs == maxInitRuns {
 					break
 				}
 			}
 			t.Logf("%s --version: package initialisation %v (per-package minimum over %d runs), %d allocations", b.name, sum, runs, first.allocs)
-			if sum > initClockBudget {
+			if sum > b.clock {
 				var all []pkgInit
 				for _, p := range fastest {
 					all = append(all, p)
 				}
 				t.Errorf("%s: package initialisation takes %v (per-package minimum over %d runs), over the %v budget; the slowest:\n%s",
-					b.name, sum, runs, initClockBudget, top(all, func(p pkgInit) float64 { return float64(p.clock) }))
+					b.name, sum, runs, b.clock, top(all, func(p pkgInit) float64 { return float64(p.clock) }))
 			}
 		})
 	}
