@@ -9,6 +9,11 @@ FUZZTIME ?= 50000x
 BINARIES := jj-openspec jj-kaisen gh-specstack
 VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X github.com/specstack/specstack/internal/cliapp.Version=$(VERSION)
+# Build tags of the shipped binaries. urfave_cli_no_docs leaves out
+# urfave/cli's ToMan/ToMarkdown and the markdown renderer they link, whose
+# initialisation every start would pay; man pages come from `make man`.
+# cmd/startup_test.go reads this line and builds the binaries the same way.
+TAGS     := urfave_cli_no_docs
 
 # Fuzz targets run FUZZTIME each in `make test` ("package:FuzzName"). A count
 # of inputs, not a duration: a short -fuzztime duration can expire while the
@@ -20,7 +25,7 @@ all: build
 
 build:
 	@mkdir -p $(BUILD)
-	@$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BUILD)/ ./cmd/... && echo "built $(BINARIES) ($(VERSION)) in $(BUILD)/"
+	@$(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BUILD)/ ./cmd/... && echo "built $(BINARIES) ($(VERSION)) in $(BUILD)/"
 
 # One line per installed thing, then where it went and whether it is on PATH.
 # jj too, when none >= 0.30 is on PATH (testdata/tools/install).
@@ -49,15 +54,20 @@ fuzz:
 		$(GO) test $(FUZZFLAGS) -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg || exit 1; \
 	done
 
+# bench: the Go benchmarks, then the side-by-side scripts of testdata/bench
+# (startup.sh: each binary's --version against a minimal Go program, and
+# jj-openspec against the openspec CLI on ~700 files), built with TAGS.
 bench:
 	@toolpath="$$(testdata/tools/provision '$(CACHE)')" && \
 	PATH="$$toolpath:$$PATH" $(GO) test -run '^$$' -bench . -benchmem ./... && \
-	for s in testdata/bench/*.sh; do [ -e "$$s" ] || continue; PATH="$$toolpath:$$PATH" bash "$$s" || exit 1; done
+	for s in testdata/bench/*.sh; do [ -e "$$s" ] || continue; PATH="$$toolpath:$$PATH" TAGS='$(TAGS)' bash "$$s" || exit 1; done
 
 lint:
 	$(GO) vet ./...
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:" >&2; echo "$$out" >&2; exit 1; fi
 
+# The man pages are rendered here, at build time, from the command
+# definitions (urfave/cli's ToMan); the binaries carry no renderer.
 man:
 	$(GO) run ./internal/manpage/gen man
 

@@ -1,5 +1,6 @@
-// Package gitx is specstack's git layer: reads through go-git; worktrees,
-// rebase, fetch and a publish-once push through the git CLI.
+// Package gitx is specstack's git layer, all through the git CLI: reads
+// (revisions, commits, refs, merge bases), worktrees, rebase, fetch and a
+// publish-once push.
 package gitx
 
 import (

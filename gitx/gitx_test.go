@@ -99,7 +99,7 @@ func TestReads(t *testing.T) {
 		{"main~1", base},
 	}
 	for _, tt := range tests {
-		got, err := f.repo.Resolve(tt.rev)
+		got, err := f.repo.Resolve(t.Context(), tt.rev)
 		if err != nil {
 			t.Errorf("Resolve(%q): %v", tt.rev, err)
 			continue
@@ -109,12 +109,12 @@ func TestReads(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"nope", "refs/remotes/origin/nope", ""} {
-		if _, err := f.repo.Resolve(bad); !errors.Is(err, gitx.ErrNoCommit) {
+		if _, err := f.repo.Resolve(t.Context(), bad); !errors.Is(err, gitx.ErrNoCommit) {
 			t.Errorf("Resolve(%q) = %v, want ErrNoCommit", bad, err)
 		}
 	}
 
-	if mb, err := f.repo.MergeBase("main", "feature"); err != nil || mb != base {
+	if mb, err := f.repo.MergeBase(t.Context(), "main", "feature"); err != nil || mb != base {
 		t.Errorf("MergeBase = %s, %v; want %s", mb, err, base)
 	}
 	for _, tt := range []struct {
@@ -125,63 +125,118 @@ func TestReads(t *testing.T) {
 		{"feature", "main", false},
 		{"main", "main", true},
 	} {
-		got, err := f.repo.IsAncestor(tt.a, tt.b)
+		got, err := f.repo.IsAncestor(t.Context(), tt.a, tt.b)
 		if err != nil || got != tt.want {
 			t.Errorf("IsAncestor(%s, %s) = %v, %v; want %v", tt.a, tt.b, got, err, tt.want)
 		}
 	}
 
-	if b, err := f.repo.CurrentBranch(); err != nil || b != "main" {
+	if b, err := f.repo.CurrentBranch(t.Context()); err != nil || b != "main" {
 		t.Errorf("CurrentBranch = %q, %v", b, err)
 	}
 	run(t, f.dir, "checkout", "-q", "--detach", "HEAD")
-	if b, err := f.repo.CurrentBranch(); err != nil || b != "" {
+	if b, err := f.repo.CurrentBranch(t.Context()); err != nil || b != "" {
 		t.Errorf("detached CurrentBranch = %q, %v; want empty", b, err)
 	}
 
-	c, err := f.repo.Commit("feature")
+	c, err := f.repo.Commit(t.Context(), "feature")
 	if err != nil || c.Subject != "edit b.txt" || !slices.Equal(c.Parents, []string{base}) {
 		t.Errorf("Commit(feature) = %+v, %v", c, err)
 	}
-	branches, err := f.repo.Branches()
+	branches, err := f.repo.Branches(t.Context())
 	if err != nil || branches["feature"] != c1 || branches["main"] != c2 {
 		t.Errorf("Branches = %v, %v", branches, err)
 	}
-	remote, err := f.repo.RemoteBranches("origin")
+	remote, err := f.repo.RemoteBranches(t.Context(), "origin")
 	if err != nil || remote["main"] != base || len(remote) != 1 {
 		t.Errorf("RemoteBranches = %v, %v", remote, err)
 	}
-	if u, err := f.repo.RemoteURL("origin"); err != nil || u != f.origin {
+	if u, err := f.repo.RemoteURL(t.Context(), "origin"); err != nil || u != f.origin {
 		t.Errorf("RemoteURL = %q, %v; want %q", u, err, f.origin)
 	}
-	if sha, ok, err := f.repo.Ref("refs/heads/feature"); err != nil || !ok || sha != c1 {
+	if sha, ok, err := f.repo.Ref(t.Context(), "refs/heads/feature"); err != nil || !ok || sha != c1 {
 		t.Errorf("Ref = %s %v %v", sha, ok, err)
 	}
-	if _, ok, err := f.repo.Ref("refs/heads/none"); err != nil || ok {
+	if _, ok, err := f.repo.Ref(t.Context(), "refs/heads/none"); err != nil || ok {
 		t.Errorf("Ref(none) = %v %v, want absent", ok, err)
 	}
 }
 
 // TestReadsSeeCLIWrites checks that a read after a CLI fetch sees the new
-// refs and objects (go-git is reopened per call).
+// refs and objects (every read is a fresh git process).
 func TestReadsSeeCLIWrites(t *testing.T) {
 	f := newFixture(t)
 	other := filepath.Join(t.TempDir(), "other")
 	run(t, "", "clone", "-q", f.origin, other)
 	moved := commit(t, other, "x.txt", "x\n")
 	run(t, other, "push", "-q", "origin", "main")
-	if _, err := f.repo.Resolve("origin/main"); err != nil {
+	if _, err := f.repo.Resolve(t.Context(), "origin/main"); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.repo.Fetch(t.Context(), "origin"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.repo.Resolve("refs/remotes/origin/main")
+	got, err := f.repo.Resolve(t.Context(), "refs/remotes/origin/main")
 	if err != nil || got != moved {
 		t.Errorf("after fetch origin/main = %s, %v; want %s", got, err, moved)
 	}
-	if c, err := f.repo.Commit(got); err != nil || c.Subject != "edit x.txt" {
+	if c, err := f.repo.Commit(t.Context(), got); err != nil || c.Subject != "edit x.txt" {
 		t.Errorf("fetched commit = %+v, %v", c, err)
+	}
+}
+
+// TestReadEdges pins what the reads answer where git's CLI could surprise:
+// revisions that look like options, tags, symbolic refs, unrelated
+// histories and a multi-line message.
+func TestReadEdges(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	head := run(t, f.dir, "rev-parse", "HEAD")
+	for _, rev := range []string{"--all", "-h", "--output=x", "HEAD:a.txt"} {
+		if _, err := f.repo.Resolve(ctx, rev); !errors.Is(err, gitx.ErrNoCommit) {
+			t.Errorf("Resolve(%q) = %v, want ErrNoCommit", rev, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "x")); err == nil {
+		t.Error("Resolve(--output=x) wrote a file: the revision was taken as an option")
+	}
+
+	run(t, f.dir, "tag", "-a", "-m", "release", "v1")
+	if got, err := f.repo.Resolve(ctx, "v1"); err != nil || got != head {
+		t.Errorf("Resolve(annotated tag) = %s, %v; want the commit %s", got, err, head)
+	}
+	tagObject := run(t, f.dir, "rev-parse", "refs/tags/v1")
+	if sha, ok, err := f.repo.Ref(ctx, "refs/tags/v1"); err != nil || !ok || sha != tagObject {
+		t.Errorf("Ref(refs/tags/v1) = %s %v %v; want the tag object %s", sha, ok, err, tagObject)
+	}
+
+	run(t, f.dir, "remote", "set-head", "origin", "main")
+	if sha, ok, err := f.repo.Ref(ctx, "refs/remotes/origin/HEAD"); err != nil || !ok || sha != head {
+		t.Errorf("Ref(symbolic origin/HEAD) = %s %v %v; want %s", sha, ok, err, head)
+	}
+	if remote, err := f.repo.RemoteBranches(ctx, "origin"); err != nil || len(remote) != 1 || remote["main"] != head {
+		t.Errorf("RemoteBranches with origin/HEAD = %v, %v; want only main", remote, err)
+	}
+	if _, ok, err := f.repo.Ref(ctx, "refs/heads"); err != nil || ok {
+		t.Errorf("Ref(refs/heads) = %v %v, want absent (a prefix is not a ref)", ok, err)
+	}
+
+	run(t, f.dir, "checkout", "-q", "--orphan", "lone")
+	run(t, f.dir, "commit", "-q", "-m", "lone root\n\nbody line")
+	if mb, err := f.repo.MergeBase(ctx, "main", "lone"); err != nil || mb != "" {
+		t.Errorf("MergeBase(unrelated) = %q, %v; want none", mb, err)
+	}
+	if ok, err := f.repo.IsAncestor(ctx, "main", "lone"); err != nil || ok {
+		t.Errorf("IsAncestor(unrelated) = %v, %v", ok, err)
+	}
+	if _, err := f.repo.IsAncestor(ctx, "main", "nope"); !errors.Is(err, gitx.ErrNoCommit) {
+		t.Errorf("IsAncestor(main, nope) = %v, want ErrNoCommit", err)
+	}
+	if c, err := f.repo.Commit(ctx, "lone"); err != nil || c.Subject != "lone root" || len(c.Parents) != 0 {
+		t.Errorf("Commit(lone) = %+v, %v", c, err)
+	}
+	if _, err := f.repo.RemoteURL(ctx, "upstream"); err == nil {
+		t.Error("RemoteURL(upstream) of a clone with only origin: no error")
 	}
 }
 
@@ -252,7 +307,7 @@ func TestWorktreesAndRebase(t *testing.T) {
 	if err := f.repo.RebaseOnto(ctx, wt, newMain, base, "ticket/2"); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := f.repo.IsAncestor(newMain, "ticket/2"); err != nil || !ok {
+	if ok, err := f.repo.IsAncestor(t.Context(), newMain, "ticket/2"); err != nil || !ok {
 		t.Errorf("after rebase main is not an ancestor of ticket/2: %v %v", ok, err)
 	}
 
@@ -301,10 +356,10 @@ func TestBareRepository(t *testing.T) {
 	f := newFixture(t)
 	head := run(t, f.dir, "rev-parse", "HEAD")
 	bare := &gitx.Repo{Dir: f.origin}
-	if sha, ok, err := bare.Ref("refs/heads/main"); err != nil || !ok || sha != head {
+	if sha, ok, err := bare.Ref(t.Context(), "refs/heads/main"); err != nil || !ok || sha != head {
 		t.Errorf("bare Ref(main) = %s %v %v; want %s", sha, ok, err, head)
 	}
-	if got, err := bare.Resolve("main"); err != nil || got != head {
+	if got, err := bare.Resolve(t.Context(), "main"); err != nil || got != head {
 		t.Errorf("bare Resolve(main) = %s %v", got, err)
 	}
 }

@@ -52,7 +52,7 @@ const (
 // both commits. The remote is asked directly (ls-remote), not through a
 // possibly stale tracking ref.
 func (r *Repo) Push(ctx context.Context, remote, branch, rev string) (PushResult, error) {
-	sha, err := r.Resolve(rev)
+	sha, err := r.Resolve(ctx, rev)
 	if err != nil {
 		return "", exitcode.Wrap(exitcode.Usage, fmt.Errorf("push %s: %w", branch, err))
 	}

@@ -6,11 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/google/renameio/v2"
+
+	"github.com/specstack/specstack/internal/lazyregexp"
 )
 
 // Archive errors a caller can branch on.
@@ -71,9 +72,9 @@ func (p *ArchivePlan) Changes() []SpecChange {
 	return out
 }
 
-var datePrefix = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}-`)
+var datePrefix = lazyregexp.New(`^\d{4}-\d{2}-\d{2}-`)
 
-var deltaHeaderAnywhere = regexp.MustCompile(`(?im)^##[\t\v\f \x{a0}\x{feff}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\r\n]+(ADDED|MODIFIED|REMOVED|RENAMED)[\t\v\f \x{a0}\x{feff}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\r\n]+Requirements`)
+var deltaHeaderAnywhere = lazyregexp.New(`(?im)^##[\t\v\f \x{a0}\x{feff}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\r\n]+(ADDED|MODIFIED|REMOVED|RENAMED)[\t\v\f \x{a0}\x{feff}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\r\n]+Requirements`)
 
 // PlanArchive checks and prepares the archive of change with OpenSpec
 // 1.13's semantics, touching nothing on disk: the change's deltas are

@@ -16,6 +16,9 @@ import (
 // Root is an OpenSpec project: the directory holding openspec/.
 type Root struct {
 	Dir string
+	// memo, when set, remembers schema lookups for one operation over
+	// many changes (memoized); nil reads the files every time.
+	memo *schemaMemo
 }
 
 // ErrNoRoot reports that no openspec/ directory was found.
@@ -117,6 +120,13 @@ func (r Root) SchemaName(change string) (string, error) {
 
 // configSchema is the schema openspec/config.yaml names, or "".
 func (r Root) configSchema() string {
+	if r.memo != nil {
+		return r.memo.configSchema(r.readConfigSchema)
+	}
+	return r.readConfigSchema()
+}
+
+func (r Root) readConfigSchema() string {
 	for _, name := range []string{"config.yaml", "config.yml"} {
 		raw, err := os.ReadFile(filepath.Join(r.OpenSpecDir(), name))
 		if err != nil {
@@ -168,6 +178,13 @@ var SpecDriven = Schema{
 // LoadSchema finds schema name: openspec/schemas/<name>/schema.yaml in the
 // project, else the built-in spec-driven.
 func (r Root) LoadSchema(name string) (Schema, error) {
+	if r.memo != nil {
+		return r.memo.schema(name, r.loadSchema)
+	}
+	return r.loadSchema(name)
+}
+
+func (r Root) loadSchema(name string) (Schema, error) {
 	path := filepath.Join(r.OpenSpecDir(), "schemas", name, "schema.yaml")
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {

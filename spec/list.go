@@ -5,6 +5,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -25,17 +26,25 @@ func (r Root) ListChanges(byName bool) ([]ChangeSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ChangeSummary, 0, len(names))
-	for _, n := range names {
-		p, err := r.Progress(n)
+	// The changes are read side by side (the work is file system calls)
+	// and the schema files once for all of them.
+	m := r.memoized()
+	out := make([]ChangeSummary, len(names))
+	errs := make([]error, len(names))
+	sem := make(chan struct{}, listWorkers)
+	var wg sync.WaitGroup
+	for i, n := range names {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			out[i], errs[i] = m.summarize(n)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, err // the first in name order, as read one by one
 		}
-		lm, err := lastModified(r.ChangeDir(n))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ChangeSummary{Name: n, CompletedTasks: p.Completed, TotalTasks: p.Total, LastModified: lm.UTC(), Status: status(p), Nested: r.NestedChanges(n)})
 	}
 	if byName {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -43,6 +52,21 @@ func (r Root) ListChanges(byName bool) ([]ChangeSummary, error) {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].LastModified.After(out[j].LastModified) })
 	}
 	return out, nil
+}
+
+// listWorkers bounds how many changes ListChanges reads at once.
+const listWorkers = 8
+
+func (r Root) summarize(n string) (ChangeSummary, error) {
+	p, err := r.Progress(n)
+	if err != nil {
+		return ChangeSummary{}, err
+	}
+	lm, err := lastModified(r.ChangeDir(n))
+	if err != nil {
+		return ChangeSummary{}, err
+	}
+	return ChangeSummary{Name: n, CompletedTasks: p.Completed, TotalTasks: p.Total, LastModified: lm.UTC(), Status: status(p), Nested: r.NestedChanges(n)}, nil
 }
 
 func status(p TaskProgress) string {

@@ -6,8 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/specstack/specstack/internal/lazyregexp"
 )
 
 // changeMetadata is what specstack reads of a change's .openspec.yaml.
@@ -22,7 +23,7 @@ type changeMetadata struct {
 	skipMentions bool
 }
 
-var createdDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var createdDate = lazyregexp.New(`^\d{4}-\d{2}-\d{2}$`)
 
 // readChangeMetadata reads .openspec.yaml with the checks of OpenSpec's
 // ChangeMetadataSchema, reporting the first problem in its words.

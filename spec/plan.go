@@ -3,11 +3,12 @@ package spec
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/specstack/specstack/internal/lazyregexp"
 )
 
 // Plan is an implementation plan: a preamble (goal, global constraints,
@@ -62,9 +63,9 @@ func (e *PlanError) Error() string {
 }
 
 var (
-	headingRe    = regexp.MustCompile(`^(#{1,6})[ \t]`)
-	filesLabelRe = regexp.MustCompile(`^[ \t]*(?:[-*+][ \t]+)?\*\*Files:?\*\*:?[ \t]*(.*)$`)
-	fenceRe      = regexp.MustCompile("^[ \t]{0,3}(```+|~~~+)")
+	headingRe    = lazyregexp.New(`^(#{1,6})[ \t]`)
+	filesLabelRe = lazyregexp.New(`^[ \t]*(?:[-*+][ \t]+)?\*\*Files:?\*\*:?[ \t]*(.*)$`)
+	fenceRe      = lazyregexp.New("^[ \t]{0,3}(```+|~~~+)")
 )
 
 var roleNames = map[string]FileRole{

@@ -3,11 +3,12 @@ package spec
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/specstack/specstack/internal/lazyregexp"
 )
 
 // Separability decides whether a change's task groups can be worked on by
@@ -185,9 +186,9 @@ func groupBodies(content string, tf TasksFile) [][]string {
 }
 
 var (
-	backtickSpan = regexp.MustCompile("`([^`]+)`")
-	bareToken    = regexp.MustCompile(`[A-Za-z0-9_.*?{}\[\]/-]+`)
-	fileExt      = regexp.MustCompile(`^[^/]{2,}\.[A-Za-z][A-Za-z0-9]{0,5}$`)
+	backtickSpan = lazyregexp.New("`([^`]+)`")
+	bareToken    = lazyregexp.New(`[A-Za-z0-9_.*?{}\[\]/-]+`)
+	fileExt      = lazyregexp.New(`^[^/]{2,}\.[A-Za-z][A-Za-z0-9]{0,5}$`)
 )
 
 // pathsIn returns the file paths and globs a line names: backticked spans
@@ -307,8 +308,8 @@ func isUnder(p, q string) bool {
 }
 
 var (
-	depPhrase = regexp.MustCompile(`(?i)\b(depends?\s+on|dependent\s+on|blocked\s+by|requires?\b[^.;]*?\bfrom|needs?\b[^.;]*?\bfrom|after|follows|following|once|builds?\s+on|waits?\s+for|must\s+wait\s+for)\b`)
-	groupRef  = regexp.MustCompile(`(?i)^[\s:,]*(?:the\s+)?(?:(?:group|section|step|phase|part)\s*#?\s*(\d+)|#(\d+)\b|(\d+)\.(?:\d+[a-z]*)?(?:\s|$|[,;:)])|(\d+)\b)`)
+	depPhrase = lazyregexp.New(`(?i)\b(depends?\s+on|dependent\s+on|blocked\s+by|requires?\b[^.;]*?\bfrom|needs?\b[^.;]*?\bfrom|after|follows|following|once|builds?\s+on|waits?\s+for|must\s+wait\s+for)\b`)
+	groupRef  = lazyregexp.New(`(?i)^[\s:,]*(?:the\s+)?(?:(?:group|section|step|phase|part)\s*#?\s*(\d+)|#(\d+)\b|(\d+)\.(?:\d+[a-z]*)?(?:\s|$|[,;:)])|(\d+)\b)`)
 )
 
 // dependencies finds sentences of a group's body (its prose and task

@@ -2,13 +2,14 @@ package spec
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/specstack/specstack/internal/lazyregexp"
 )
 
 // yamlNumber is YAML 1.2 core schema's int and float forms (decimal).
-var yamlNumber = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+var yamlNumber = lazyregexp.New(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
 
 // A reader for the small YAML subset OpenSpec's metadata files use
 // (.openspec.yaml, openspec/config.yaml, schema.yaml): block mappings and

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/specstack/specstack/gitx"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/stack/ghapi"
 )
 
@@ -47,7 +47,7 @@ type LinkResult struct {
 	MergeInstructions []string `json:"mergeInstructions,omitempty"`
 }
 
-var pullURL = regexp.MustCompile(`^https?://[^/]+/([^/]+)/([^/]+)/pull/(\d+)/?$`)
+var pullURL = lazyregexp.New(`^https?://[^/]+/([^/]+)/([^/]+)/pull/(\d+)/?$`)
 
 // itemPR returns the PR number an item names, or 0 for a branch name.
 func itemPR(item, owner, name string) (int, error) {

@@ -2,9 +2,9 @@ package stack
 
 import (
 	"context"
-	"regexp"
 	"strings"
 
+	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/stack/ghapi"
 )
 
@@ -20,14 +20,14 @@ type Recipe struct {
 
 // proseLine matches a line that states something instead of naming a
 // command, optionally after a "Label:" prefix.
-var proseLine = regexp.MustCompile(`(?i)^(absent:|not applicable:|recipe measured\b|needs:|deferred repo gate:)`)
+var proseLine = lazyregexp.New(`(?i)^(absent:|not applicable:|recipe measured\b|needs:|deferred repo gate:)`)
 
 // labelPrefix is a leading "Label:" (optionally emphasised) before a
 // line's content.
-var labelPrefix = regexp.MustCompile("^[*_]*[^`:*_]{1,60}[*_]*:[*_]*\\s*")
+var labelPrefix = lazyregexp.New("^[*_]*[^`:*_]{1,60}[*_]*:[*_]*\\s*")
 
 // listMarker is a Markdown list marker or task checkbox.
-var listMarker = regexp.MustCompile(`^(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?`)
+var listMarker = lazyregexp.New(`^(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?`)
 
 // ParseRecipe extracts the validation recipe from a ticket body, by the
 // rules of the implement-spec workflow: under "## Validation", the

@@ -4,9 +4,10 @@
 package stack
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/specstack/specstack/internal/lazyregexp"
 )
 
 // DefaultHumanLabel marks a ticket that needs a person.
@@ -37,7 +38,7 @@ type Ticket struct {
 }
 
 var (
-	issueRef = regexp.MustCompile(`(?:^|[^\w&/])#(\d+)\b|/issues/(\d+)\b`)
+	issueRef = lazyregexp.New(`(?:^|[^\w&/])#(\d+)\b|/issues/(\d+)\b`)
 )
 
 // ProseBlockers reads the issue numbers of a body's "Blocked by" section:

@@ -71,16 +71,16 @@ type gitVCS struct{ g *gitx.Repo }
 func (v *gitVCS) Kind() string { return "git" }
 func (v *gitVCS) Root() string { return v.g.Dir }
 
-func (v *gitVCS) OriginURL(context.Context) string {
-	u, err := v.g.RemoteURL(Remote)
+func (v *gitVCS) OriginURL(ctx context.Context) string {
+	u, err := v.g.RemoteURL(ctx, Remote)
 	if err != nil {
 		return ""
 	}
 	return u
 }
 
-func (v *gitVCS) CurrentBranches(context.Context) ([]string, error) {
-	b, err := v.g.CurrentBranch()
+func (v *gitVCS) CurrentBranches(ctx context.Context) ([]string, error) {
+	b, err := v.g.CurrentBranch(ctx)
 	if err != nil || b == "" {
 		return nil, err
 	}
@@ -89,16 +89,16 @@ func (v *gitVCS) CurrentBranches(context.Context) ([]string, error) {
 
 func (v *gitVCS) Fetch(ctx context.Context) error { return v.g.Fetch(ctx, Remote) }
 
-func (v *gitVCS) RemoteSHA(_ context.Context, branch string) (string, bool, error) {
-	return v.g.Ref("refs/remotes/" + Remote + "/" + branch)
+func (v *gitVCS) RemoteSHA(ctx context.Context, branch string) (string, bool, error) {
+	return v.g.Ref(ctx, "refs/remotes/"+Remote+"/"+branch)
 }
 
-func (v *gitVCS) LocalSHA(_ context.Context, branch string) (string, bool, error) {
-	return v.g.Ref("refs/heads/" + branch)
+func (v *gitVCS) LocalSHA(ctx context.Context, branch string) (string, bool, error) {
+	return v.g.Ref(ctx, "refs/heads/"+branch)
 }
 
-func (v *gitVCS) Subject(_ context.Context, sha string) (string, error) {
-	c, err := v.g.Commit(sha)
+func (v *gitVCS) Subject(ctx context.Context, sha string) (string, error) {
+	c, err := v.g.Commit(ctx, sha)
 	return c.Subject, err
 }
 

@@ -1,7 +1,9 @@
 // Package cliapp builds the command-line application shared by the three
 // specstack binaries, so that all of them have the same global flags
 // (--json, --repo/-R), --help, --version, a frozen exit-code table,
-// completion scripts, a hidden man command and a doctor command.
+// completion scripts and a doctor command. Man pages are rendered from the
+// same definitions by internal/manpage at build time (`make man`), never by
+// the binaries: see the Makefile's TAGS.
 package cliapp
 
 import (
@@ -55,7 +57,6 @@ func New(s Spec) *cli.App {
 	app.Commands = append(app.Commands,
 		doctorCommand(s.Name),
 		completionCommand(app),
-		manCommand(app),
 	)
 	for _, c := range app.Commands {
 		setUsageErrors(c)

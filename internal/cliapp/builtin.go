@@ -116,28 +116,3 @@ function __%[1]s_complete
 end
 complete -c %[1]s -f -a '(__%[1]s_complete)'
 `
-
-func manCommand(app *cli.App) *cli.Command {
-	return &cli.Command{
-		Name:   "man",
-		Usage:  "print the man page (section 1)",
-		Hidden: true,
-		Action: func(c *cli.Context) error {
-			page, err := ManPage(app)
-			if err != nil {
-				return err
-			}
-			_, err = io.WriteString(c.App.Writer, page)
-			return err
-		},
-	}
-}
-
-// ManPage renders app's man page in section 1.
-func ManPage(app *cli.App) (string, error) {
-	page, err := app.ToManWithSection(1)
-	if err != nil {
-		return "", fmt.Errorf("render man page: %w", err)
-	}
-	return page, nil
-}

@@ -6,13 +6,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/specstack/specstack/conflict"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/jjx"
 )
 
@@ -306,7 +306,7 @@ func (r *Runner) recheckConflict(ctx context.Context, t *TaskState) error {
 	return r.record(Event{Kind: EvResolved, Task: t.Num, Wave: t.Wave, Reason: "resolved by a person"})
 }
 
-var symbolRe = regexp.MustCompile(`^\+\s*(?:export\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:func|type|class|def|fn|struct|enum|interface|trait|function|const|let|var)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)`)
+var symbolRe = lazyregexp.New(`^\+\s*(?:export\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:func|type|class|def|fn|struct|enum|interface|trait|function|const|let|var)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)`)
 
 // waveSummary returns the prior-waves lines of the merged tasks: their
 // files and the symbols the wave's added lines declare in them, read from

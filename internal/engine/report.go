@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"regexp"
 	"strings"
+
+	"github.com/specstack/specstack/internal/lazyregexp"
 )
 
-var statusRe = regexp.MustCompile(`(?im)^[ \t*_>-]*status[ \t*_]*:[ \t*_]*(DONE_WITH_CONCERNS|DONE WITH CONCERNS|DONE|BLOCKED|NEEDS_CONTEXT|NEEDS CONTEXT)\b`)
+var statusRe = lazyregexp.New(`(?im)^[ \t*_>-]*status[ \t*_]*:[ \t*_]*(DONE_WITH_CONCERNS|DONE WITH CONCERNS|DONE|BLOCKED|NEEDS_CONTEXT|NEEDS CONTEXT)\b`)
 
 // ReportStatus reads the status a worker wrote in its report ("Status:
 // DONE"); ok is false when the report is missing or names none. The last

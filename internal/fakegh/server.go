@@ -1,6 +1,7 @@
 package fakegh
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -181,7 +182,9 @@ func branchSHA(r *Repo, branch string) (string, bool) {
 		return "", false
 	}
 	g := &gitx.Repo{Dir: r.Origin}
-	sha, ok, err := g.Ref("refs/heads/" + branch)
+	// The fake's renderers have no request context; the read has its own
+	// deadline (gitx.ReadTimeout).
+	sha, ok, err := g.Ref(context.Background(), "refs/heads/"+branch)
 	if err != nil {
 		return "", false
 	}

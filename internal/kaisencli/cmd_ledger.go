@@ -16,21 +16,21 @@ func statusCommand() *cli.Command {
 		Name:  "status",
 		Usage: "show the run in the ledger: per wave, per task, what became of it",
 		Action: func(c *cli.Context) error {
-			s, err := openSession(c)
+			_, dir, err := findWorkspace(c)
 			if err != nil {
 				return err
 			}
-			d, ok, err := engine.Load(s.dir)
+			d, ok, err := engine.Load(dir)
 			if err != nil {
 				return err
 			}
 			if !ok {
-				return cliapp.Emit(c, map[string]any{"run": nil, "ledger_dir": s.dir}, func(w io.Writer) error {
-					_, err := fmt.Fprintf(w, "no run in the ledger (%s)\n", s.dir)
+				return cliapp.Emit(c, map[string]any{"run": nil, "ledger_dir": dir}, func(w io.Writer) error {
+					_, err := fmt.Fprintf(w, "no run in the ledger (%s)\n", dir)
 					return err
 				})
 			}
-			return emitStatus(c, d, s.dir)
+			return emitStatus(c, d, dir)
 		},
 	}
 }

@@ -2,6 +2,7 @@ package kaisencli
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -28,26 +29,41 @@ type session struct {
 }
 
 func openSession(c *cli.Context) (*session, error) {
-	dir, err := cliapp.RepoDir(c)
-	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Usage, err)
-	}
-	jr, err := jjx.Open(c.Context, dir)
+	root, ledger, err := findWorkspace(c)
 	if err != nil {
 		return nil, err
 	}
-	rp, err := repo.Find(jr.Root)
+	bin, _, err := jjx.Find(c.Context)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Missing, err)
+		return nil, err
 	}
-	if !rp.IsJJ() {
-		return nil, exitcode.New(exitcode.Missing, "%s is not a jj workspace: jj-kaisen runs tasks in jj workspaces (run `jj git init --colocate` in a git repository)", jr.Root)
-	}
-	cfg, err := config.Load(jr.Root)
+	cfg, err := config.Load(root)
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
-	return &session{repo: jr, dir: rp.LedgerDir(binary), cfg: cfg}, nil
+	return &session{repo: &jjx.Repo{Root: root, Bin: bin}, dir: ledger, cfg: cfg}, nil
+}
+
+// findWorkspace finds the jj workspace and its ledger directory from the
+// file system alone (internal/repo), running no process: status, which
+// agents poll, needs nothing more. The root is resolved through symlinks,
+// as `jj workspace root` prints it.
+func findWorkspace(c *cli.Context) (root, ledger string, err error) {
+	dir, err := cliapp.RepoDir(c)
+	if err != nil {
+		return "", "", exitcode.Wrap(exitcode.Usage, err)
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	rp, err := repo.Find(dir)
+	if err != nil {
+		return "", "", exitcode.Wrap(exitcode.Missing, err)
+	}
+	if !rp.IsJJ() {
+		return "", "", exitcode.New(exitcode.Missing, "%s is not a jj workspace: jj-kaisen runs tasks in jj workspaces (run `jj git init --colocate` in a git repository)", rp.Root)
+	}
+	return rp.Root, rp.LedgerDir(binary), nil
 }
 
 // openRunner opens the session and its current run, the ledger locked.

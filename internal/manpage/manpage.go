@@ -1,8 +1,15 @@
 // Package manpage renders the man pages of the three binaries from their
-// command definitions, for man/ and for the drift test.
+// command definitions, for man/ (`make man`) and for the drift test.
+//
+// Rendering needs urfave/cli's ToMan and the markdown renderer behind it,
+// so only this package and its generator link them: the shipped binaries
+// are built with the urfave_cli_no_docs tag (the Makefile's TAGS) and carry
+// no renderer to initialise at every start.
 package manpage
 
 import (
+	"fmt"
+
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/kaisencli"
 	"github.com/specstack/specstack/internal/openspeccli"
@@ -20,9 +27,9 @@ func Pages() (map[string]string, error) {
 	for _, s := range Specs() {
 		app := cliapp.New(s)
 		app.Version = "" // pages must not depend on the build
-		page, err := cliapp.ManPage(app)
+		page, err := app.ToManWithSection(1)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("render the man page of %s: %w", s.Name, err)
 		}
 		pages[s.Name+".1"] = page
 	}

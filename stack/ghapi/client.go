@@ -9,11 +9,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/api"
 	"github.com/cli/go-gh/v2/pkg/auth"
+
+	"github.com/specstack/specstack/internal/lazyregexp"
 )
 
 // Client talks to one repository's REST API.
@@ -140,7 +141,7 @@ func (c *Client) send(ctx context.Context, method, path string, in, out any) (ht
 	return resp.Header, nil
 }
 
-var nextLink = regexp.MustCompile(`<([^>]+)>;\s*rel="next"`)
+var nextLink = lazyregexp.New(`<([^>]+)>;\s*rel="next"`)
 
 // getAll follows GitHub's Link pagination and returns every item.
 func getAll[T any](ctx context.Context, c *Client, path string) ([]T, error) {

@@ -9,7 +9,7 @@ set -euo pipefail
 root=$(pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/jj-kaisen" "$root/cmd/jj-kaisen"
+go build -trimpath -tags "${TAGS:-$(sed -n 's/^TAGS *:*= *//p' "$root/Makefile")}" -o "$tmp/jj-kaisen" "$root/cmd/jj-kaisen"
 
 go test -run '^$' -bench '^BenchmarkPlanning$' -benchtime 20x ./internal/engine | awk '
 	/^BenchmarkPlanning/ { printf "kaisen-plan: in process: %.1f ms per plan of 2,000 tasks x 10 files (target < 50 ms)\n", $3 / 1e6 }'

@@ -10,7 +10,7 @@ tasks=8
 root=$(pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/bin/jj-kaisen" "$root/cmd/jj-kaisen"
+go build -trimpath -tags "${TAGS:-$(sed -n 's/^TAGS *:*= *//p' "$root/Makefile")}" -o "$tmp/bin/jj-kaisen" "$root/cmd/jj-kaisen"
 export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config JJ_CONFIG=$tmp/jjconfig.toml
 export JJ_USER=bench JJ_EMAIL=bench@example.com TMPDIR=$tmp
 mkdir -p "$HOME"

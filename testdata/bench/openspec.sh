@@ -19,7 +19,7 @@ export OPENSPEC_TELEMETRY=0 DO_NOT_TRACK=1 OPENSPEC_NO_UPDATE_CHECK=1 CI=1 NO_CO
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-(cd "$root" && go build -o "$tmp/bin/jj-openspec" ./cmd/jj-openspec)
+(cd "$root" && go build -trimpath -tags "${TAGS:-$(sed -n 's/^TAGS *:*= *//p' Makefile)}" -o "$tmp/bin/jj-openspec" ./cmd/jj-openspec)
 jjo="$tmp/bin/jj-openspec"
 # Keep openspec away from the user's configuration (after the build, which
 # needs the user's Go caches).
@@ -29,29 +29,7 @@ mkdir -p "$HOME"
 # A repository with 30 capabilities of 12 requirements each and 10 changes,
 # each change modifying, adding and removing requirements in 3 specs.
 repo="$tmp/repo"
-mkdir -p "$repo/openspec/specs" "$repo/openspec/changes/archive"
-printf 'schema: spec-driven\n' > "$repo/openspec/config.yaml"
-for c in $(seq -w 1 30); do
-  d="$repo/openspec/specs/cap-$c"; mkdir -p "$d"
-  {
-    printf '# cap-%s Specification\n\n## Purpose\nCapability %s keeps the benchmark repository realistic in size and shape.\n\n## Requirements\n' "$c" "$c"
-    for r in $(seq 1 12); do
-      printf '\n### Requirement: Behaviour %s\nThe system SHALL do behaviour %s of capability %s.\n\n#### Scenario: First\n- **WHEN** it is asked\n- **THEN** it answers\n\n#### Scenario: Second\n- **WHEN** it is asked twice\n- **THEN** it answers twice\n' "$r" "$r" "$c"
-    done
-  } > "$d/spec.md"
-done
-for ch in $(seq -w 1 10); do
-  d="$repo/openspec/changes/change-$ch"; mkdir -p "$d"
-  printf '## Why\nBenchmark change %s exercises archive on a repository of realistic size.\n\n## What Changes\n- Modify three capabilities\n' "$ch" > "$d/proposal.md"
-  {
-    for g in 1 2 3; do printf '## %s. Group\n- [x] %s.1 Do src/g%s/a.go\n- [ ] %s.2 Test src/g%s/a_test.go\n\n' "$g" "$g" "$g" "$g" "$g"; done
-  } > "$d/tasks.md"
-  for k in 0 1 2; do
-    cap=$(printf '%02d' $(( (10#$ch * 3 + k) % 30 + 1 )))
-    mkdir -p "$d/specs/cap-$cap"
-    printf '## ADDED Requirements\n\n### Requirement: New behaviour %s\nThe system SHALL add behaviour for change %s.\n\n#### Scenario: Added\n- **WHEN** used\n- **THEN** works\n\n## MODIFIED Requirements\n\n### Requirement: Behaviour 3\nThe system SHALL do behaviour 3 better.\n\n#### Scenario: First\n- **WHEN** it is asked\n- **THEN** it answers faster\n\n#### Scenario: Second\n- **WHEN** it is asked twice\n- **THEN** it answers twice\n\n## REMOVED Requirements\n\n### Requirement: Behaviour 7\n' "$ch" "$ch" > "$d/specs/cap-$cap/spec.md"
-  done
-done
+bash "$here/openspec-repo" "$repo" 30 12 10
 
 now_ns() { date +%s%N; }
 
