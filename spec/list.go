@@ -1,11 +1,11 @@
 package spec
 
 import (
-	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // ChangeSummary is one change as `openspec list --json` reports it.
@@ -70,12 +70,12 @@ func (r Root) ListSpecs() ([]SpecSummary, error) {
 	out := make([]SpecSummary, 0, len(files))
 	for _, f := range files {
 		s := SpecSummary{ID: f.ID}
-		if b, err := os.ReadFile(f.Path); err == nil {
-			if sp, err := ParseSpec(f.ID, string(b)); err == nil {
-				s.RequirementCount = len(sp.Requirements)
-			}
-		} else {
-			return nil, fmt.Errorf("read %q: %w", f.Path, err)
+		b, err := regfile.Read(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		if sp, err := ParseSpec(f.ID, string(b)); err == nil {
+			s.RequirementCount = len(sp.Requirements)
 		}
 		out = append(out, s)
 	}

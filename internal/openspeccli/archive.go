@@ -62,6 +62,9 @@ func runArchive(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := warnConfig(c, r); err != nil {
+		return err
+	}
 	dry := c.Bool("dry-run")
 	plan, err := r.PlanArchive(name, spec.ArchiveOptions{Yes: c.Bool("yes") || dry, SkipSpecs: c.Bool("skip-specs")})
 	if err != nil {

@@ -39,7 +39,7 @@ func runList(c *cli.Context) error {
 	if c.Bool("specs") {
 		specs, err := r.ListSpecs()
 		if err != nil {
-			return err
+			return classify(err)
 		}
 		return cliapp.Emit(c, struct {
 			Specs []spec.SpecSummary `json:"specs"`
@@ -49,9 +49,12 @@ func runList(c *cli.Context) error {
 	if sortBy != "recent" && sortBy != "name" {
 		return exitcode.New(exitcode.Usage, "list: --sort %q: choose recent or name", sortBy)
 	}
+	if err := warnConfig(c, r); err != nil {
+		return err
+	}
 	changes, err := r.ListChanges(sortBy == "name")
 	if err != nil {
-		return err
+		return classify(err)
 	}
 	type jsonChange struct {
 		Name           string   `json:"name"`
