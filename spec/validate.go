@@ -215,6 +215,7 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 				add(LevelError, entry, 0, "Requirement present in both ADDED and REMOVED: %q", n)
 			}
 		}
+		removedFolded := firstByFold(removedOrder)
 		for _, rn := range plan.Renamed {
 			f, t := NormalizeRequirementName(rn.From), NormalizeRequirementName(rn.To)
 			if modified[f] {
@@ -223,15 +224,12 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 			if added[t] {
 				add(LevelError, entry, 0, "RENAMED TO collides with ADDED for %q", rn.To)
 			}
-			for _, rm := range removedOrder {
-				if FoldRequirementName(rm) == FoldRequirementName(f) {
-					extra := ""
-					if rm != f {
-						extra = fmt.Sprintf(" (REMOVED spells it %q)", rm)
-					}
-					add(LevelError, entry, 0, "Requirement present in both RENAMED and REMOVED: %q%s", rn.From, extra)
-					break
+			if rm, ok := removedFolded[FoldRequirementName(f)]; ok {
+				extra := ""
+				if rm != f {
+					extra = fmt.Sprintf(" (REMOVED spells it %q)", rm)
 				}
+				add(LevelError, entry, 0, "Requirement present in both RENAMED and REMOVED: %q%s", rn.From, extra)
 			}
 		}
 	}
