@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -19,7 +20,9 @@ type ChangeSummary struct {
 }
 
 // ListChanges summarises the active changes, most recently modified first
-// (byName: sorted by name).
+// (byName: sorted by name). LastModified is the newest file's mtime
+// rounded to the millisecond as OpenSpec reports it (see jsDate); changes
+// modified in the same millisecond keep name order.
 func (r Root) ListChanges(byName bool) ([]ChangeSummary, error) {
 	names, err := r.ChangeNames()
 	if err != nil {
@@ -35,7 +38,7 @@ func (r Root) ListChanges(byName bool) ([]ChangeSummary, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, ChangeSummary{Name: n, CompletedTasks: p.Completed, TotalTasks: p.Total, LastModified: lm.UTC(), Status: status(p), Nested: r.NestedChanges(n)})
+		out = append(out, ChangeSummary{Name: n, CompletedTasks: p.Completed, TotalTasks: p.Total, LastModified: jsDate(lm), Status: status(p), Nested: r.NestedChanges(n)})
 	}
 	if byName {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -43,6 +46,20 @@ func (r Root) ListChanges(byName bool) ([]ChangeSummary, error) {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].LastModified.After(out[j].LastModified) })
 	}
 	return out, nil
+}
+
+// jsDate is t as Node's fs.Stats presents it to OpenSpec: a Date made
+// from mtimeMs (seconds × 1000 + nanoseconds / 1e6, a float64) rounded to
+// the nearest millisecond, halves up (Math.round), in UTC. Truncating
+// instead dates a change up to a millisecond early, which changes the
+// order of changes modified within the same millisecond.
+func jsDate(t time.Time) time.Time {
+	ms := float64(t.Unix())*1000 + float64(t.Nanosecond())/1e6
+	r := math.Floor(ms)
+	if ms-r >= 0.5 {
+		r++
+	}
+	return time.UnixMilli(int64(r)).UTC()
 }
 
 func status(p TaskProgress) string {
