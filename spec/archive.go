@@ -12,6 +12,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/specstack/specstack/internal/lazyregexp"
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // Archive errors a caller can branch on.
@@ -190,8 +191,8 @@ func firstError(issues []Issue) string {
 // validated before archiving.
 func (r Root) hasDeltaSpecs(change string) (bool, error) {
 	specsDir := filepath.Join(r.ChangeDir(change), "specs")
-	if fi, err := os.Stat(filepath.Join(specsDir, "spec.md")); err == nil && fi.Mode().IsRegular() {
-		return true, nil
+	if root, err := hasRootSpecFile(specsDir); root || err != nil {
+		return root, err
 	}
 	unread, err := findUnreadDeltas(specsDir)
 	if err != nil {
@@ -216,7 +217,10 @@ func (r Root) hasDeltaSpecs(change string) (bool, error) {
 		return false, err
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(f.Path)
+		b, err := regfile.Read(f.Path)
+		if errors.Is(err, regfile.ErrNotRegular) {
+			return false, err
+		}
 		if err == nil && deltaHeaderAnywhere.Match(b) {
 			return true, nil
 		}
@@ -228,12 +232,12 @@ func (r Root) hasDeltaSpecs(change string) (bool, error) {
 func (r Root) tasks(change string) (TasksFile, error) {
 	var all TasksFile
 	for _, f := range r.TaskFiles(change) {
-		b, err := os.ReadFile(f)
+		b, err := regfile.Read(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return all, fmt.Errorf("read %q: %w", f, err)
+			return all, err
 		}
 		tf := ParseTasks(string(b))
 		all.Groups = append(all.Groups, tf.Groups...)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // SpecFile is a spec.md found under a specs directory; ID is its
@@ -19,20 +21,24 @@ type SpecFile struct {
 
 // DiscoverSpecs finds every <capability path>/spec.md under root (not one
 // at the root itself), skipping dot entries and not following symlinked
-// directories, sorted by ID. A missing root is empty.
+// directories, sorted by ID. A missing root is empty. A spec.md that is
+// not a regular file (a FIFO, socket, device, or a directory where a
+// capability's spec file belongs) is an error wrapping
+// regfile.ErrNotRegular; it is never opened. A dangling symlink is skipped,
+// as OpenSpec skips it.
 func DiscoverSpecs(root string) ([]SpecFile, error) {
 	var out []SpecFile
 	err := walkFiles(root, func(p string, segs []string, e fs.DirEntry) error {
 		if e.Name() != "spec.md" || len(segs) == 0 {
 			return nil
 		}
-		if e.Type().IsRegular() {
-			out = append(out, SpecFile{ID: strings.Join(segs, "/"), Path: p})
-		} else if e.Type()&fs.ModeSymlink != 0 {
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-				out = append(out, SpecFile{ID: strings.Join(segs, "/"), Path: p})
+		if _, err := regfile.Check(p); err != nil {
+			if errors.Is(err, fs.ErrNotExist) && e.Type()&fs.ModeSymlink != 0 {
+				return nil
 			}
+			return err
 		}
+		out = append(out, SpecFile{ID: strings.Join(segs, "/"), Path: p})
 		return nil
 	})
 	if err != nil {
@@ -42,9 +48,28 @@ func DiscoverSpecs(root string) ([]SpecFile, error) {
 	return out, nil
 }
 
+// hasRootSpecFile reports whether specsDir holds a spec.md file of its own
+// (which OpenSpec never merges). A directory of that name is a capability
+// folder, not a file; anything else that is not a regular file is an error
+// wrapping regfile.ErrNotRegular.
+func hasRootSpecFile(specsDir string) (bool, error) {
+	fi, err := regfile.Check(filepath.Join(specsDir, "spec.md"))
+	switch {
+	case err == nil:
+		return true, nil
+	case fi != nil && fi.IsDir(), errors.Is(err, fs.ErrNotExist), errors.Is(err, syscallENOTDIR):
+		return false, nil
+	case errors.Is(err, regfile.ErrNotRegular):
+		return false, err
+	}
+	return false, nil
+}
+
 // walkFiles calls visit for every non-directory entry under root with the
 // directory names leading to it, skipping dot entries and not following
 // symlinked directories. A missing root (or one that is a file) is empty.
+// A directory named spec.md below the root stands where a capability's
+// spec file belongs: it is an error wrapping regfile.ErrNotRegular.
 func walkFiles(root string, visit func(path string, segs []string, e fs.DirEntry) error) error {
 	var walk func(dir string, segs []string) error
 	walk = func(dir string, segs []string) error {
@@ -61,6 +86,9 @@ func walkFiles(root string, visit func(path string, segs []string, e fs.DirEntry
 			}
 			p := filepath.Join(dir, e.Name())
 			if e.IsDir() {
+				if e.Name() == "spec.md" && len(segs) > 0 {
+					return &regfile.Error{Path: p, Mode: fs.ModeDir}
+				}
 				if err := walk(p, append(append([]string(nil), segs...), e.Name())); err != nil {
 					return err
 				}
@@ -82,6 +110,9 @@ type unreadDelta struct {
 	Expected string
 }
 
+// findUnreadDeltas lists the markdown files under root that carry delta
+// sections but are not a capability's spec.md. A markdown file that is not
+// a regular file is an error wrapping regfile.ErrNotRegular.
 func findUnreadDeltas(root string) ([]unreadDelta, error) {
 	var out []unreadDelta
 	err := walkFiles(root, func(p string, segs []string, e fs.DirEntry) error {
@@ -89,15 +120,12 @@ func findUnreadDeltas(root string) ([]unreadDelta, error) {
 		if name == "spec.md" || !strings.HasSuffix(strings.ToLower(name), ".md") {
 			return nil
 		}
-		b, err := os.ReadFile(p)
+		b, err := regfile.Read(p)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
 			}
-			if fi, serr := os.Stat(p); serr == nil && !fi.Mode().IsRegular() {
-				return nil
-			}
-			return fmt.Errorf("read %q: %w", p, err)
+			return err
 		}
 		if !ParseDelta(string(b)).HasSections() {
 			return nil

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // Root is an OpenSpec project: the directory holding openspec/.
@@ -103,45 +105,28 @@ func (r Root) CheckChange(name string) error {
 
 // SchemaName resolves the schema of a change: its .openspec.yaml, then
 // openspec/config.yaml, then spec-driven. An .openspec.yaml that is not
-// valid change metadata is an error, as it is for the OpenSpec CLI.
+// valid change metadata is an error, as it is for the OpenSpec CLI; one
+// (or a config file) that is not a regular file is an error wrapping
+// regfile.ErrNotRegular.
 func (r Root) SchemaName(change string) (string, error) {
 	md := readChangeMetadata(r.ChangeDir(change))
+	if md.err != nil {
+		return "", fmt.Errorf("change %q: %w", change, md.err)
+	}
 	if md.invalid != "" {
 		return "", fmt.Errorf("change %q: %s is not valid change metadata: %s; fix it (it needs `schema: <name>`)", change, filepath.Join(r.ChangeDir(change), ".openspec.yaml"), md.invalid)
 	}
 	if md.schema != "" {
 		return md.schema, nil
 	}
-	if s := r.configSchema(); s != "" {
-		return s, nil
+	c, err := r.readProjectConfig()
+	if err != nil {
+		return "", err
+	}
+	if c.schema != "" {
+		return c.schema, nil
 	}
 	return "spec-driven", nil
-}
-
-// configSchema is the schema openspec/config.yaml names, or "".
-func (r Root) configSchema() string {
-	if r.memo != nil {
-		return r.memo.configSchema(r.readConfigSchema)
-	}
-	return r.readConfigSchema()
-}
-
-func (r Root) readConfigSchema() string {
-	for _, name := range []string{"config.yaml", "config.yml"} {
-		raw, err := os.ReadFile(filepath.Join(r.OpenSpecDir(), name))
-		if err != nil {
-			continue
-		}
-		if v, err := parseYAMLite(string(raw)); err == nil {
-			if m, ok := v.(map[string]any); ok {
-				if s, ok := m["schema"].(string); ok && s != "" {
-					return s
-				}
-			}
-		}
-		break
-	}
-	return ""
 }
 
 // Artifact is one artifact of a workflow schema.
@@ -186,7 +171,7 @@ func (r Root) LoadSchema(name string) (Schema, error) {
 
 func (r Root) loadSchema(name string) (Schema, error) {
 	path := filepath.Join(r.OpenSpecDir(), "schemas", name, "schema.yaml")
-	raw, err := os.ReadFile(path)
+	raw, err := regfile.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if name == "spec-driven" {
 			return SpecDriven, nil
@@ -194,7 +179,7 @@ func (r Root) loadSchema(name string) (Schema, error) {
 		return Schema{}, fmt.Errorf("schema %q: not found in %s and not built in (built-in: spec-driven)", name, filepath.Dir(path))
 	}
 	if err != nil {
-		return Schema{}, fmt.Errorf("read %q: %w", path, err)
+		return Schema{}, err
 	}
 	v, err := parseYAMLite(string(raw))
 	if err != nil {
@@ -291,12 +276,12 @@ func (r Root) TaskFiles(change string) []string {
 func (r Root) Progress(change string) (TaskProgress, error) {
 	var p TaskProgress
 	for _, f := range r.TaskFiles(change) {
-		b, err := os.ReadFile(f)
+		b, err := regfile.Read(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return p, fmt.Errorf("read %q: %w", f, err)
+			return p, err
 		}
 		p = p.Add(CountTasks(string(b)))
 	}

@@ -1,12 +1,13 @@
 package spec
 
 import (
-	"fmt"
-	"os"
+	"math"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // ChangeSummary is one change as `openspec list --json` reports it.
@@ -20,7 +21,9 @@ type ChangeSummary struct {
 }
 
 // ListChanges summarises the active changes, most recently modified first
-// (byName: sorted by name).
+// (byName: sorted by name). LastModified is the newest file's mtime
+// rounded to the millisecond as OpenSpec reports it (see jsDate); changes
+// modified in the same millisecond keep name order.
 func (r Root) ListChanges(byName bool) ([]ChangeSummary, error) {
 	names, err := r.ChangeNames()
 	if err != nil {
@@ -66,7 +69,21 @@ func (r Root) summarize(n string) (ChangeSummary, error) {
 	if err != nil {
 		return ChangeSummary{}, err
 	}
-	return ChangeSummary{Name: n, CompletedTasks: p.Completed, TotalTasks: p.Total, LastModified: lm.UTC(), Status: status(p), Nested: r.NestedChanges(n)}, nil
+	return ChangeSummary{Name: n, CompletedTasks: p.Completed, TotalTasks: p.Total, LastModified: jsDate(lm), Status: status(p), Nested: r.NestedChanges(n)}, nil
+}
+
+// jsDate is t as Node's fs.Stats presents it to OpenSpec: a Date made
+// from mtimeMs (seconds × 1000 + nanoseconds / 1e6, a float64) rounded to
+// the nearest millisecond, halves up (Math.round), in UTC. Truncating
+// instead dates a change up to a millisecond early, which changes the
+// order of changes modified within the same millisecond.
+func jsDate(t time.Time) time.Time {
+	ms := float64(t.Unix())*1000 + float64(t.Nanosecond())/1e6
+	r := math.Floor(ms)
+	if ms-r >= 0.5 {
+		r++
+	}
+	return time.UnixMilli(int64(r)).UTC()
 }
 
 func status(p TaskProgress) string {
@@ -94,12 +111,12 @@ func (r Root) ListSpecs() ([]SpecSummary, error) {
 	out := make([]SpecSummary, 0, len(files))
 	for _, f := range files {
 		s := SpecSummary{ID: f.ID}
-		if b, err := os.ReadFile(f.Path); err == nil {
-			if sp, err := ParseSpec(f.ID, string(b)); err == nil {
-				s.RequirementCount = len(sp.Requirements)
-			}
-		} else {
-			return nil, fmt.Errorf("read %q: %w", f.Path, err)
+		b, err := regfile.Read(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		if sp, err := ParseSpec(f.ID, string(b)); err == nil {
+			s.RequirementCount = len(sp.Requirements)
 		}
 		out = append(out, s)
 	}

@@ -70,14 +70,22 @@ func TestSchemaMemo(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"openspec/config.yaml": "schema: one\n"})
 	plain := Root{Dir: dir}
 	memo := plain.memoized()
-	if plain.configSchema() != "one" || memo.configSchema() != "one" {
+	schema := func(r Root) string {
+		t.Helper()
+		c, err := r.readProjectConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.schema
+	}
+	if schema(plain) != "one" || schema(memo) != "one" {
 		t.Fatal("config schema not read")
 	}
 	writeFiles(t, dir, map[string]string{"openspec/config.yaml": "schema: two\n"})
-	if got := plain.configSchema(); got != "two" {
+	if got := schema(plain); got != "two" {
 		t.Errorf("plain root after an edit = %q, want two", got)
 	}
-	if got := memo.configSchema(); got != "one" {
+	if got := schema(memo); got != "one" {
 		t.Errorf("memoized root after an edit = %q, want the remembered one", got)
 	}
 	if _, err := memo.LoadSchema("missing"); err == nil {

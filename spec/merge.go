@@ -112,16 +112,15 @@ func Merge(id, changeName, delta, target string, exists bool) (*Merged, error) {
 			conflicts = append(conflicts, conflict{n, "ADDED", "REMOVED"})
 		}
 	}
+	removedFolded := firstByFold(removedOrder)
 	for _, r := range plan.Renamed {
 		f, t := NormalizeRequirementName(r.From), NormalizeRequirementName(r.To)
-		for _, rm := range removedOrder {
-			if FoldRequirementName(rm) == FoldRequirementName(f) {
-				extra := ""
-				if rm != f {
-					extra = fmt.Sprintf(" (REMOVED spells it %q)", rm)
-				}
-				return fail("%s validation failed - requirement present in multiple sections (RENAMED and REMOVED) for header \"### Requirement: %s\"%s", id, r.From, extra)
+		if rm, ok := removedFolded[FoldRequirementName(f)]; ok {
+			extra := ""
+			if rm != f {
+				extra = fmt.Sprintf(" (REMOVED spells it %q)", rm)
 			}
+			return fail("%s validation failed - requirement present in multiple sections (RENAMED and REMOVED) for header \"### Requirement: %s\"%s", id, r.From, extra)
 		}
 		if modified[f] {
 			return fail("%s validation failed - when a rename exists, MODIFIED must reference the NEW header \"### Requirement: %s\"", id, r.To)
@@ -175,36 +174,19 @@ func Merge(id, changeName, delta, target string, exists bool) (*Merged, error) {
 	}
 
 	parts := ExtractRequirementsSection(target)
-	byName := map[string]Block{}
-	var order []string // insertion order of byName, as a JavaScript Map keeps it
-	set := func(k string, b Block) {
-		if _, ok := byName[k]; !ok {
-			order = append(order, k)
-		}
-		byName[k] = b
-	}
-	del := func(k string) {
-		delete(byName, k)
-		for i, o := range order {
-			if o == k {
-				order = append(order[:i:i], order[i+1:]...)
-				break
-			}
-		}
-	}
+	reqs := newRequirementIndex()
+	byName := reqs.byName
 	keys := make([]string, len(parts.Blocks))
+	keyAt := map[string]int{} // key → its index in keys, for renames
 	for i, b := range parts.Blocks {
-		set(NormalizeRequirementName(b.Name), b)
-		keys[i] = NormalizeRequirementName(b.Name)
-	}
-	nearMiss := func(name string, skip func(string) bool) (string, bool) {
-		for _, k := range order {
-			if (skip == nil || !skip(k)) && FoldRequirementName(k) == FoldRequirementName(name) {
-				return k, true
-			}
+		k := NormalizeRequirementName(b.Name)
+		reqs.set(k, b)
+		keys[i] = k
+		if _, ok := keyAt[k]; !ok {
+			keyAt[k] = i
 		}
-		return "", false
 	}
+	set, del, nearMiss := reqs.set, reqs.del, reqs.nearMiss
 
 	for _, r := range plan.Renamed {
 		f, t := NormalizeRequirementName(r.From), NormalizeRequirementName(r.To)
@@ -229,10 +211,11 @@ func Merge(id, changeName, delta, target string, exists bool) (*Merged, error) {
 		lines[0] = header
 		del(f)
 		set(t, Block{HeaderLine: header, Name: t, Raw: strings.Join(lines, "\n")})
-		for i, k := range keys {
-			if k == f {
-				keys[i] = t
-				break
+		if i, ok := keyAt[f]; ok {
+			keys[i] = t
+			delete(keyAt, f)
+			if _, taken := keyAt[t]; !taken {
+				keyAt[t] = i
 			}
 		}
 		m.Counts.Renamed++
@@ -293,7 +276,7 @@ func Merge(id, changeName, delta, target string, exists bool) (*Merged, error) {
 			seen[keys[i]] = true
 		}
 	}
-	for _, k := range order {
+	for _, k := range reqs.keys() {
 		if !seen[k] {
 			kept = append(kept, byName[k].Raw)
 		}

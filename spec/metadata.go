@@ -4,17 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/specstack/specstack/internal/lazyregexp"
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // changeMetadata is what specstack reads of a change's .openspec.yaml.
 type changeMetadata struct {
 	present bool
 	invalid string // why the file is not valid change metadata, as OpenSpec words it; "" when valid
+	err     error  // set when the file is not a regular file (regfile.ErrNotRegular)
 	schema  string
 	// skip_specs: its value when valid, and whether the file names it
 	// with anything but false (which makes an invalid file an invalid
@@ -28,7 +29,7 @@ var createdDate = lazyregexp.New(`^\d{4}-\d{2}-\d{2}$`)
 // readChangeMetadata reads .openspec.yaml with the checks of OpenSpec's
 // ChangeMetadataSchema, reporting the first problem in its words.
 func readChangeMetadata(changeDir string) changeMetadata {
-	raw, err := os.ReadFile(filepath.Join(changeDir, ".openspec.yaml"))
+	raw, err := regfile.Read(filepath.Join(changeDir, ".openspec.yaml"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return changeMetadata{}
 	}
@@ -36,6 +37,9 @@ func readChangeMetadata(changeDir string) changeMetadata {
 	if err != nil {
 		md.invalid = fmt.Sprintf("the metadata file cannot be read (%v)", err)
 		md.skipMentions = true
+		if errors.Is(err, regfile.ErrNotRegular) {
+			md.err = err
+		}
 		return md
 	}
 	v, err := parseYAMLite(string(raw))

@@ -63,7 +63,8 @@ func (r Root) looksLikeChange(dir string) bool {
 		return false
 	}
 	if name == "" {
-		name = r.configSchema()
+		c, _ := r.readProjectConfig()
+		name = c.schema
 	}
 	if name == "" {
 		name = "spec-driven"

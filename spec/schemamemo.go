@@ -9,8 +9,13 @@ import "sync"
 // always seen. Safe for concurrent use.
 type schemaMemo struct {
 	mu      sync.Mutex
-	config  *string
+	config  *loadedConfig
 	schemas map[string]loadedSchema
+}
+
+type loadedConfig struct {
+	c   projectConfig
+	err error
 }
 
 type loadedSchema struct {
@@ -24,14 +29,14 @@ func (r Root) memoized() Root {
 	return r
 }
 
-func (m *schemaMemo) configSchema(read func() string) string {
+func (m *schemaMemo) projectConfig(read func() (projectConfig, error)) (projectConfig, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.config == nil {
-		s := read()
-		m.config = &s
+		c, err := read()
+		m.config = &loadedConfig{c, err}
 	}
-	return *m.config
+	return m.config.c, m.config.err
 }
 
 func (m *schemaMemo) schema(name string, load func(string) (Schema, error)) (Schema, error) {

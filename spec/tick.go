@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/google/renameio/v2"
+
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // ErrNoTasks reports a change without a task file.
@@ -23,12 +25,12 @@ func (r Root) Tasks(change string) (TasksFile, string, error) {
 	var content string
 	found := false
 	for _, f := range r.TaskFiles(change) {
-		b, err := os.ReadFile(f)
+		b, err := regfile.Read(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return TasksFile{}, "", fmt.Errorf("read %q: %w", f, err)
+			return TasksFile{}, "", err
 		}
 		found = true
 		content += string(b)
@@ -67,9 +69,9 @@ func (r Root) Tick(change string, ids []string, checked bool) ([]string, error) 
 	}
 	var edits []edit
 	for _, f := range order {
-		b, err := os.ReadFile(f)
+		b, err := regfile.Read(f)
 		if err != nil {
-			return nil, fmt.Errorf("read %q: %w", f, err)
+			return nil, err
 		}
 		out, err := SetChecked(string(b), byFile[f], checked)
 		if err != nil {
@@ -94,12 +96,12 @@ func (r Root) Tick(change string, ids []string, checked bool) ([]string, error) 
 }
 
 func readFileIfExists(p string) (string, error) {
-	b, err := os.ReadFile(p)
+	b, err := regfile.Read(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("read %q: %w", p, err)
+		return "", err
 	}
 	return string(b), nil
 }

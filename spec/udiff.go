@@ -1,8 +1,11 @@
 package spec
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/rogpeppe/go-internal/diff"
 )
 
 // UnifiedDiff renders the change from old to new as a unified diff with
@@ -13,7 +16,7 @@ func UnifiedDiff(name, old, new string, oldExists bool) string {
 		return ""
 	}
 	a, b := diffLines(old), diffLines(new)
-	ops := lcsOps(a, b)
+	ops := editScript(old, new, a, b)
 	var out strings.Builder
 	from := "a/" + name
 	if !oldExists {
@@ -111,18 +114,154 @@ func diffLines(s string) []string {
 	return lines
 }
 
+// maxLCSCells bounds the table lcsOps may fill for one region between
+// anchors: a region whose sides multiply beyond it stays a plain
+// delete-then-insert. With the bound, a diff costs O(n log n) for the
+// anchors plus at most sqrt(maxLCSCells) steps per line for the regions.
+const maxLCSCells = 1 << 16
+
+// editScript returns an edit script (' ', '-', '+') turning a into b (the
+// lines of old and new). The anchored diff of go-internal/diff (O(n log n):
+// lines unique to both sides anchor the matching regions) finds what is
+// common; each region of changed lines between anchors is then refined with
+// an exact longest common subsequence when it is small, so a typical spec
+// diff matches blank lines and repeated scenario lines as a minimal diff
+// does, while a large one never allocates an n×m table.
+func editScript(old, new string, a, b []string) []byte {
+	ops, ok := anchoredOps(old, new, a, b)
+	if !ok {
+		ops = lcsOpsBounded(a, b)
+	}
+	out := make([]byte, 0, len(ops))
+	ai, bi := 0, 0
+	for k := 0; k < len(ops); {
+		if ops[k] == ' ' {
+			out = append(out, ' ')
+			ai, bi, k = ai+1, bi+1, k+1
+			continue
+		}
+		dx, dy := 0, 0
+		for ; k < len(ops) && ops[k] != ' '; k++ {
+			if ops[k] == '-' {
+				dx++
+			} else {
+				dy++
+			}
+		}
+		out = append(out, lcsOpsBounded(a[ai:ai+dx], b[bi:bi+dy])...)
+		ai, bi = ai+dx, bi+dy
+	}
+	return out
+}
+
+// anchoredOps reads the edit script back from go-internal/diff's unified
+// output: its hunks say which lines it deletes and inserts, every line
+// between hunks is common. ok is false if the output does not read back
+// exactly onto a and b (which would be a bug; the caller then falls back).
+func anchoredOps(old, new string, a, b []string) ([]byte, bool) {
+	raw := string(diff.Diff("a", []byte(old), "b", []byte(new)))
+	// go-internal marks a last line without a newline inside the line.
+	xl, yl := markLast(a, old), markLast(b, new)
+	ops := make([]byte, 0, len(a)+len(b))
+	i, j := 0, 0
+	pos := 0
+	for range 3 { // "diff a b", "--- a", "+++ b"
+		nl := strings.IndexByte(raw[pos:], '\n')
+		if nl < 0 {
+			return nil, raw == ""
+		}
+		pos += nl + 1
+	}
+	for pos < len(raw) {
+		nl := strings.IndexByte(raw[pos:], '\n')
+		if nl < 0 {
+			return nil, false
+		}
+		var x, nx, y, ny int
+		if _, err := fmt.Sscanf(raw[pos:pos+nl], "@@ -%d,%d +%d,%d @@", &x, &nx, &y, &ny); err != nil {
+			return nil, false
+		}
+		pos += nl + 1
+		if nx > 0 {
+			x--
+		}
+		if ny > 0 {
+			y--
+		}
+		if x-i != y-j || x < i {
+			return nil, false
+		}
+		for ; i < x; i, j = i+1, j+1 {
+			ops = append(ops, ' ')
+		}
+		for endX, endY := i+nx, j+ny; i < endX || j < endY; {
+			if pos >= len(raw) {
+				return nil, false
+			}
+			op := raw[pos]
+			var text string
+			switch {
+			case (op == ' ' || op == '-') && i < len(xl):
+				text = xl[i]
+			case op == '+' && j < len(yl):
+				text = yl[j]
+			default:
+				return nil, false
+			}
+			if !strings.HasPrefix(raw[pos+1:], text) {
+				return nil, false
+			}
+			pos += 1 + len(text)
+			ops = append(ops, op)
+			if op != '+' {
+				i++
+			}
+			if op != '-' {
+				j++
+			}
+		}
+	}
+	if len(a)-i != len(b)-j {
+		return nil, false
+	}
+	for ; i < len(a); i++ {
+		ops = append(ops, ' ')
+	}
+	return ops, true
+}
+
+// markLast returns lines as go-internal/diff prints them: a last line
+// without a newline carries the "\ No newline at end of file" marker.
+func markLast(lines []string, text string) []string {
+	if len(lines) == 0 || strings.HasSuffix(text, "\n") {
+		return lines
+	}
+	out := append([]string(nil), lines...)
+	out[len(out)-1] += "\n\\ No newline at end of file\n"
+	return out
+}
+
+// lcsOpsBounded is lcsOps when the table it needs is small, else the
+// region as it stands: a common prefix and suffix around a block of
+// deletions followed by insertions.
+func lcsOpsBounded(a, b []string) []byte {
+	pre, suf := commonEnds(a, b)
+	n, m := len(a)-pre-suf, len(b)-pre-suf
+	if n*m <= maxLCSCells {
+		return lcsOps(a, b)
+	}
+	ops := make([]byte, 0, len(a)+len(b))
+	ops = append(ops, bytes.Repeat([]byte{' '}, pre)...)
+	ops = append(ops, bytes.Repeat([]byte{'-'}, n)...)
+	ops = append(ops, bytes.Repeat([]byte{'+'}, m)...)
+	return append(ops, bytes.Repeat([]byte{' '}, suf)...)
+}
+
 // lcsOps returns an edit script (' ', '-', '+') turning a into b, from a
 // longest common subsequence over the lines between a common prefix and
 // suffix.
 func lcsOps(a, b []string) []byte {
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
+	pre, suf := commonEnds(a, b)
 	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
 	n, m := len(ma), len(mb)
 	dp := make([][]int32, n+1)
@@ -167,4 +306,16 @@ func lcsOps(a, b []string) []byte {
 		ops = append(ops, ' ')
 	}
 	return ops
+}
+
+// commonEnds returns the number of lines a and b share at the start and,
+// after those, at the end.
+func commonEnds(a, b []string) (pre, suf int) {
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	return pre, suf
 }

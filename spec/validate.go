@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // ValidateOptions selects the checks of ValidateChange.
@@ -76,14 +78,17 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 	if err != nil {
 		return nil, err
 	}
-	if fi, err := os.Stat(filepath.Join(specsDir, "spec.md")); err == nil && fi.Mode().IsRegular() {
-		rootSpec = true
+	rootSpec, err = hasRootSpecFile(specsDir)
+	if err != nil {
+		return nil, err
+	}
+	if rootSpec {
 		add(LevelError, "spec.md", 0, "Delta spec found at specs/spec.md. Delta specs must live under a capability path (e.g. specs/<capability-path>/spec.md) — a file at the specs/ root is ignored when the change is applied or archived.")
 	}
 	for _, sf := range discovered {
-		b, err := os.ReadFile(sf.Path)
+		b, err := regfile.Read(sf.Path)
 		if err != nil {
-			continue
+			return nil, err
 		}
 		plan := ParseDelta(string(b))
 		entry := sf.ID + "/spec.md"
@@ -210,6 +215,7 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 				add(LevelError, entry, 0, "Requirement present in both ADDED and REMOVED: %q", n)
 			}
 		}
+		removedFolded := firstByFold(removedOrder)
 		for _, rn := range plan.Renamed {
 			f, t := NormalizeRequirementName(rn.From), NormalizeRequirementName(rn.To)
 			if modified[f] {
@@ -218,15 +224,12 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 			if added[t] {
 				add(LevelError, entry, 0, "RENAMED TO collides with ADDED for %q", rn.To)
 			}
-			for _, rm := range removedOrder {
-				if FoldRequirementName(rm) == FoldRequirementName(f) {
-					extra := ""
-					if rm != f {
-						extra = fmt.Sprintf(" (REMOVED spells it %q)", rm)
-					}
-					add(LevelError, entry, 0, "Requirement present in both RENAMED and REMOVED: %q%s", rn.From, extra)
-					break
+			if rm, ok := removedFolded[FoldRequirementName(f)]; ok {
+				extra := ""
+				if rm != f {
+					extra = fmt.Sprintf(" (REMOVED spells it %q)", rm)
 				}
+				add(LevelError, entry, 0, "Requirement present in both RENAMED and REMOVED: %q%s", rn.From, extra)
 			}
 		}
 	}
@@ -250,9 +253,10 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 			}
 			if _, err := r.mergeOne(change, sf); err != nil {
 				var me *MergeError
-				if errors.As(err, &me) {
-					add(LevelInfo, entry, 0, "Archive would refuse this delta: %s", me.Msg)
+				if !errors.As(err, &me) {
+					return nil, err
 				}
+				add(LevelInfo, entry, 0, "Archive would refuse this delta: %s", me.Msg)
 			}
 		}
 	}
@@ -353,10 +357,13 @@ func (r Root) skipSpecsMarker(change string) skipMarker {
 // still has (following renames), as `openspec validate` does.
 func (r Root) scenarioLoss(plan DeltaPlan, id, entry string) ([]Issue, error) {
 	path := filepath.Join(r.SpecsDir(), filepath.FromSlash(id), "spec.md")
-	b, err := os.ReadFile(path)
+	b, err := regfile.Read(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
 			return nil, nil
+		}
+		if errors.Is(err, regfile.ErrNotRegular) {
+			return nil, err
 		}
 		return []Issue{{Level: LevelError, Path: entry, Message: fmt.Sprintf("Could not read %s to check the MODIFIED requirements against it (%v). Archive reads the same file, so fix the file before archiving.", path, err)}}, nil
 	}
@@ -409,18 +416,18 @@ type SpecUpdate struct {
 }
 
 func (r Root) mergeOne(change string, sf SpecFile) (*SpecUpdate, error) {
-	delta, err := os.ReadFile(sf.Path)
+	delta, err := regfile.Read(sf.Path)
 	if err != nil {
-		return nil, fmt.Errorf("read %q: %w", sf.Path, err)
+		return nil, err
 	}
 	u := &SpecUpdate{ID: sf.ID, Source: sf.Path, Target: filepath.Join(r.SpecsDir(), filepath.FromSlash(sf.ID), "spec.md")}
-	old, err := os.ReadFile(u.Target)
+	old, err := regfile.Read(u.Target)
 	switch {
 	case err == nil:
 		u.Exists, u.Old = true, string(old)
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR):
 	default:
-		return nil, fmt.Errorf("read %q: %w", u.Target, err)
+		return nil, err
 	}
 	m, err := Merge(sf.ID, change, string(delta), u.Old, u.Exists)
 	if err != nil {
@@ -443,8 +450,11 @@ func (r Root) taskIssues(change string) ([]Issue, error) {
 	var docs []doc
 	unreadable := 0
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := regfile.Read(f)
 		if err != nil {
+			if errors.Is(err, regfile.ErrNotRegular) {
+				return nil, err
+			}
 			if !errors.Is(err, fs.ErrNotExist) {
 				unreadable++
 			}

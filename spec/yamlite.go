@@ -42,6 +42,11 @@ func parseYAMLite(content string) (any, error) {
 	if p.i >= len(p.lines) {
 		return nil, nil
 	}
+	if l := p.lines[p.i]; p.onlyContent() && !strings.HasPrefix(l.text, "- ") && l.text != "-" {
+		if _, _, isKey := splitYAMLKey(l.text); !isKey {
+			return yamlScalar(l.text, l.num) // a document that is one scalar
+		}
+	}
 	v, err := p.block(p.lines[p.i].indent)
 	if err != nil {
 		return nil, err
@@ -71,6 +76,16 @@ func stripYAMLComment(s string) string {
 type yamlParser struct {
 	lines []yamlLine
 	i     int
+}
+
+// onlyContent reports whether the current line is the last non-blank one.
+func (p *yamlParser) onlyContent() bool {
+	for _, l := range p.lines[p.i+1:] {
+		if l.text != "" {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *yamlParser) skipBlank() {

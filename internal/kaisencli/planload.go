@@ -3,9 +3,9 @@ package kaisencli
 import (
 	"errors"
 	"io/fs"
-	"os"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/spec"
 )
 
@@ -24,12 +24,16 @@ func loadPlan(path string, tasks []string) (*spec.Plan, string, error) {
 	case path == "":
 		return nil, "", exitcode.New(exitcode.Usage, "name a plan file (PLAN) or give tasks with --task")
 	}
-	data, err := os.ReadFile(path)
+	data, err := regfile.Read(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return nil, "", exitcode.New(exitcode.Usage, "read plan %q: no such file", path)
+		case errors.Is(err, regfile.ErrNotRegular):
+			// A FIFO would block the read forever: refused unopened.
+			return nil, "", exitcode.New(exitcode.Invalid, "plan: %w", err)
 		}
-		return nil, "", exitcode.New(exitcode.Usage, "read plan %q: %v", path, err)
+		return nil, "", exitcode.New(exitcode.Usage, "plan: %w", err)
 	}
 	p, err := spec.ParsePlan(data)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
 
@@ -32,12 +33,62 @@ func corpus(t testing.TB) []string {
 }
 
 // extract writes the repository of a corpus file into dir, with the
-// specs and changes folders OpenSpec expects even when empty.
+// specs and changes folders OpenSpec expects even when empty, and stamps
+// its files with fixed nanosecond modification times (see stampTimes).
 func extract(t testing.TB, file, dir string) {
 	t.Helper()
 	testenv.ExtractCorpus(t, file, dir)
 	for _, d := range []string{"openspec/specs", "openspec/changes"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stampTimes(t, file, dir)
+}
+
+// stampBase is the modification time of the first file of an extracted
+// corpus repository.
+var stampBase = time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+
+// stampTimes gives every file of an extracted repository a fixed
+// modification time with a sub-millisecond part, as an ordinary checkout
+// has: the k-th file in path order gets stampBase + k × 7.6543217 ms, so
+// two extractions list identically and lastModified's rounding shows. A
+// "mtime PATH: RFC3339-TIME" line in the corpus comment sets one file's.
+func stampTimes(t testing.TB, file, dir string) {
+	t.Helper()
+	var paths []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(paths)
+	for k, p := range paths {
+		at := stampBase.Add(time.Duration(k) * 7654321700 / 1000)
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ar, err := txtar.ParseFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(ar.Comment), "\n") {
+		rest, ok := strings.CutPrefix(line, "mtime ")
+		if !ok {
+			continue
+		}
+		name, stamp, _ := strings.Cut(rest, ": ")
+		at, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(stamp))
+		if err != nil {
+			t.Fatalf("%s: %q: %v", file, line, err)
+		}
+		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(name)), at, at); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"strings"
 	"testing"
 
 	"github.com/specstack/specstack/internal/cliapp"
@@ -58,16 +58,20 @@ type listedChange struct {
 	Nested         []string `json:"nested"`
 }
 
-func parseList(t *testing.T, who, out string) []listedChange {
+// listJSON is a list --json document with the project root's path (each
+// side's own temporary directory, resolved as OpenSpec resolves it)
+// replaced by ROOT, so two extractions compare byte for byte.
+func listJSON(t *testing.T, who, dir, out string) string {
 	t.Helper()
-	var doc struct {
-		Changes []listedChange `json:"changes"`
+	if !json.Valid([]byte(out)) {
+		t.Fatalf("%s list --json: not JSON:\n%s", who, out)
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("%s list --json: %v\n%s", who, err, out)
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	sort.Slice(doc.Changes, func(i, j int) bool { return doc.Changes[i].Name < doc.Changes[j].Name })
-	return doc.Changes
+	quoted, _ := json.Marshal(real)
+	return strings.ReplaceAll(out, string(quoted), `"ROOT"`)
 }
 
 type issue struct {
@@ -94,31 +98,18 @@ func TestParity(t *testing.T) {
 				a, b := t.TempDir(), t.TempDir()
 				extract(t, file, a)
 				extract(t, file, b)
-				wantOut, wantErr, wantCode := realOpenSpec(t, a, "list", "--json")
-				gotOut, gotErr, gotCode := jjOpenSpec("--repo", b, "list", "--json")
-				if wantCode != 0 || gotCode != 0 {
-					t.Fatalf("list exit: openspec %d (%s), jj-openspec %d (%s)", wantCode, wantErr, gotCode, gotErr)
-				}
-				want, got := parseList(t, "openspec", wantOut), parseList(t, "jj-openspec", gotOut)
-				if fmt.Sprint(want) != fmt.Sprint(got) {
-					t.Errorf("list --json:\nopenspec    %v\njj-openspec %v", want, got)
-				}
-				wantOut, _, _ = realOpenSpec(t, a, "list", "--specs", "--json")
-				gotOut, _, _ = jjOpenSpec("--repo", b, "list", "--specs", "--json")
-				var ws, gs struct {
-					Specs []struct {
-						ID               string `json:"id"`
-						RequirementCount int    `json:"requirementCount"`
-					} `json:"specs"`
-				}
-				if err := json.Unmarshal([]byte(wantOut), &ws); err != nil {
-					t.Fatal(err)
-				}
-				if err := json.Unmarshal([]byte(gotOut), &gs); err != nil {
-					t.Fatal(err)
-				}
-				if fmt.Sprint(ws.Specs) != fmt.Sprint(gs.Specs) {
-					t.Errorf("list --specs --json:\nopenspec    %v\njj-openspec %v", ws.Specs, gs.Specs)
+				// The whole document byte for byte: order (most recent
+				// first, by lastModified rounded to the millisecond as Node
+				// does), counts, lastModified, warnings and root.
+				for _, args := range [][]string{{"list", "--json"}, {"list", "--specs", "--json"}, {"list", "--sort", "name", "--json"}} {
+					wantOut, wantErr, wantCode := realOpenSpec(t, a, args...)
+					gotOut, gotErr, gotCode := jjOpenSpec(append([]string{"--repo", b}, args...)...)
+					if wantCode != 0 || gotCode != 0 {
+						t.Fatalf("%v exit: openspec %d (%s), jj-openspec %d (%s)", args, wantCode, wantErr, gotCode, gotErr)
+					}
+					if want, got := listJSON(t, "openspec", a, wantOut), listJSON(t, "jj-openspec", b, gotOut); want != got {
+						t.Errorf("%v:\nopenspec:\n%s\njj-openspec:\n%s", args, want, got)
+					}
 				}
 			})
 			dir := t.TempDir()
@@ -174,8 +165,13 @@ func TestParity(t *testing.T) {
 					a, b := t.TempDir(), t.TempDir()
 					extract(t, file, a)
 					extract(t, file, b)
-					_, wantErr, wantCode := realOpenSpec(t, a, "archive", change, "--yes")
+					wantOut, wantErr, wantCode := realOpenSpec(t, a, "archive", change, "--yes")
 					_, gotErr, gotCode := jjOpenSpec("--repo", b, "archive", change, "--yes")
+					if want, refused := refusalIssues(wantOut); refused {
+						if got := printedIssues(gotErr); want != got {
+							t.Errorf("archive %s refused: the issues printed differ:\nopenspec:\n%s\njj-openspec:\n%s", change, want, got)
+						}
+					}
 					if (wantCode == 0) != expect[change][1] {
 						t.Errorf("openspec archived=%v but the corpus file records %v: update its expect line", wantCode == 0, expect[change][1])
 					}
@@ -192,6 +188,43 @@ func TestParity(t *testing.T) {
 			}
 		})
 	}
+}
+
+// refusalIssues reads the issues "openspec archive" prints when delta
+// validation refuses the change ("  ✗ message" for an error, "  ⚠ message"
+// for a warning) as "LEVEL message" lines; refused is false when it did
+// not refuse for that reason.
+func refusalIssues(stdout string) (issues string, refused bool) {
+	_, rest, refused := strings.Cut(stdout, "Validation errors in change delta specs:\n")
+	if !refused {
+		return "", false
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(rest, "\n") {
+		switch {
+		case strings.HasPrefix(l, "  ✗ "):
+			b.WriteString("ERROR " + strings.TrimPrefix(l, "  ✗ ") + "\n")
+		case strings.HasPrefix(l, "  ⚠ "):
+			b.WriteString("WARNING " + strings.TrimPrefix(l, "  ⚠ ") + "\n")
+		}
+	}
+	return b.String(), true
+}
+
+// printedIssues reads the "  [LEVEL] path: message" lines jj-openspec
+// archive prints when it refuses a change as "LEVEL message" lines.
+func printedIssues(stderr string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(stderr, "\n") {
+		rest, ok := strings.CutPrefix(l, "  [")
+		if !ok {
+			continue
+		}
+		level, rest, _ := strings.Cut(rest, "] ")
+		_, msg, _ := strings.Cut(rest, ": ")
+		b.WriteString(level + " " + msg + "\n")
+	}
+	return b.String()
 }
 
 func lines(is []issue) string {

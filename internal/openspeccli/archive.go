@@ -62,12 +62,17 @@ func runArchive(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := warnConfig(c, r); err != nil {
+		return err
+	}
 	dry := c.Bool("dry-run")
 	plan, err := r.PlanArchive(name, spec.ArchiveOptions{Yes: c.Bool("yes") || dry, SkipSpecs: c.Bool("skip-specs")})
 	if err != nil {
 		if plan != nil && len(plan.Validation) > 0 && !cliapp.JSON(c) {
+			// The errors that refuse the archive and, as OpenSpec prints
+			// them beside, the warnings; INFO notes only with validate.
 			for _, i := range plan.Validation {
-				if i.Level == spec.LevelError {
+				if i.Level == spec.LevelError || i.Level == spec.LevelWarning {
 					fmt.Fprintf(cliapp.Stderr(c), "  [%s] %s: %s\n", i.Level, i.Path, i.Message)
 				}
 			}

@@ -3,6 +3,7 @@ package openspeccli
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -20,9 +21,11 @@ func listCommand() *cli.Command {
 		Usage: "list active changes with their task progress (or the specs, with --specs)",
 		Description: `Lists the changes under openspec/changes/ (the archive excluded) with the
 completed and total task counts OpenSpec reports, most recently modified
-first. --json prints the same document as "openspec list --json":
-{"changes": [{"name", "completedTasks", "totalTasks", "lastModified", "status"}]}.
-With --specs, lists the main specs and their requirement counts.`,
+first (by the newest file's mtime, rounded to the millisecond as OpenSpec
+rounds it). --json prints the same document as "openspec list --json":
+{"changes": [{"name", "completedTasks", "totalTasks", "lastModified", "status"}],
+"root": {"path", "source"}}. With --specs, lists the main specs and their
+requirement counts ({"specs": [{"id", "requirementCount"}], "root": …}).`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "specs", Usage: "list the main specs instead of the changes"},
 			&cli.StringFlag{Name: "sort", Value: "recent", Usage: "order changes by `recent` or name"},
@@ -39,19 +42,23 @@ func runList(c *cli.Context) error {
 	if c.Bool("specs") {
 		specs, err := r.ListSpecs()
 		if err != nil {
-			return err
+			return classify(err)
 		}
 		return cliapp.Emit(c, struct {
 			Specs []spec.SpecSummary `json:"specs"`
-		}{specs}, func(w io.Writer) error { return writeSpecs(w, specs) })
+			Root  listRoot           `json:"root"`
+		}{specs, rootOf(r)}, func(w io.Writer) error { return writeSpecs(w, specs) })
 	}
 	sortBy := c.String("sort")
 	if sortBy != "recent" && sortBy != "name" {
 		return exitcode.New(exitcode.Usage, "list: --sort %q: choose recent or name", sortBy)
 	}
+	if err := warnConfig(c, r); err != nil {
+		return err
+	}
 	changes, err := r.ListChanges(sortBy == "name")
 	if err != nil {
-		return err
+		return classify(err)
 	}
 	type jsonChange struct {
 		Name           string   `json:"name"`
@@ -70,7 +77,8 @@ func runList(c *cli.Context) error {
 	out := struct {
 		Changes  []jsonChange `json:"changes"`
 		Warnings []warning    `json:"warnings,omitempty"`
-	}{Changes: []jsonChange{}}
+		Root     listRoot     `json:"root"`
+	}{Changes: []jsonChange{}, Root: rootOf(r)}
 	for _, ch := range changes {
 		out.Changes = append(out.Changes, jsonChange{ch.Name, ch.CompletedTasks, ch.TotalTasks, ch.LastModified.Format("2006-01-02T15:04:05.000Z"), ch.Status, ch.Nested})
 	}
@@ -80,6 +88,23 @@ func runList(c *cli.Context) error {
 		}
 	}
 	return cliapp.Emit(c, out, func(w io.Writer) error { return writeChanges(w, changes) })
+}
+
+// listRoot is the "root" object of OpenSpec's list --json: the project
+// root as OpenSpec resolves it (symbolic links resolved) and how it was
+// found. jj-openspec finds it only as the nearest directory holding
+// openspec/ ("nearest"); OpenSpec's registered stores are not read.
+type listRoot struct {
+	Path   string `json:"path"`
+	Source string `json:"source"`
+}
+
+func rootOf(r spec.Root) listRoot {
+	p, err := filepath.EvalSymlinks(r.Dir)
+	if err != nil {
+		p = r.Dir
+	}
+	return listRoot{Path: p, Source: "nearest"}
 }
 
 func writeChanges(w io.Writer, changes []spec.ChangeSummary) error {

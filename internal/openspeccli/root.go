@@ -7,6 +7,7 @@ import (
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/spec"
 )
 
@@ -38,8 +39,9 @@ func oneChange(c *cli.Context) (string, error) {
 }
 
 // classify attaches the documented exit code to a spec error: a change
-// that does not exist is a usage error (2), failed validation or a delta
-// that cannot merge is invalid (6), unchecked tasks need a decision (5).
+// that does not exist is a usage error (2), failed validation, a delta
+// that cannot merge or an input that is not a regular file (a FIFO where
+// tasks.md belongs) is invalid (6), unchecked tasks need a decision (5).
 func classify(err error) error {
 	var me *spec.MergeError
 	switch {
@@ -47,7 +49,7 @@ func classify(err error) error {
 		return nil
 	case errors.Is(err, spec.ErrChangeNotFound):
 		return exitcode.Wrap(exitcode.Usage, err)
-	case errors.Is(err, spec.ErrInvalid), errors.As(err, &me):
+	case errors.Is(err, spec.ErrInvalid), errors.As(err, &me), errors.Is(err, regfile.ErrNotRegular):
 		return exitcode.Wrap(exitcode.Invalid, err)
 	case errors.Is(err, spec.ErrIncomplete):
 		return exitcode.Wrap(exitcode.NeedsChoice, err)

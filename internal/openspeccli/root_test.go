@@ -3,9 +3,11 @@ package openspeccli
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"testing"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/spec"
 )
 
@@ -20,6 +22,7 @@ func TestClassify(t *testing.T) {
 		{fmt.Errorf("x (%w)", spec.ErrIncomplete), exitcode.NeedsChoice},
 		{fmt.Errorf("task: %w", spec.ErrTaskNotFound), exitcode.Usage},
 		{fmt.Errorf("x: %w", spec.ErrArchiveExists), exitcode.Failure},
+		{fmt.Errorf("list: %w", &regfile.Error{Path: "tasks.md", Mode: fs.ModeNamedPipe}), exitcode.Invalid},
 		{errors.New("disk full"), exitcode.Failure},
 	}
 	for _, tt := range tests {

@@ -34,6 +34,9 @@ func runStatus(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := warnConfig(c, r); err != nil {
+		return err
+	}
 	st, err := r.Status(name)
 	if err != nil {
 		return classify(err)

@@ -50,6 +50,9 @@ func runValidate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := warnConfig(c, r); err != nil {
+		return err
+	}
 	rep, err := r.ValidateChange(name, spec.ValidateOptions{MainSpecs: true, Tasks: true}, c.Bool("strict"))
 	if err != nil {
 		return classify(err)

@@ -1,0 +1,93 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/specstack/specstack/internal/regfile"
+)
+
+// projectConfig is what specstack reads of openspec/config.yaml.
+type projectConfig struct {
+	path    string // the file read; "" when the project has none
+	schema  string // the schema it names, or ""
+	warning string // what OpenSpec warns about the file, or ""
+}
+
+// configPath is openspec/config.yaml, else openspec/config.yml, when either
+// exists (whatever its kind), as OpenSpec's resolveConfigFilePath picks it.
+func (r Root) configPath() string {
+	for _, name := range []string{"config.yaml", "config.yml"} {
+		p := filepath.Join(r.OpenSpecDir(), name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// readProjectConfig reads openspec/config.yaml as OpenSpec 1.13's
+// readProjectConfig does: a file that does not parse is ignored with a
+// warning naming the file and the line, a document that is not a mapping
+// or a schema field that is not a non-empty string likewise; none of them
+// is fatal. A config path that is not a regular file is an error wrapping
+// regfile.ErrNotRegular (it is never opened).
+func (r Root) readProjectConfig() (projectConfig, error) {
+	if r.memo != nil {
+		return r.memo.projectConfig(r.loadProjectConfig)
+	}
+	return r.loadProjectConfig()
+}
+
+func (r Root) loadProjectConfig() (projectConfig, error) {
+	c := projectConfig{path: r.configPath()}
+	if c.path == "" {
+		return c, nil
+	}
+	raw, err := regfile.Read(c.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return projectConfig{}, nil
+	}
+	if err != nil {
+		return c, err
+	}
+	v, err := parseYAMLite(string(raw))
+	if err != nil {
+		c.warning = fmt.Sprintf("Warning: could not parse %s (%v); ignoring it.", c.path, err)
+		return c, nil
+	}
+	switch m := v.(type) {
+	case map[string]any:
+		s, isString := m["schema"].(string)
+		switch {
+		case isString && s != "":
+			c.schema = s
+		case hasKey(m, "schema"):
+			c.warning = "Invalid 'schema' field in config (must be non-empty string)"
+		}
+	case []any:
+		// An array is an object to OpenSpec: no warning, and no schema.
+	default:
+		c.warning = "openspec/config.yaml is not a valid YAML object"
+	}
+	return c, nil
+}
+
+func hasKey(m map[string]any, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// ConfigWarning is the warning line OpenSpec prints for
+// openspec/config.yaml when it reads the file (it then ignores what it
+// could not use), or "". A file that does not parse is named with the
+// line of the first problem.
+// A config path that is not a regular file is an error wrapping
+// regfile.ErrNotRegular.
+func (r Root) ConfigWarning() (string, error) {
+	c, err := r.readProjectConfig()
+	return c.warning, err
+}
