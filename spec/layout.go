@@ -16,6 +16,10 @@ import (
 // Root is an OpenSpec project: the directory holding openspec/.
 type Root struct {
 	Dir string
+	// Bound is the directory that archive and tasks tick never read or
+	// write outside of, through any symbolic link (the repository root);
+	// empty means Dir.
+	Bound string
 }
 
 // ErrNoRoot reports that no openspec/ directory was found.

@@ -63,6 +63,15 @@ func runArchive(c *cli.Context) error {
 		return err
 	}
 	dry := c.Bool("dry-run")
+	var dir string
+	if !dry {
+		lock, ledger, err := lockProject(r)
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
+		dir = journalDir(ledger)
+	}
 	plan, err := r.PlanArchive(name, spec.ArchiveOptions{Yes: c.Bool("yes") || dry, SkipSpecs: c.Bool("skip-specs")})
 	if err != nil {
 		if plan != nil && len(plan.Validation) > 0 && !cliapp.JSON(c) {
@@ -81,8 +90,8 @@ func runArchive(c *cli.Context) error {
 	}
 	if dry {
 		rep.Diff = plan.Diff()
-	} else if err := plan.Apply(); err != nil {
-		return err
+	} else if err := plan.Apply(dir); err != nil {
+		return classify(err)
 	}
 	return cliapp.Emit(c, rep, func(w io.Writer) error { return writeArchive(w, cliapp.Stderr(c), rep, len(plan.Incomplete)) })
 }

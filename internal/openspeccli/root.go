@@ -7,12 +7,15 @@ import (
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/spec"
 )
 
 // openRoot finds the OpenSpec project for the command: the nearest
 // directory holding openspec/ at or above --repo (or the current
-// directory). No project is exit 7 (missing).
+// directory). No project is exit 7 (missing). Its Bound, which archive and
+// tasks tick never leave through a symbolic link, is the root of the jj
+// workspace or git work tree around it, else the project itself.
 func openRoot(c *cli.Context) (spec.Root, error) {
 	dir, err := cliapp.RepoDir(c)
 	if err != nil {
@@ -21,6 +24,9 @@ func openRoot(c *cli.Context) (spec.Root, error) {
 	r, err := spec.FindRoot(dir)
 	if err != nil {
 		return spec.Root{}, exitcode.Wrap(exitcode.Missing, err)
+	}
+	if rp, err := repo.Find(r.Dir); err == nil {
+		r.Bound = rp.Root
 	}
 	return r, nil
 }
@@ -38,8 +44,9 @@ func oneChange(c *cli.Context) (string, error) {
 }
 
 // classify attaches the documented exit code to a spec error: a change
-// that does not exist is a usage error (2), failed validation or a delta
-// that cannot merge is invalid (6), unchecked tasks need a decision (5).
+// that does not exist is a usage error (2), failed validation, a delta
+// that cannot merge or a symbolic link out of the repository is invalid
+// (6), unchecked tasks need a decision (5).
 func classify(err error) error {
 	var me *spec.MergeError
 	switch {
@@ -47,7 +54,7 @@ func classify(err error) error {
 		return nil
 	case errors.Is(err, spec.ErrChangeNotFound):
 		return exitcode.Wrap(exitcode.Usage, err)
-	case errors.Is(err, spec.ErrInvalid), errors.As(err, &me):
+	case errors.Is(err, spec.ErrInvalid), errors.As(err, &me), errors.Is(err, spec.ErrOutside):
 		return exitcode.Wrap(exitcode.Invalid, err)
 	case errors.Is(err, spec.ErrIncomplete):
 		return exitcode.Wrap(exitcode.NeedsChoice, err)

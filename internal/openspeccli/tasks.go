@@ -154,6 +154,11 @@ func tickCommand(name string, checked bool) *cli.Command {
 			if err != nil {
 				return err
 			}
+			lock, _, err := lockProject(r)
+			if err != nil {
+				return err
+			}
+			defer lock.Release()
 			written, err := r.Tick(args[0], args[1:], checked)
 			if err != nil {
 				return classify(err)
