@@ -90,3 +90,65 @@ func journalLeft(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, ".jj", "specstack", "jj-openspec", "archive-journal", "journal.toml"))
 	return err == nil
 }
+
+// TestArchiveKilledThenEdited kills archives until one leaves its journal,
+// edits a spec it names, and runs `jj-openspec list`: it refuses (exit 1)
+// naming the file and writes nothing; once the file is restored, the next
+// command finishes the archive.
+func TestArchiveKilledThenEdited(t *testing.T) {
+	isolate(t)
+	const specs = 400
+	template := bigRepo(t, specs, "big")
+	want := t.TempDir()
+	copyTree(t, template, want)
+	began := time.Now()
+	if r := runIn(want, "jj-openspec", "archive", "big", "--yes"); r.code != 0 {
+		t.Fatalf("archive: exit %d\n%s", r.code, r.stderr)
+	}
+	took := time.Since(began)
+	archived := snapshot(t, want)
+
+	spec := filepath.Join("openspec", "specs", "cap-399", "spec.md")
+	for trial := range 60 {
+		dir := t.TempDir()
+		copyTree(t, template, dir)
+		cmd, out, errb := start(dir, "jj-openspec", "archive", "big", "--yes")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(took / 4 * time.Duration(1+trial%4))
+		_ = cmd.Process.Kill()
+		finish(cmd, out, errb, cmd.Wait())
+		if !journalLeft(dir) {
+			continue
+		}
+		orig, err := os.ReadFile(filepath.Join(template, spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, spec), []byte("edited meanwhile\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		before := snapshot(t, dir)
+		r := runIn(dir, "jj-openspec", "list")
+		if r.code != 1 || !strings.Contains(r.stderr, "cannot finish the interrupted archive of \"big\": 1 file changed on disk since it began") ||
+			!strings.Contains(r.stderr, "openspec/specs/cap-399/spec.md") {
+			t.Fatalf("list with an edited spec: exit %d\n%s", r.code, r.stderr)
+		}
+		if d := diffTrees(snapshot(t, dir), before); len(d) > 0 {
+			t.Fatalf("a refused recovery wrote %v", d)
+		}
+		if err := os.WriteFile(filepath.Join(dir, spec), orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r = runIn(dir, "jj-openspec", "list")
+		if r.code != 0 || !strings.Contains(r.stderr, "finished the interrupted archive of \"big\"") {
+			t.Fatalf("list after the restore: exit %d\n%s", r.code, r.stderr)
+		}
+		if d := diffTrees(snapshot(t, dir), archived); len(d) > 0 {
+			t.Fatalf("the finished archive differs from an uninterrupted one at %v", d[:min(5, len(d))])
+		}
+		return
+	}
+	t.Fatal("no kill left a journal in 60 trials")
+}
