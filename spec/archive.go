@@ -9,8 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/renameio/v2"
-
+	"github.com/specstack/specstack/internal/journal"
 	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/internal/regfile"
 )
@@ -84,6 +83,9 @@ var deltaHeaderAnywhere = lazyregexp.New(`(?im)^##[\t\v\f \x{a0}\x{feff}\x{1680}
 // ErrArchiveExists; a *MergeError names the spec and requirement.
 func (r Root) PlanArchive(change string, opts ArchiveOptions) (*ArchivePlan, error) {
 	if err := r.CheckChange(change); err != nil {
+		return nil, err
+	}
+	if err := r.checkArchivePaths(change, opts.SkipSpecs); err != nil {
 		return nil, err
 	}
 	changeDir := r.ChangeDir(change)
@@ -268,71 +270,74 @@ func (p *ArchivePlan) output(u *SpecUpdate) string {
 	return matchLineEnding(u.Merged.Content, u.Old)
 }
 
-// Apply writes the plan: each changed spec atomically (a temporary file
-// renamed over the target), then the move of the change folder into the
-// archive, last. A failure while writing restores the specs already
-// written.
-func (p *ArchivePlan) Apply() error {
-	type done struct {
-		u       *SpecUpdate
-		created []string // directories made for a new spec
-	}
-	var written []done
-	rollback := func(cause error) error {
-		var errs []error
-		for i := len(written) - 1; i >= 0; i-- {
-			d := written[i]
-			if d.u.Exists {
-				if err := renameio.WriteFile(d.u.Target, []byte(d.u.Old), 0o644); err != nil {
-					errs = append(errs, fmt.Errorf("restore %q: %w", d.u.Target, err))
-				}
-				continue
-			}
-			if err := os.Remove(d.u.Target); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, fmt.Errorf("remove %q: %w", d.u.Target, err))
-			}
-			for j := len(d.created) - 1; j >= 0; j-- {
-				_ = os.Remove(d.created[j])
-			}
-		}
-		if len(errs) > 0 {
-			return fmt.Errorf("%w; rollback also failed: %w", cause, errors.Join(errs...))
-		}
-		return cause
-	}
+// Apply writes the plan through an intent journal in journalDir (see
+// internal/journal): every changed spec still holding the bytes the plan
+// read is replaced atomically, then the change folder moves into the
+// archive, last. A spec edited since it was read stops the archive before
+// anything is written (journal.ErrChanged); a failed write restores the
+// specs already written and the error (a *journal.RollbackError) names
+// them; a process killed part-way leaves the journal, from which the next
+// command finishes the archive (journal.Recover). Writes go to the real
+// paths, so a symbolic link inside Bound stays a link.
+func (p *ArchivePlan) Apply(journalDir string) error {
+	r := p.Root
+	in := journal.Intent{What: fmt.Sprintf("archive of %q", p.Change)}
 	for _, u := range p.Specs {
 		if u.Merged.Counts.Total() == 0 {
 			continue // already in sync: leave the file byte for byte
 		}
-		d := done{u: u}
-		dir := filepath.Dir(u.Target)
-		for missing := dir; ; missing = filepath.Dir(missing) {
-			if _, err := os.Stat(missing); err == nil || missing == p.Root.SpecsDir() || missing == filepath.Dir(missing) {
-				break
-			}
-			d.created = append([]string{missing}, d.created...)
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return rollback(fmt.Errorf("create %q: %w", dir, err))
+		real, err := r.Resolve(u.Target)
+		if err != nil {
+			return err
 		}
 		mode := fs.FileMode(0o644)
-		if fi, err := os.Stat(u.Target); err == nil {
+		if fi, err := os.Stat(real); err == nil {
 			mode = fi.Mode().Perm()
 		}
-		if err := renameio.WriteFile(u.Target, []byte(p.output(u)), mode); err != nil {
-			written = append(written, d)
-			return rollback(fmt.Errorf("write %q: %w", u.Target, err))
+		in.Writes = append(in.Writes, journal.Write{Path: real, Show: r.Show(u.Target), Exists: u.Exists, Old: []byte(u.Old), New: []byte(p.output(u)), Mode: mode})
+	}
+	from, err := r.Resolve(r.ChangeDir(p.Change))
+	if err != nil {
+		return err
+	}
+	to, err := r.Resolve(p.ArchivePath)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Lstat(to); err == nil {
+		return fmt.Errorf("archive %q to %s: %w; rename or remove it first", p.Change, p.ArchivePath, ErrArchiveExists)
+	}
+	in.Move = journal.Move{From: from, To: to, ShowFrom: r.Show(r.ChangeDir(p.Change)), ShowTo: r.Show(p.ArchivePath)}
+	return journal.Run(journalDir, in)
+}
+
+// checkArchivePaths refuses, before anything is read, an archive that
+// would read or write through a symbolic link leading out of Bound: in the
+// change (all of it), on the way to the archive folder, or (unless
+// skipSpecs) to the main spec of any delta.
+func (r Root) checkArchivePaths(change string, skipSpecs bool) error {
+	if err := r.checkTree(r.ChangeDir(change)); err != nil {
+		return err
+	}
+	for _, f := range r.TaskFiles(change) {
+		if _, err := r.Resolve(f); err != nil {
+			return err
 		}
-		written = append(written, d)
 	}
-	if err := os.MkdirAll(p.Root.ArchiveDir(), 0o755); err != nil {
-		return rollback(fmt.Errorf("create %q: %w", p.Root.ArchiveDir(), err))
+	if _, err := r.Resolve(r.ArchiveDir()); err != nil {
+		return err
 	}
-	if _, err := os.Lstat(p.ArchivePath); err == nil {
-		return rollback(fmt.Errorf("archive %q to %s: %w", p.Change, p.ArchivePath, ErrArchiveExists))
+	if skipSpecs {
+		return nil
 	}
-	if err := os.Rename(p.Root.ChangeDir(p.Change), p.ArchivePath); err != nil {
-		return rollback(fmt.Errorf("move %q to %q: %w", p.Root.ChangeDir(p.Change), p.ArchivePath, err))
+	files, err := DiscoverSpecs(filepath.Join(r.ChangeDir(change), "specs"))
+	if err != nil {
+		return err
+	}
+	for _, sf := range files {
+		if _, err := r.Resolve(filepath.Join(r.SpecsDir(), filepath.FromSlash(sf.ID), "spec.md")); err != nil {
+			return err
+		}
 	}
 	return nil
 }

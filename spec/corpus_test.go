@@ -92,7 +92,7 @@ func TestCorpusDecisions(t *testing.T) {
 				before := snapshot(t, dir)
 				plan, err := root.PlanArchive(e.change, spec.ArchiveOptions{Yes: true, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.Local)})
 				if err == nil {
-					err = plan.Apply()
+					err = plan.Apply(t.TempDir())
 				}
 				if (err == nil) != e.archive {
 					t.Fatalf("archive err = %v, want accepted=%v", err, e.archive)

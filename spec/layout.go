@@ -21,6 +21,10 @@ type Root struct {
 	// memo, when set, remembers schema lookups for one operation over
 	// many changes (memoized); nil reads the files every time.
 	memo *schemaMemo
+	// Bound is the directory that archive and tasks tick never read or
+	// write outside of, through any symbolic link (the repository root);
+	// empty means Dir.
+	Bound string
 }
 
 // ErrNoRoot reports that no openspec/ directory was found.

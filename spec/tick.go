@@ -45,9 +45,22 @@ func (r Root) Tasks(change string) (TasksFile, string, error) {
 }
 
 // Tick sets the tasks with the given ids checked (or unchecked), changing
-// only their box markers, and writes each task file atomically. Nothing is
-// written when any id is unknown or ambiguous.
+// only their box markers, and writes each task file atomically (to the file
+// a symbolic link inside Bound points to; a link leading out of Bound is a
+// *LinkError, and nothing is read). Nothing is written when any id is
+// unknown or ambiguous.
 func (r Root) Tick(change string, ids []string, checked bool) ([]string, error) {
+	if err := r.CheckChange(change); err != nil {
+		return nil, err
+	}
+	real := map[string]string{}
+	for _, f := range r.TaskFiles(change) {
+		rp, err := r.Resolve(f)
+		if err != nil {
+			return nil, err
+		}
+		real[f] = rp
+	}
 	if _, _, err := r.Tasks(change); err != nil {
 		return nil, err
 	}
@@ -87,7 +100,7 @@ func (r Root) Tick(change string, ids []string, checked bool) ([]string, error) 
 	}
 	var written []string
 	for _, e := range edits {
-		if err := renameio.WriteFile(e.path, []byte(e.content), e.mode); err != nil {
+		if err := renameio.WriteFile(real[e.path], []byte(e.content), e.mode); err != nil {
 			return written, fmt.Errorf("write %q: %w", e.path, err)
 		}
 		written = append(written, e.path)

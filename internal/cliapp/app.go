@@ -7,15 +7,12 @@
 package cliapp
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -87,7 +84,7 @@ func Run(s Spec, args []string, stdout, stderr io.Writer) int {
 	app := New(s)
 	app.Writer = stdout
 	app.ErrWriter = stderr
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(s.Name, stderr)
 	defer stop()
 	err := app.RunContext(ctx, args)
 	if err == nil {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/specstack/specstack/internal/exitcode"
 )
 
@@ -184,5 +186,37 @@ func TestKillMidWrite(t *testing.T) {
 				t.Errorf("round %d: unexpected file %s", round, e.Name())
 			}
 		}
+	}
+}
+
+// TestLockedNamesTheLiveHolder covers the instant after a holder took the
+// lock and before it wrote its holder file (which may still name an
+// earlier, dead holder): the second Acquire waits for the file a moment
+// and names the live holder.
+func TestLockedNamesTheLiveHolder(t *testing.T) {
+	dir := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(filepath.Join(dir, HolderFile), Holder{PID: dead.Process.Pid, Command: "killed earlier"}); err != nil {
+		t.Fatal(err)
+	}
+	fl := flock.New(filepath.Join(dir, LockFile))
+	if ok, err := fl.TryLock(); !ok || err != nil {
+		t.Fatalf("lock: %v %v", ok, err)
+	}
+	defer fl.Unlock()
+	host, _ := os.Hostname()
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		WriteFile(filepath.Join(dir, HolderFile), Holder{PID: os.Getpid(), Host: host, Command: "the live one"})
+	}()
+	_, err := Acquire(dir)
+	if want := fmt.Sprintf("locked by pid %d (the live one", os.Getpid()); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want it to contain %q", err, want)
+	}
+	if got := exitcode.Of(err); got != exitcode.Locked {
+		t.Errorf("exit code %d, want %d", got, exitcode.Locked)
 	}
 }

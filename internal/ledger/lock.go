@@ -1,10 +1,12 @@
 package ledger
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -46,16 +48,16 @@ func Acquire(dir string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
+	host, _ := os.Hostname()
 	if !ok {
-		var h Holder
-		if err := ReadFile(filepath.Join(dir, HolderFile), &h); err != nil || h.PID == 0 {
+		h, ok := liveHolder(dir, host)
+		if !ok {
 			return nil, exitcode.New(exitcode.Locked, "ledger %s is locked by another run (holder unknown): wait for it to finish", dir)
 		}
 		return nil, exitcode.New(exitcode.Locked,
 			"ledger %s is locked by pid %d (%s, started %s on %s): wait for that run to finish, or stop it and resume",
 			dir, h.PID, h.Command, h.Start.Format(time.RFC3339), h.Host)
 	}
-	host, _ := os.Hostname()
 	h := Holder{PID: os.Getpid(), Start: time.Now().UTC().Truncate(time.Second), Host: host, Command: strings.Join(os.Args, " ")}
 	if err := WriteFile(filepath.Join(dir, HolderFile), h); err != nil {
 		fl.Unlock()
@@ -71,4 +73,32 @@ func (l *Lock) Dir() string { return l.dir }
 func (l *Lock) Release() error {
 	os.Remove(filepath.Join(l.dir, HolderFile))
 	return l.fl.Unlock()
+}
+
+// holderWait bounds how long a refused Acquire waits for the holder to
+// name itself: a holder writes its file just after taking the lock.
+const holderWait = time.Second
+
+// liveHolder reads the holder file of a locked dir, waiting up to
+// holderWait while it is missing or names a process of this host that no
+// longer exists (left by a holder that was killed).
+func liveHolder(dir, host string) (Holder, bool) {
+	deadline := time.Now().Add(holderWait)
+	for {
+		var h Holder
+		err := ReadFile(filepath.Join(dir, HolderFile), &h)
+		if err == nil && h.PID != 0 && ((h.Host != "" && h.Host != host) || alive(h.PID)) {
+			return h, true
+		}
+		if time.Now().After(deadline) {
+			return h, false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// alive reports whether process pid exists on this host.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

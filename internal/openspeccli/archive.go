@@ -23,15 +23,32 @@ missing spec is created from ADDED only, a MODIFIED block may not drop a
 scenario); every rebuilt spec is validated in memory; then the specs are
 written atomically and the change moves to
 openspec/changes/archive/YYYY-MM-DD-CHANGE/, last. When anything fails,
-nothing on disk changes.
+nothing on disk changes: a failed write restores the specs already written
+and names them.
+
+It holds the repository's jj-openspec lock from the first read to the
+last write; a second archive (or tasks tick) fails at once with exit 3
+naming the holder. A spec that no longer holds the bytes archive read is
+not overwritten (exit 1). Before the first write, an intent journal (each
+spec's old and new hashes, the new bytes, the move) goes to the ledger
+directory; a process killed part-way leaves it, and the next jj-openspec
+command, whatever it is, finishes the archive from it (or, when a file it
+names was edited since, refuses with their list, exit 1).
+
+No path is read or written through a symbolic link that leads out of the
+repository (openspec/specs/CAP, openspec/specs or openspec/changes/archive
+linking elsewhere): exit 6, naming the link and where it points.
 
 Unchecked tasks stop the archive (exit 5) with the list, unless --yes.
 --dry-run prints the unified diff of every spec it would change and writes
-nothing. --skip-specs moves the change without touching the specs.
+nothing (and takes no lock). --skip-specs moves the change without touching
+the specs.
 
-Exit codes: 2 when CHANGE does not exist, 6 when validation fails or a delta
-cannot be applied (the message names the spec and requirement), 5 for
-unchecked tasks without --yes, 1 when the archive folder already exists.`,
+Exit codes: 2 when CHANGE does not exist, 6 when validation fails, a delta
+cannot be applied (the message names the spec and requirement) or a link
+leaves the repository, 5 for unchecked tasks without --yes, 3 when another
+jj-openspec holds the lock, 1 when the archive folder already exists or a
+spec changed under it.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "archive even when tasks are unchecked"},
 			&cli.BoolFlag{Name: "skip-specs", Usage: "move the change to the archive without updating the specs"},
@@ -66,6 +83,15 @@ func runArchive(c *cli.Context) error {
 		return err
 	}
 	dry := c.Bool("dry-run")
+	var dir string
+	if !dry {
+		lock, ledger, err := lockProject(r)
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
+		dir = journalDir(ledger)
+	}
 	plan, err := r.PlanArchive(name, spec.ArchiveOptions{Yes: c.Bool("yes") || dry, SkipSpecs: c.Bool("skip-specs")})
 	if err != nil {
 		if plan != nil && len(plan.Validation) > 0 && !cliapp.JSON(c) {
@@ -86,8 +112,8 @@ func runArchive(c *cli.Context) error {
 	}
 	if dry {
 		rep.Diff = plan.Diff()
-	} else if err := plan.Apply(); err != nil {
-		return err
+	} else if err := plan.Apply(dir); err != nil {
+		return classify(err)
 	}
 	return cliapp.Emit(c, rep, func(w io.Writer) error { return writeArchive(w, cliapp.Stderr(c), rep, len(plan.Incomplete)) })
 }

@@ -8,12 +8,15 @@ import (
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/regfile"
+	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/spec"
 )
 
 // openRoot finds the OpenSpec project for the command: the nearest
 // directory holding openspec/ at or above --repo (or the current
-// directory). No project is exit 7 (missing).
+// directory). No project is exit 7 (missing). Its Bound, which archive and
+// tasks tick never leave through a symbolic link, is the root of the jj
+// workspace or git work tree around it, else the project itself.
 func openRoot(c *cli.Context) (spec.Root, error) {
 	dir, err := cliapp.RepoDir(c)
 	if err != nil {
@@ -22,6 +25,9 @@ func openRoot(c *cli.Context) (spec.Root, error) {
 	r, err := spec.FindRoot(dir)
 	if err != nil {
 		return spec.Root{}, exitcode.Wrap(exitcode.Missing, err)
+	}
+	if rp, err := repo.Find(r.Dir); err == nil {
+		r.Bound = rp.Root
 	}
 	return r, nil
 }
@@ -40,8 +46,9 @@ func oneChange(c *cli.Context) (string, error) {
 
 // classify attaches the documented exit code to a spec error: a change
 // that does not exist is a usage error (2), failed validation, a delta
-// that cannot merge or an input that is not a regular file (a FIFO where
-// tasks.md belongs) is invalid (6), unchecked tasks need a decision (5).
+// that cannot merge, an input that is not a regular file (a FIFO where
+// tasks.md belongs) or a symbolic link out of the repository is invalid
+// (6), unchecked tasks need a decision (5).
 func classify(err error) error {
 	var me *spec.MergeError
 	switch {
@@ -49,7 +56,7 @@ func classify(err error) error {
 		return nil
 	case errors.Is(err, spec.ErrChangeNotFound):
 		return exitcode.Wrap(exitcode.Usage, err)
-	case errors.Is(err, spec.ErrInvalid), errors.As(err, &me), errors.Is(err, regfile.ErrNotRegular):
+	case errors.Is(err, spec.ErrInvalid), errors.As(err, &me), errors.Is(err, regfile.ErrNotRegular), errors.Is(err, spec.ErrOutside):
 		return exitcode.Wrap(exitcode.Invalid, err)
 	case errors.Is(err, spec.ErrIncomplete):
 		return exitcode.Wrap(exitcode.NeedsChoice, err)

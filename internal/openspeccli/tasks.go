@@ -27,7 +27,9 @@ min-group-tasks in specstack.toml). Any doubt resolves to a single worker;
 the verdict lists its reasons.
 
 "tasks tick CHANGE ID..." and "tasks untick CHANGE ID..." set task boxes by
-id (1.2), changing nothing else in the file.`,
+id (1.2), changing nothing else in the file. They hold the repository's
+jj-openspec lock (exit 3 naming the holder when another has it) and refuse
+a task file that is a symbolic link out of the repository (exit 6).`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "min-group-tasks", Usage: "unchecked tasks a group needs to get its own worker"},
 		},
@@ -154,6 +156,11 @@ func tickCommand(name string, checked bool) *cli.Command {
 			if err != nil {
 				return err
 			}
+			lock, _, err := lockProject(r)
+			if err != nil {
+				return err
+			}
+			defer lock.Release()
 			written, err := r.Tick(args[0], args[1:], checked)
 			if err != nil {
 				return classify(err)

@@ -1,0 +1,102 @@
+package cliapp_test
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// TestBlockedProcessHelper is not a test: TestSignalEndsBlockedProcess
+// runs the test binary with CLIAPP_BLOCK_ON set, and then this is a tool
+// whose only command blocks opening that FIFO (a read that never returns).
+func TestBlockedProcessHelper(t *testing.T) {
+	fifo := os.Getenv("CLIAPP_BLOCK_ON")
+	if fifo == "" {
+		t.Skip("helper process for TestSignalEndsBlockedProcess")
+	}
+	s := cliapp.Spec{Name: "tool", Commands: []*cli.Command{{
+		Name: "block",
+		Action: func(c *cli.Context) error {
+			os.Stdout.WriteString("ready\n")
+			_, err := os.ReadFile(fifo)
+			return err
+		},
+	}}}
+	os.Exit(cliapp.Run(s, []string{"tool", "block"}, os.Stdout, os.Stderr))
+}
+
+// TestSignalEndsBlockedProcess sends SIGTERM (once, and twice) to a real
+// process blocked on I/O: it must end with exit 10 (interrupted), after
+// the grace period for one signal and at once for a second.
+func TestSignalEndsBlockedProcess(t *testing.T) {
+	tests := []struct {
+		name    string
+		signals int
+		within  time.Duration
+	}{
+		{"one SIGTERM", 1, cliapp.StopGrace + 5*time.Second},
+		{"two SIGTERMs", 2, 3 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "fifo")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestBlockedProcessHelper$")
+			cmd.Env = append(os.Environ(), "CLIAPP_BLOCK_ON="+fifo)
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			line, _ := bufio.NewReader(out).ReadString('\n')
+			if line != "ready\n" {
+				t.Fatalf("helper did not start: %q %s", line, errb.String())
+			}
+			time.Sleep(100 * time.Millisecond) // let it block in open(2)
+			began := time.Now()
+			for range tt.signals {
+				if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				took := time.Since(began)
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != int(exitcode.Interrupted) {
+					t.Fatalf("exit %v, want %d; stderr:\n%s", err, exitcode.Interrupted, errb.String())
+				}
+				if took > tt.within {
+					t.Errorf("ended after %s, want within %s", took, tt.within)
+				}
+				if !strings.Contains(errb.String(), "tool: interrupted") {
+					t.Errorf("stderr does not say it was interrupted:\n%s", errb.String())
+				}
+			case <-time.After(tt.within + 10*time.Second):
+				t.Fatalf("still running %s after SIGTERM while blocked on I/O", time.Since(began).Round(time.Second))
+			}
+		})
+	}
+}
