@@ -76,6 +76,9 @@ func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) 
 	if rev == "" {
 		rev = "@"
 	}
+	if err := repo.CheckRevset(ctx, rev); err != nil {
+		return ResolveReport{}, err
+	}
 	c, err := repo.One(ctx, rev)
 	if err != nil {
 		return ResolveReport{}, fmt.Errorf("resolve in %q: %w", rev, err)
