@@ -2,6 +2,7 @@ package jjx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -63,14 +64,19 @@ func (r *Repo) logWith(ctx context.Context, revset, tmpl string) ([]Commit, erro
 	return res, nil
 }
 
-// One returns the single revision rev names; zero or several is an error.
+// ErrNotOneRevision reports a revset that names no revision or several
+// where one is needed.
+var ErrNotOneRevision = errors.New("want exactly one")
+
+// One returns the single revision rev names; zero or several is an
+// ErrNotOneRevision.
 func (r *Repo) One(ctx context.Context, rev string) (Commit, error) {
 	cs, err := r.Log(ctx, rev)
 	if err != nil {
 		return Commit{}, err
 	}
 	if len(cs) != 1 {
-		return Commit{}, fmt.Errorf("revision %q names %d revisions, want exactly one", rev, len(cs))
+		return Commit{}, fmt.Errorf("revision %q names %d revisions, %w", rev, len(cs), ErrNotOneRevision)
 	}
 	return cs[0], nil
 }
