@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/specstack/specstack/internal/xec"
 )
@@ -35,10 +36,11 @@ const usage = `usage: fakegh COMMAND ...   (state in $FAKEGH_STATE, default $HOM
                                                    open a pull request; prints its number
   dump OWNER/NAME pulls|stacks|issues|comments     JSON on stdout
   log [--writes] [--clear]                         requests served, one a line
-  run [--exit N] -- COMMAND ARGS...                serve the state while COMMAND runs with
+  run [--exit N] [--hang] -- COMMAND ARGS...       serve the state while COMMAND runs with
                                                    GH_SPECSTACK_API_URL pointing at it; exit
                                                    with its code, or with --exit N, 0 when it
-                                                   exited N and 1 otherwise`
+                                                   exited N and 1 otherwise; --hang accepts
+                                                   every connection and never answers`
 
 // Main is the fakegh command.
 func Main() {
@@ -312,8 +314,15 @@ func nonNil[T any](s []T) []T {
 // GH_SPECSTACK_API_URL pointing at it and every proxy variable pointing
 // at a port nobody listens on; it returns argv's exit code.
 func runCommand(st *State, argv []string, stdout, stderr io.Writer) (int, error) {
-	want := -1
-	if len(argv) > 1 && argv[0] == "--exit" {
+	want, hang := -1, false
+	for len(argv) > 0 && (argv[0] == "--hang" || argv[0] == "--exit") {
+		if argv[0] == "--hang" {
+			hang, argv = true, argv[1:]
+			continue
+		}
+		if len(argv) < 2 {
+			return 2, fmt.Errorf("run: --exit needs an exit code")
+		}
 		n, err := strconv.Atoi(argv[1])
 		if err != nil || n < 0 {
 			return 2, fmt.Errorf("run: --exit %q is not an exit code", argv[1])
@@ -323,7 +332,11 @@ func runCommand(st *State, argv []string, stdout, stderr io.Writer) (int, error)
 	if len(argv) > 0 && argv[0] == "--" {
 		argv = argv[1:]
 	}
-	code, err := serve(st, argv, stdout, stderr)
+	var h http.Handler = NewServer(st)
+	if hang {
+		h = nil
+	}
+	code, err := serve(h, argv, stdout, stderr)
 	if err != nil || want < 0 {
 		return code, err
 	}
@@ -333,7 +346,9 @@ func runCommand(st *State, argv []string, stdout, stderr io.Writer) (int, error)
 	return 0, nil
 }
 
-func serve(st *State, argv []string, stdout, stderr io.Writer) (int, error) {
+// serve runs argv while h serves on a loopback port; a nil h accepts
+// every connection and never answers (a hung server).
+func serve(h http.Handler, argv []string, stdout, stderr io.Writer) (int, error) {
 	if len(argv) == 0 {
 		return 2, fmt.Errorf("run: name a command: fakegh run -- COMMAND ARGS")
 	}
@@ -341,12 +356,21 @@ func serve(st *State, argv []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 1, fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: NewServer(st)}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Serve(ln)
-	}()
+	var stop func()
+	if h == nil {
+		stop = hangOn(ln)
+	} else {
+		srv := &http.Server{Handler: h}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = srv.Serve(ln)
+		}()
+		stop = func() {
+			_ = srv.Shutdown(context.Background())
+			<-done
+		}
+	}
 	env := []string{
 		"GH_SPECSTACK_API_URL=http://" + ln.Addr().String() + "/",
 		"HTTPS_PROXY=" + RefusingProxy, "HTTP_PROXY=" + RefusingProxy, "ALL_PROXY=" + RefusingProxy,
@@ -355,8 +379,7 @@ func serve(st *State, argv []string, stdout, stderr io.Writer) (int, error) {
 		"GH_NO_UPDATE_NOTIFIER=1", "GH_NO_EXTENSION_UPDATE_NOTIFIER=1", "GH_PROMPT_DISABLED=1",
 	}
 	runErr := xec.Run(context.Background(), xec.Cmd{Name: argv[0], Args: argv[1:], Env: env, Stdout: stdout, Stderr: stderr})
-	_ = srv.Shutdown(context.Background())
-	<-done
+	stop()
 	if runErr == nil {
 		return 0, nil
 	}
@@ -368,4 +391,33 @@ func serve(st *State, argv []string, stdout, stderr io.Writer) (int, error) {
 		return 1, fmt.Errorf("run %s: %v", argv[0], xe.Err)
 	}
 	return 1, runErr
+}
+
+// hangOn accepts every connection on ln and holds it open without
+// reading or answering, until the returned stop closes them all.
+func hangOn(ln net.Listener) (stop func()) {
+	var mu sync.Mutex
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	return func() {
+		ln.Close()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	}
 }
