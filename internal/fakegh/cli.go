@@ -29,7 +29,9 @@ const RefusingProxy = "http://127.0.0.1:9"
 const usage = `usage: fakegh COMMAND ...   (state in $FAKEGH_STATE, default $HOME/.fakegh.json)
   repo OWNER/NAME --origin BARE_GIT_DIR [--default-branch main] [--stacks on|off]
   issue OWNER/NAME --title T [--body B | --body-file F] [--label L]... [--closed]
-        [--parent N] [--blocked-by N]...          prints the new issue's number
+        [--parent N] [--blocked-by N]... [--no-number]
+                                                   prints the new issue's number; with
+                                                   --no-number it is served without one
   block OWNER/NAME N --by M                        record that N is blocked by M
   sub OWNER/NAME PARENT CHILD...                   append sub-issues to PARENT, in order
   pr OWNER/NAME --head H --base B --title T [--body B] [--draft]
@@ -151,6 +153,7 @@ func edit(st *State, args []string, stdout io.Writer) error {
 		body := fs.String("body", "", "")
 		bodyFile := fs.String("body-file", "", "")
 		closed := fs.Bool("closed", false, "")
+		noNumber := fs.Bool("no-number", false, "")
 		parent := fs.Int("parent", 0, "")
 		var labels, blocked multi
 		fs.Var(&labels, "label", "")
@@ -172,6 +175,7 @@ func edit(st *State, args []string, stdout io.Writer) error {
 			text = string(data)
 		}
 		i := r.AddIssue(*title, text, labels, *closed)
+		i.NoNumber = *noNumber
 		if *parent != 0 {
 			if err := r.AddSubIssue(*parent, i.Number); err != nil {
 				return err
