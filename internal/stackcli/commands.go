@@ -100,7 +100,9 @@ are empty) and prints them as layers in topological order, ties broken by the
 spec's own order of sub-issues, then by number. Closed tickets are skipped; a
 ticket labelled as needing a human is excluded with everything that depends on
 it, and listed. A cycle is refused (exit 6) naming it, and so are tickets
-without a "## Validation" section holding "### Run per change".
+without a "## Validation" section holding "### Run per change", and data that
+makes no sense (a sub-issue or blocker without a number, a ticket blocked by
+itself), every such ticket named.
 
 The stack mode is native when the stacks API answers for the repository; when
 it does not, plan stops (exit 5) and explains the choice: enable stacked pull
