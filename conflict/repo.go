@@ -24,8 +24,12 @@ type FileConflict struct {
 }
 
 // Scan lists the conflicted revisions of revset, newest first, with each
-// conflicted file's hunks and sides as jj materializes them.
+// conflicted file's hunks and sides as jj materializes them. A revset jj
+// refuses on its own is a *jjx.RevsetError (exit code usage).
 func Scan(ctx context.Context, repo *jjx.Repo, revset string) ([]RevisionConflicts, error) {
+	if err := repo.CheckRevset(ctx, revset); err != nil {
+		return nil, err
+	}
 	revs, err := repo.ConflictedRevisions(ctx, revset)
 	if err != nil {
 		return nil, fmt.Errorf("list conflicted revisions in %q: %w", revset, err)

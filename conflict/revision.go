@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/specstack/specstack/internal/confine"
 	"github.com/specstack/specstack/internal/xec"
 	"github.com/specstack/specstack/jjx"
 )
@@ -76,7 +77,13 @@ func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) 
 	if rev == "" {
 		rev = "@"
 	}
+	if err := repo.CheckRevset(ctx, rev); err != nil {
+		return ResolveReport{}, err
+	}
 	c, err := repo.One(ctx, rev)
+	if errors.Is(err, jjx.ErrNotOneRevision) {
+		return ResolveReport{}, fmt.Errorf("resolve: %w: pass -r with one revision (%w)", err, ErrBadRequest)
+	}
 	if err != nil {
 		return ResolveReport{}, fmt.Errorf("resolve in %q: %w", rev, err)
 	}
@@ -94,6 +101,11 @@ func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) 
 		return rep, fmt.Errorf("--hunk needs exactly one PATH (%w)", ErrBadRequest)
 	}
 	for _, p := range targets {
+		// Nothing is read or written through a link leaving the
+		// repository, whichever revision is resolved.
+		if _, err := confine.Path(repo.Root, p); err != nil {
+			return rep, err
+		}
 		if !slices.Contains(conflicted, p) {
 			return rep, fmt.Errorf("%s at %s: %w (conflicted there: %s)", p, short(c.ChangeID), ErrNotConflicted, listOrNone(conflicted))
 		}
@@ -279,7 +291,10 @@ func resolveInPlace(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string,
 		return leftWith(f, fmt.Sprintf("it has %d sides and jj hands merge tools two: run `jj edit %s` and resolve again",
 			maxSides(f), short(c.ChangeID))), ""
 	}
-	file := filepath.Join(repo.Root, filepath.FromSlash(p))
+	file, err := confine.RegularFile(repo.Root, p)
+	if err != nil {
+		return leftWith(f, "it cannot be edited in place: see the error"), err.Error()
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return plan, fmt.Sprintf("read %s: %v", file, err)
@@ -288,22 +303,37 @@ func resolveInPlace(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string,
 	if !res.Changed {
 		return res, ""
 	}
-	info, err := os.Stat(file)
-	if err != nil {
-		return res, fmt.Sprintf("stat %s: %v", file, err)
-	}
-	tmp := file + ".specstack-resolve"
-	if err := os.WriteFile(tmp, res.Content, info.Mode().Perm()); err != nil {
-		return res, fmt.Sprintf("write %s: %v", tmp, err)
-	}
-	if err := os.Rename(tmp, file); err != nil {
-		os.Remove(tmp)
-		return res, fmt.Sprintf("replace %s: %v", file, err)
+	if err := replaceFile(file, res.Content); err != nil {
+		return res, err.Error()
 	}
 	if err := repo.Snapshot(ctx); err != nil {
 		return res, fmt.Sprintf("snapshot the working copy: %v", err)
 	}
 	return res, ""
+}
+
+// replaceFile writes data to a new file beside file (never through a
+// name someone else made) and renames it over file, keeping its mode.
+func replaceFile(file string, data []byte) error {
+	info, err := os.Stat(file)
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", file, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".specstack-resolve-*")
+	if err != nil {
+		return fmt.Errorf("create a file beside %s: %w", file, err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), info.Mode().Perm())); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if err := os.Rename(tmp.Name(), file); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("replace %s: %w", file, err)
+	}
+	return nil
 }
 
 // ToolReport is one line of the merge tool's report file.

@@ -23,7 +23,7 @@ const bookmarkTemplate = `"{\"name\":" ++ json(name) ++ ",\"remote\":" ++ json(i
 func (r *Repo) Bookmarks(ctx context.Context, names ...string) ([]Bookmark, error) {
 	args := []string{"bookmark", "list", "--all-remotes", "-T", bookmarkTemplate}
 	for _, n := range names {
-		args = append(args, "exact:"+n)
+		args = append(args, exact(n))
 	}
 	out, err := r.Run(ctx, args...)
 	if err != nil {
@@ -56,7 +56,7 @@ func (r *Repo) BookmarkSet(ctx context.Context, name, rev string, allowBackwards
 
 // BookmarkTrack starts tracking name@remote.
 func (r *Repo) BookmarkTrack(ctx context.Context, name, remote string) error {
-	_, err := r.Run(ctx, "bookmark", "track", name, "--remote", remote)
+	_, err := r.Run(ctx, "bookmark", "track", exact(name), "--remote", remote)
 	if err != nil && strings.Contains(err.Error(), "already tracked") {
 		return nil
 	}
@@ -67,7 +67,7 @@ func (r *Repo) BookmarkTrack(ctx context.Context, name, remote string) error {
 // refuses to move a remote bookmark that changed since it was last
 // fetched, so this never overwrites someone else's push.
 func (r *Repo) GitPush(ctx context.Context, remote, name string) error {
-	args := []string{"git", "push", "-b", name}
+	args := []string{"git", "push", "-b", exact(name)}
 	if remote != "" {
 		args = append(args, "--remote", remote)
 	}

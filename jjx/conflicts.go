@@ -6,9 +6,11 @@ import (
 	"fmt"
 )
 
-// ConflictedRevisions returns the conflicted revisions within revset.
+// ConflictedRevisions returns the conflicted revisions within revset,
+// newest first. revset is jj's -r argument as given (never pasted into a
+// larger expression); the template keeps the conflicted revisions.
 func (r *Repo) ConflictedRevisions(ctx context.Context, revset string) ([]Commit, error) {
-	return r.Log(ctx, "conflicts() & ("+revset+")")
+	return r.logWith(ctx, revset, "if(conflict, "+logTemplate+")")
 }
 
 // ConflictedFiles returns the paths that are conflicted in rev's tree.

@@ -60,7 +60,7 @@ func (r *Repo) LogDetail(ctx context.Context, revset string) ([]CommitDetail, er
 // in the revset in; keys are full change IDs.
 func (r *Repo) Contained(ctx context.Context, revset, in string) (map[string]bool, error) {
 	out, err := r.Run(ctx, "log", "--no-graph", "-r", revset, "-T",
-		`change_id ++ " " ++ self.contained_in(`+quoteRevsetString(in)+`) ++ "\n"`)
+		`change_id ++ " " ++ self.contained_in(`+Quote(in)+`) ++ "\n"`)
 	if err != nil {
 		return nil, err
 	}

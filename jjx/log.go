@@ -2,6 +2,7 @@ package jjx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -40,7 +41,13 @@ type logLine struct {
 
 // Log returns the revisions of revset, newest first.
 func (r *Repo) Log(ctx context.Context, revset string) ([]Commit, error) {
-	out, err := r.Run(ctx, "log", "--no-graph", "-r", revset, "-T", logTemplate)
+	return r.logWith(ctx, revset, logTemplate)
+}
+
+// logWith runs jj log over revset with tmpl, a template printing one
+// logLine per revision (or nothing, for a revision it filters out).
+func (r *Repo) logWith(ctx context.Context, revset, tmpl string) ([]Commit, error) {
+	out, err := r.Run(ctx, "log", "--no-graph", "-r", revset, "-T", tmpl)
 	if err != nil {
 		return nil, err
 	}
@@ -57,16 +64,35 @@ func (r *Repo) Log(ctx context.Context, revset string) ([]Commit, error) {
 	return res, nil
 }
 
-// One returns the single revision rev names; zero or several is an error.
+// ErrNotOneRevision reports a revset that names no revision or several
+// where one is needed.
+var ErrNotOneRevision = errors.New("want exactly one")
+
+// One returns the single revision rev names; zero or several is an
+// ErrNotOneRevision.
 func (r *Repo) One(ctx context.Context, rev string) (Commit, error) {
 	cs, err := r.Log(ctx, rev)
 	if err != nil {
 		return Commit{}, err
 	}
 	if len(cs) != 1 {
-		return Commit{}, fmt.Errorf("revision %q names %d revisions, want exactly one", rev, len(cs))
+		return Commit{}, fmt.Errorf("revision %q names %d revisions, %w", rev, len(cs), ErrNotOneRevision)
 	}
 	return cs[0], nil
+}
+
+// commitIDsOf returns the full commit IDs of the union of revsets, newest
+// first; each revset is parsed on its own.
+func (r *Repo) commitIDsOf(ctx context.Context, revsets []string) ([]string, error) {
+	args := []string{"log", "--no-graph", "-T", `commit_id ++ "\n"`}
+	for _, rev := range revsets {
+		args = append(args, "-r", rev)
+	}
+	out, err := r.Run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	return lines(out), nil
 }
 
 // ChangeIDs returns the full change IDs of revset, newest first.
@@ -143,11 +169,21 @@ func (r *Repo) New(ctx context.Context, message string, edit bool, parents ...st
 		return c.ChangeID, err
 	}
 	// jj new --no-edit prints the change on stderr only; the newest child
-	// of the parents with that description is it.
-	rev := "latest(children(" + revsetUnion(parents) + ") & description(exact:" + quoteRevsetString(message+"\n") + "))"
-	if message == "" {
-		rev = "latest(children(" + revsetUnion(parents) + ") & description(exact:\"\"))"
+	// of the parents with that description is it. The parents are
+	// resolved to commit IDs first, so no caller's revset text is pasted
+	// into the expression.
+	if len(parents) == 0 {
+		parents = []string{"@"}
 	}
+	ids, err := r.commitIDsOf(ctx, parents)
+	if err != nil {
+		return "", err
+	}
+	desc := message
+	if desc != "" {
+		desc += "\n"
+	}
+	rev := "latest(children(" + strings.Join(ids, "|") + ") & description(exact:" + Quote(desc) + "))"
 	c, err := r.One(ctx, rev)
 	return c.ChangeID, err
 }
@@ -217,25 +253,8 @@ func (r *Repo) DiffStat(ctx context.Context, rev string) (string, error) {
 
 // FileShow returns the content of path at rev.
 func (r *Repo) FileShow(ctx context.Context, rev, path string) ([]byte, error) {
-	return r.Run(ctx, "file", "show", "-r", rev, "--", "root-file:"+quoteFileset(path))
+	return r.Run(ctx, "file", "show", "-r", rev, "--", rootFile(path))
 }
 
-func revsetUnion(revs []string) string {
-	if len(revs) == 0 {
-		return "@"
-	}
-	parts := make([]string, len(revs))
-	for i, r := range revs {
-		parts[i] = "(" + r + ")"
-	}
-	return strings.Join(parts, "|")
-}
-
-// quoteRevsetString quotes s as a revset/fileset string literal.
-func quoteRevsetString(s string) string { return strconv.Quote(s) }
-
-// quoteFileset quotes a literal path for a fileset pattern.
-func quoteFileset(p string) string { return strconv.Quote(p) }
-
-// Quote returns s as a revset string literal, for callers building revsets.
-func Quote(s string) string { return quoteRevsetString(s) }
+// rootFile is the fileset naming exactly the repository path p.
+func rootFile(p string) string { return "root-file:" + Quote(p) }

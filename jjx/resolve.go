@@ -2,7 +2,6 @@ package jjx
 
 import (
 	"context"
-	"fmt"
 	"strings"
 )
 
@@ -38,29 +37,13 @@ func (t MergeTool) configArgs() []string {
 // defined for this call only. jj hands the tool two-sided conflicts only.
 func (r *Repo) ResolveWithTool(ctx context.Context, rev, path string, t MergeTool) error {
 	args := append([]string{"resolve", "-r", rev, "--tool", t.Name}, t.configArgs()...)
-	args = append(args, "--", "root-file:"+quoteFileset(path))
+	args = append(args, "--", rootFile(path))
 	_, err := r.Run(ctx, args...)
 	return err
 }
 
 // tomlString quotes s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, c := range s {
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(c)
-		case c < 0x20 || c == 0x7f:
-			fmt.Fprintf(&b, `\u%04x`, c)
-		default:
-			b.WriteRune(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+func tomlString(s string) string { return quoteWith(s, `\u%04x`) }
 
 func tomlArray(ss []string) string {
 	parts := make([]string, len(ss))

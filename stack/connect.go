@@ -3,6 +3,7 @@ package stack
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/specstack/specstack/stack/ghapi"
 )
@@ -13,10 +14,17 @@ type Env struct {
 	GH  *ghapi.Client
 }
 
+// ConnectOptions says how to reach GitHub.
+type ConnectOptions struct {
+	// Transport, when not nil, carries every HTTP request.
+	Transport http.RoundTripper
+	// Timeout bounds each request; 0 means ghapi.DefaultTimeout.
+	Timeout time.Duration
+}
+
 // Connect opens the repository at dir and a GitHub client for it (host,
 // repository and token resolved as gh does; see ghapi.Resolve).
-// transport, when not nil, carries every HTTP request.
-func Connect(ctx context.Context, dir string, transport http.RoundTripper) (*Env, error) {
+func Connect(ctx context.Context, dir string, o ConnectOptions) (*Env, error) {
 	v, err := OpenVCS(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -25,7 +33,8 @@ func Connect(ctx context.Context, dir string, transport http.RoundTripper) (*Env
 	if err != nil {
 		return nil, err
 	}
-	c, err := ghapi.New(t, transport)
+	t.Timeout = o.Timeout
+	c, err := ghapi.New(t, o.Transport)
 	if err != nil {
 		return nil, err
 	}

@@ -132,7 +132,9 @@ func PinBase(ctx context.Context, v VCS, ref string, allowLocal bool) (string, e
 // LoadTickets reads the spec's open sub-issues (in the spec's order) with
 // their blockers: the dependencies API first, the body's "Blocked by"
 // section only where the API returns nothing. Closed sub-issues are
-// returned separately.
+// returned separately. Data that makes no sense (a sub-issue or blocker
+// without a number, a ticket blocked by itself) is an invalid-input error
+// naming every such ticket, never skipped.
 func LoadTickets(ctx context.Context, gh *ghapi.Client, spec int, humanLabel string) (ghapi.Issue, []*Ticket, []TicketRef, error) {
 	si, err := gh.Issue(ctx, spec)
 	if ghapi.IsStatus(err, http.StatusNotFound) {
@@ -146,9 +148,14 @@ func LoadTickets(ctx context.Context, gh *ghapi.Client, spec int, humanLabel str
 		return si, nil, nil, fmt.Errorf("read sub-issues of #%d: %w", spec, err)
 	}
 	var tickets []*Ticket
+	var nonsense []string // data that makes no sense, reported together
 	closed := []TicketRef{}
 	open := map[int]bool{}
 	for i, s := range subs {
+		if s.Number <= 0 {
+			nonsense = append(nonsense, fmt.Sprintf("sub-issue %d of %d (%q) has no issue number", i+1, len(subs), s.Title))
+			continue
+		}
 		if s.State != "open" {
 			closed = append(closed, TicketRef{s.Number, s.Title})
 			continue
@@ -168,12 +175,17 @@ func LoadTickets(ctx context.Context, gh *ghapi.Client, spec int, humanLabel str
 		var nums []int
 		t.Source = EdgesAPI
 		for _, d := range deps {
-			if d.State == "open" {
+			switch {
+			case d.Number <= 0:
+				nonsense = append(nonsense, fmt.Sprintf("ticket #%d %q is blocked by an issue without a number (%q)", t.Number, t.Title, d.Title))
+			case d.State == "open":
 				nums = append(nums, d.Number)
 			}
 		}
+		from := "GitHub's issue dependencies"
 		if len(deps) == 0 {
 			t.Source = EdgesProse
+			from = `its "Blocked by" section`
 			nums = ProseBlockers(t.Body)
 			if len(nums) == 0 {
 				t.Source = EdgesNone
@@ -182,6 +194,7 @@ func LoadTickets(ctx context.Context, gh *ghapi.Client, spec int, humanLabel str
 		for _, n := range nums {
 			switch {
 			case n == t.Number:
+				nonsense = append(nonsense, fmt.Sprintf("ticket #%d %q is blocked by itself (%s)", t.Number, t.Title, from))
 			case open[n]:
 				if !slices.Contains(t.BlockedBy, n) {
 					t.BlockedBy = append(t.BlockedBy, n)
@@ -193,6 +206,10 @@ func LoadTickets(ctx context.Context, gh *ghapi.Client, spec int, humanLabel str
 			}
 		}
 		slices.Sort(t.BlockedBy)
+	}
+	if len(nonsense) > 0 {
+		return si, nil, nil, exitcode.New(exitcode.Invalid, "spec #%d: GitHub's data does not make sense (fix it on GitHub and re-run):\n  %s",
+			spec, strings.Join(nonsense, "\n  "))
 	}
 	return si, tickets, closed, nil
 }

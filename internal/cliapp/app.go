@@ -90,7 +90,7 @@ func Run(s Spec, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	code := exitcode.Of(err)
+	code := exitCodeOf(err)
 	if ctx.Err() != nil && code == exitcode.Failure {
 		code = exitcode.Interrupted
 	}

@@ -12,10 +12,14 @@ import (
 // written among or after them ("archive CHANGE --yes", "plan 12 --json"):
 // urfave/cli stops parsing flags at the first argument. Flags found there
 // are set on the context that defines them, so c.String and JSON see them.
-// "--" ends flag parsing; "-" is an argument.
+// "--" ends flag parsing, wherever it stands: everything after it is an
+// argument, however it looks; "-" is an argument.
 func Args(c *cli.Context) ([]string, error) {
 	var pos []string
 	args := c.Args().Slice()
+	if stoppedAtDashes(c) {
+		return args, nil
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -63,4 +67,32 @@ func lookupFlag(c *cli.Context, name string) (*cli.Context, cli.Flag) {
 		}
 	}
 	return nil, nil
+}
+
+// stoppedAtDashes reports whether urfave/cli ended c's flags at a "--",
+// which it drops: then every argument it left is positional. It reads
+// the command's own arguments from the parent context, where they follow
+// the command's name, and finds the "--" just before what urfave left
+// (unless that "--" is the value of a flag).
+func stoppedAtDashes(c *cli.Context) bool {
+	lineage := c.Lineage()
+	if len(lineage) < 2 || lineage[1] == nil || c.Command == nil {
+		return false
+	}
+	raw := lineage[1].Args().Slice()
+	if len(raw) == 0 || !c.Command.HasName(raw[0]) {
+		return false
+	}
+	i := len(raw) - c.Args().Len() - 1 // the argument before those left
+	if i < 1 || raw[i] != "--" {
+		return false
+	}
+	if prev := raw[i-1]; i > 1 && strings.HasPrefix(prev, "-") && !strings.Contains(prev, "=") {
+		if _, f := lookupFlag(c, strings.TrimLeft(prev, "-")); f != nil {
+			if _, isBool := f.(*cli.BoolFlag); !isBool {
+				return false // "--" is that flag's value
+			}
+		}
+	}
+	return true
 }

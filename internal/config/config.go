@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -23,6 +24,7 @@ type Config struct {
 	Kaisen   KaisenConfig   `toml:"kaisen"`
 	OpenSpec OpenSpecConfig `toml:"openspec"`
 	Stack    StackConfig    `toml:"stack"`
+	GitHub   GitHubConfig   `toml:"github"`
 
 	// Files lists the files read, in order.
 	Files []string `toml:"-"`
@@ -71,7 +73,24 @@ func Load(root string) (*Config, error) {
 		if keys := md.Undecoded(); len(keys) > 0 {
 			return nil, fmt.Errorf("config %s: unknown key %q (see README \"Configuration\")", p, keys[0].String())
 		}
+		if md.IsDefined("github", "timeout") {
+			if _, err := ParseTimeout(cfg.GitHub.Timeout); err != nil {
+				return nil, fmt.Errorf("config %s: [github] timeout = %q: %w", p, cfg.GitHub.Timeout, err)
+			}
+		}
 		cfg.Files = append(cfg.Files, p)
 	}
 	return cfg, nil
+}
+
+// ParseTimeout reads a timeout: a positive Go duration ("30s", "2m").
+func ParseTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, errors.New("not a Go duration (want e.g. 30s or 2m)")
+	}
+	if d <= 0 {
+		return 0, errors.New("must be positive (want e.g. 30s or 2m)")
+	}
+	return d, nil
 }

@@ -47,3 +47,25 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("no files: %+v %v", cfg, err)
 	}
 }
+
+func TestGitHubTimeout(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for _, tc := range []struct{ body, want, err string }{
+		{"[github]\ntimeout = \"90s\"\n", "90s", ""},
+		{"[github]\ntimeout = \"soon\"\n", "", `[github] timeout = "soon": not a Go duration`},
+		{"[github]\ntimeout = \"0s\"\n", "", `[github] timeout = "0s": must be positive`},
+		{"[github]\ntimeout = \"\"\n", "", `[github] timeout = "": not a Go duration`},
+	} {
+		root := t.TempDir()
+		os.WriteFile(filepath.Join(root, FileName), []byte(tc.body), 0o644)
+		cfg, err := Load(root)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), FileName) {
+				t.Errorf("Load(%q) error %v, want it to name the file and say %q", tc.body, err, tc.err)
+			}
+		case err != nil || cfg.GitHub.Timeout != tc.want:
+			t.Errorf("Load(%q) = %+v, %v; want timeout %q", tc.body, cfg, err, tc.want)
+		}
+	}
+}

@@ -19,3 +19,10 @@ type StackConfig struct {
 	HumanLabel string `toml:"human-label"` // label of tickets that need a person
 	StackMode  string `toml:"stack-mode"`  // "native" or "chain"
 }
+
+// GitHubConfig configures how gh-specstack reaches GitHub.
+type GitHubConfig struct {
+	// Timeout bounds each request, a Go duration ("30s"); the
+	// GH_SPECSTACK_TIMEOUT variable wins over it.
+	Timeout string `toml:"timeout"`
+}

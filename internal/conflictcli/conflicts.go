@@ -20,7 +20,9 @@ func conflictsCommand() *cli.Command {
 		Description: `Lists the conflicted revisions in REVSET (default @) and, for each, the
 conflicted files with the number of hunks and sides jj wrote in them. Exits 0
 when there are none and 4 (conflicts) when there are some, so scripts can
-test it; unlike "jj resolve --list", which exits 2 when there are none.`,
+test it; unlike "jj resolve --list", which exits 2 when there are none. jj
+parses REVSET on its own, as one argument: a revset it refuses (a syntax
+error, an unknown name) is a usage error (exit 2) with jj's message.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "revisions", Aliases: []string{"r"}, Value: "@", Usage: "the `REVSET` to look in"},
 		},

@@ -18,7 +18,7 @@ func resolveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "resolve",
 		Usage:     "resolve conflicts in a revision without opening any tool",
-		ArgsUsage: "[PATH...]",
+		ArgsUsage: "[--] [PATH...]",
 		Description: `Resolves the conflicts of the named files (repository-relative paths) in
 revision REV (default @, any revision works) by a strategy:
 
@@ -35,10 +35,17 @@ revision REV (default @, any revision works) by a strategy:
 strategy cannot resolve safely keeps its markers and is reported with the
 reason; nothing is dropped silently. jj runs this binary as a merge tool for
 the one call, so the revision is rewritten in place and history stays clean.
---hunk N limits the strategy to hunk N of the one PATH given. Exits 4
-(conflicts) when any conflict remains in the files asked for, and 1 when jj
-would not record a resolution (an immutable revision, for one; the message
-says why), with the report printed first.`,
+--hunk N limits the strategy to hunk N of the one PATH given. Flags may
+follow the paths; after "--" everything is a path, however it looks.
+
+REV is parsed by jj on its own and must name one revision, else it is a usage
+error (exit 2) with jj's message. Nothing is read or written through a
+symbolic link that leads out of the repository: a PATH that is, or goes
+through, such a link is refused (exit 6) naming the link and where it points,
+and only regular files are opened. Exits 4 (conflicts) when any conflict
+remains in the files asked for, and 1 when jj would not record a resolution
+(an immutable revision, for one; the message says why), with the report
+printed first.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "revision", Aliases: []string{"r"}, Value: "@", Usage: "the `REV` to resolve in"},
 			&cli.StringFlag{Name: "strategy", Aliases: []string{"s"}, Usage: "`STRATEGY`: tasks, ours, theirs, side=N, base or union"},

@@ -24,6 +24,7 @@ var Commands = map[string]func(){
 	"gh-specstack":    func() { os.Exit(cliapp.Run(stackcli.Spec(), os.Args, os.Stdout, os.Stderr)) },
 	"fakegh":          fakegh.Main,
 	"kaisen-fixtures": kaisenFixtures,
+	"exits":           exits,
 }
 
 func TestMain(m *testing.M) {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/specstack/specstack/internal/xec"
 )
@@ -28,17 +29,20 @@ const RefusingProxy = "http://127.0.0.1:9"
 const usage = `usage: fakegh COMMAND ...   (state in $FAKEGH_STATE, default $HOME/.fakegh.json)
   repo OWNER/NAME --origin BARE_GIT_DIR [--default-branch main] [--stacks on|off]
   issue OWNER/NAME --title T [--body B | --body-file F] [--label L]... [--closed]
-        [--parent N] [--blocked-by N]...          prints the new issue's number
+        [--parent N] [--blocked-by N]... [--no-number]
+                                                   prints the new issue's number; with
+                                                   --no-number it is served without one
   block OWNER/NAME N --by M                        record that N is blocked by M
   sub OWNER/NAME PARENT CHILD...                   append sub-issues to PARENT, in order
   pr OWNER/NAME --head H --base B --title T [--body B] [--draft]
                                                    open a pull request; prints its number
   dump OWNER/NAME pulls|stacks|issues|comments     JSON on stdout
   log [--writes] [--clear]                         requests served, one a line
-  run [--exit N] -- COMMAND ARGS...                serve the state while COMMAND runs with
+  run [--exit N] [--hang] -- COMMAND ARGS...       serve the state while COMMAND runs with
                                                    GH_SPECSTACK_API_URL pointing at it; exit
                                                    with its code, or with --exit N, 0 when it
-                                                   exited N and 1 otherwise`
+                                                   exited N and 1 otherwise; --hang accepts
+                                                   every connection and never answers`
 
 // Main is the fakegh command.
 func Main() {
@@ -149,6 +153,7 @@ func edit(st *State, args []string, stdout io.Writer) error {
 		body := fs.String("body", "", "")
 		bodyFile := fs.String("body-file", "", "")
 		closed := fs.Bool("closed", false, "")
+		noNumber := fs.Bool("no-number", false, "")
 		parent := fs.Int("parent", 0, "")
 		var labels, blocked multi
 		fs.Var(&labels, "label", "")
@@ -170,6 +175,7 @@ func edit(st *State, args []string, stdout io.Writer) error {
 			text = string(data)
 		}
 		i := r.AddIssue(*title, text, labels, *closed)
+		i.NoNumber = *noNumber
 		if *parent != 0 {
 			if err := r.AddSubIssue(*parent, i.Number); err != nil {
 				return err
@@ -312,8 +318,15 @@ func nonNil[T any](s []T) []T {
 // GH_SPECSTACK_API_URL pointing at it and every proxy variable pointing
 // at a port nobody listens on; it returns argv's exit code.
 func runCommand(st *State, argv []string, stdout, stderr io.Writer) (int, error) {
-	want := -1
-	if len(argv) > 1 && argv[0] == "--exit" {
+	want, hang := -1, false
+	for len(argv) > 0 && (argv[0] == "--hang" || argv[0] == "--exit") {
+		if argv[0] == "--hang" {
+			hang, argv = true, argv[1:]
+			continue
+		}
+		if len(argv) < 2 {
+			return 2, fmt.Errorf("run: --exit needs an exit code")
+		}
 		n, err := strconv.Atoi(argv[1])
 		if err != nil || n < 0 {
 			return 2, fmt.Errorf("run: --exit %q is not an exit code", argv[1])
@@ -323,7 +336,11 @@ func runCommand(st *State, argv []string, stdout, stderr io.Writer) (int, error)
 	if len(argv) > 0 && argv[0] == "--" {
 		argv = argv[1:]
 	}
-	code, err := serve(st, argv, stdout, stderr)
+	var h http.Handler = NewServer(st)
+	if hang {
+		h = nil
+	}
+	code, err := serve(h, argv, stdout, stderr)
 	if err != nil || want < 0 {
 		return code, err
 	}
@@ -333,7 +350,9 @@ func runCommand(st *State, argv []string, stdout, stderr io.Writer) (int, error)
 	return 0, nil
 }
 
-func serve(st *State, argv []string, stdout, stderr io.Writer) (int, error) {
+// serve runs argv while h serves on a loopback port; a nil h accepts
+// every connection and never answers (a hung server).
+func serve(h http.Handler, argv []string, stdout, stderr io.Writer) (int, error) {
 	if len(argv) == 0 {
 		return 2, fmt.Errorf("run: name a command: fakegh run -- COMMAND ARGS")
 	}
@@ -341,12 +360,21 @@ func serve(st *State, argv []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 1, fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: NewServer(st)}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Serve(ln)
-	}()
+	var stop func()
+	if h == nil {
+		stop = hangOn(ln)
+	} else {
+		srv := &http.Server{Handler: h}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = srv.Serve(ln)
+		}()
+		stop = func() {
+			_ = srv.Shutdown(context.Background())
+			<-done
+		}
+	}
 	env := []string{
 		"GH_SPECSTACK_API_URL=http://" + ln.Addr().String() + "/",
 		"HTTPS_PROXY=" + RefusingProxy, "HTTP_PROXY=" + RefusingProxy, "ALL_PROXY=" + RefusingProxy,
@@ -355,8 +383,7 @@ func serve(st *State, argv []string, stdout, stderr io.Writer) (int, error) {
 		"GH_NO_UPDATE_NOTIFIER=1", "GH_NO_EXTENSION_UPDATE_NOTIFIER=1", "GH_PROMPT_DISABLED=1",
 	}
 	runErr := xec.Run(context.Background(), xec.Cmd{Name: argv[0], Args: argv[1:], Env: env, Stdout: stdout, Stderr: stderr})
-	_ = srv.Shutdown(context.Background())
-	<-done
+	stop()
 	if runErr == nil {
 		return 0, nil
 	}
@@ -368,4 +395,33 @@ func serve(st *State, argv []string, stdout, stderr io.Writer) (int, error) {
 		return 1, fmt.Errorf("run %s: %v", argv[0], xe.Err)
 	}
 	return 1, runErr
+}
+
+// hangOn accepts every connection on ln and holds it open without
+// reading or answering, until the returned stop closes them all.
+func hangOn(ln net.Listener) (stop func()) {
+	var mu sync.Mutex
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	return func() {
+		ln.Close()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	}
 }

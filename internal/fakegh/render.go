@@ -14,7 +14,7 @@ func labelsJSON(names []string) []map[string]string {
 }
 
 func (r *Repo) issueJSON(i *Issue) map[string]any {
-	return map[string]any{
+	res := map[string]any{
 		"id":       int64(1000 + i.Number),
 		"node_id":  fmt.Sprintf("I_%s_%s_%d", r.Owner, r.Name, i.Number),
 		"number":   i.Number,
@@ -24,6 +24,10 @@ func (r *Repo) issueJSON(i *Issue) map[string]any {
 		"labels":   labelsJSON(i.Labels),
 		"html_url": fmt.Sprintf("https://github.com/%s/%s/issues/%d", r.Owner, r.Name, i.Number),
 	}
+	if i.NoNumber {
+		delete(res, "number")
+	}
+	return res
 }
 
 func (r *Repo) refJSON(branch string) map[string]any {

@@ -56,6 +56,9 @@ type Issue struct {
 	Labels    []string `json:"labels"`
 	SubIssues []int    `json:"sub_issues"` // in the parent's order
 	BlockedBy []int    `json:"blocked_by"`
+	// NoNumber serves the issue without its "number" field: data that
+	// makes no sense, which gh-specstack must report.
+	NoNumber bool `json:"no_number,omitempty"`
 }
 
 // Pull is a pull request.

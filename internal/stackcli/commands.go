@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/stack"
+	"github.com/specstack/specstack/stack/ghapi"
 )
 
 func commands() []*cli.Command {
@@ -48,6 +50,7 @@ func specArg(c *cli.Context) (int, error) {
 // settings merges flags over the configuration files of the repository.
 type settings struct {
 	humanLabel, stackMode string
+	timeout               time.Duration // each GitHub request's limit
 }
 
 func loadSettings(c *cli.Context, dir string) (settings, error) {
@@ -59,7 +62,11 @@ func loadSettings(c *cli.Context, dir string) (settings, error) {
 	if err != nil {
 		return settings{}, exitcode.Wrap(exitcode.Usage, err)
 	}
-	s := settings{humanLabel: cfg.Stack.HumanLabel, stackMode: cfg.Stack.StackMode}
+	timeout, err := ghapi.RequestTimeout(cfg.GitHub.Timeout)
+	if err != nil {
+		return settings{}, err
+	}
+	s := settings{humanLabel: cfg.Stack.HumanLabel, stackMode: cfg.Stack.StackMode, timeout: timeout}
 	if c.IsSet("human-label") {
 		s.humanLabel = c.String("human-label")
 	}
@@ -78,7 +85,7 @@ func connect(c *cli.Context) (*stack.Env, settings, error) {
 	if err != nil {
 		return nil, s, err
 	}
-	env, err := stack.Connect(c.Context, dir, nil)
+	env, err := stack.Connect(c.Context, dir, stack.ConnectOptions{Timeout: s.timeout})
 	return env, s, err
 }
 
@@ -93,7 +100,9 @@ are empty) and prints them as layers in topological order, ties broken by the
 spec's own order of sub-issues, then by number. Closed tickets are skipped; a
 ticket labelled as needing a human is excluded with everything that depends on
 it, and listed. A cycle is refused (exit 6) naming it, and so are tickets
-without a "## Validation" section holding "### Run per change".
+without a "## Validation" section holding "### Run per change", and data that
+makes no sense (a sub-issue or blocker without a number, a ticket blocked by
+itself), every such ticket named.
 
 The stack mode is native when the stacks API answers for the repository; when
 it does not, plan stops (exit 5) and explains the choice: enable stacked pull

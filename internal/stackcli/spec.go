@@ -24,7 +24,10 @@ Like every gh extension it takes the token from GH_TOKEN, GITHUB_TOKEN
 (GH_ENTERPRISE_TOKEN for other hosts) or gh auth login, the host from GH_HOST,
 and the repository from GH_REPO or the origin remote. GH_SPECSTACK_API_URL
 overrides the REST API base URL (a GitHub Enterprise proxy, or a test server;
-plain http allowed), and then no request goes anywhere else.`,
+plain http allowed), and then no request goes anywhere else. Each request has
+a deadline: GH_SPECSTACK_TIMEOUT (a Go duration such as 30s or 2m), else
+[github] timeout in specstack.toml, else 30s; a request GitHub does not answer
+in time fails (exit 1) naming the request and the limit.`,
 		Commands: commands(),
 	}
 }

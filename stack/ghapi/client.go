@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/cli/go-gh/v2/pkg/api"
 	"github.com/cli/go-gh/v2/pkg/auth"
@@ -124,14 +125,28 @@ func (c *Client) send(ctx context.Context, method, path string, in, out any) (ht
 	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
 		target = c.base + path
 	}
-	resp, err := c.rest.RequestWithContext(ctx, method, target, body)
+	// The deadline covers the whole exchange: a server that accepts the
+	// connection and never answers (or stops halfway) ends the command.
+	limit := c.T.Timeout
+	if limit <= 0 {
+		limit = DefaultTimeout
+	}
+	reqCtx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	timedOut := func(err error) error {
+		if ctx.Err() == nil && errors.Is(reqCtx.Err(), context.DeadlineExceeded) {
+			return &TimeoutError{Method: method, Path: shownPath(path), Limit: limit}
+		}
+		return err
+	}
+	resp, err := c.rest.RequestWithContext(reqCtx, method, target, body)
 	if err != nil {
-		return nil, wrapError(method, path, err)
+		return nil, timedOut(wrapError(method, path, err))
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, fmt.Errorf("%s /%s: read response: %w", method, path, err)
+		return nil, timedOut(fmt.Errorf("%s /%s: read response: %w", method, path, err))
 	}
 	if out != nil && len(bytes.TrimSpace(data)) > 0 && resp.StatusCode != http.StatusNoContent {
 		if err := json.Unmarshal(data, out); err != nil {
@@ -205,11 +220,27 @@ func IsStatus(err error, code int) bool {
 	return errors.As(err, &e) && e.Status == code
 }
 
-func wrapError(method, path string, err error) error {
-	shown := strings.SplitN(path, "?", 2)[0]
-	if u, perr := url.Parse(path); perr == nil && u.IsAbs() {
-		shown = strings.TrimPrefix(u.Path, "/")
+// TimeoutError is a request GitHub did not answer within the limit.
+type TimeoutError struct {
+	Method, Path string
+	Limit        time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s /%s: no answer from GitHub within %s (%s or [github] timeout sets the limit)", e.Method, e.Path, e.Limit, TimeoutEnv)
+}
+
+// shownPath is a request's path for messages: without the query, and
+// without the host of an absolute (pagination) URL.
+func shownPath(path string) string {
+	if u, err := url.Parse(path); err == nil && u.IsAbs() {
+		return strings.TrimPrefix(u.Path, "/")
 	}
+	return strings.SplitN(path, "?", 2)[0]
+}
+
+func wrapError(method, path string, err error) error {
+	shown := shownPath(path)
 	var he *api.HTTPError
 	if !errors.As(err, &he) {
 		return fmt.Errorf("%s /%s: %w", method, shown, err)

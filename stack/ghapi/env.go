@@ -9,10 +9,12 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/cli/go-gh/v2/pkg/auth"
 	"github.com/cli/go-gh/v2/pkg/repository"
 
+	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
 )
 
@@ -20,6 +22,13 @@ import (
 // tests). Plain http is allowed; every request then goes there and
 // nowhere else.
 const APIURLEnv = "GH_SPECSTACK_API_URL"
+
+// TimeoutEnv bounds each request (a Go duration); it wins over the
+// configuration's [github] timeout.
+const TimeoutEnv = "GH_SPECSTACK_TIMEOUT"
+
+// DefaultTimeout bounds each request when nothing else does.
+const DefaultTimeout = 30 * time.Second
 
 // LoginHint tells a person how to give gh-specstack a token.
 const LoginHint = "run gh auth login or set GH_TOKEN"
@@ -31,6 +40,9 @@ type Target struct {
 	Name   string
 	Token  string
 	APIURL string // override of the REST base URL; "" means the host's own
+	// Timeout bounds each request, from sending it to reading the whole
+	// answer; 0 means DefaultTimeout.
+	Timeout time.Duration
 }
 
 // Repo returns "owner/name".
@@ -76,6 +88,27 @@ func Resolve(originURL string) (Target, error) {
 		t.APIURL = u.String()
 	}
 	return t, nil
+}
+
+// RequestTimeout settles the limit of each request: TimeoutEnv when set,
+// else configured ([github] timeout, already checked; "" when absent),
+// else DefaultTimeout. A bad TimeoutEnv is a usage error naming it.
+func RequestTimeout(configured string) (time.Duration, error) {
+	if v := os.Getenv(TimeoutEnv); v != "" {
+		d, err := config.ParseTimeout(v)
+		if err != nil {
+			return 0, exitcode.New(exitcode.Usage, "%s=%q: %v", TimeoutEnv, v, err)
+		}
+		return d, nil
+	}
+	if configured != "" {
+		d, err := config.ParseTimeout(configured)
+		if err != nil {
+			return 0, exitcode.New(exitcode.Usage, "[github] timeout = %q: %v", configured, err)
+		}
+		return d, nil
+	}
+	return DefaultTimeout, nil
 }
 
 // parseRemoteURL reads owner/name (and host) from a git remote URL:

@@ -1,0 +1,134 @@
+// Package confine keeps file access inside a repository: a repository
+// path is resolved on disk component by component, following symbolic
+// links only while they stay inside the root, and files are opened only
+// when they are regular files.
+package confine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// EscapeError is a path that is, or goes through, a symbolic link leading
+// outside the repository (or a path that climbs out of it with "..").
+type EscapeError struct {
+	Root   string // the repository root
+	Path   string // the path asked for, relative to Root
+	Link   string // the link on the way, relative to Root ("..": no link)
+	Target string // what the link points to, as written in it
+}
+
+func (e *EscapeError) Error() string {
+	if e.Link == ".." {
+		return fmt.Sprintf("%s: the path leaves the repository %s", e.Path, e.Root)
+	}
+	msg := fmt.Sprintf("%s is a symbolic link to %s, outside the repository %s", e.Link, e.Target, e.Root)
+	if e.Link != e.Path {
+		msg = e.Path + ": " + msg
+	}
+	return msg + ": refusing to follow it"
+}
+
+// Path returns where the slash-separated repository path rel really is
+// under root: every symbolic link on the way is followed while it stays
+// inside root. A link that leads out (or a ".." that climbs out) is an
+// *EscapeError with exit code invalid. Components that do not exist yet
+// are joined as they are.
+func Path(root, rel string) (string, error) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", fmt.Errorf("resolve repository root %s: %w", root, err)
+	}
+	escape := func(link, target string) error {
+		return exitcode.Wrap(exitcode.Invalid, &EscapeError{Root: root, Path: rel, Link: link, Target: target})
+	}
+	cur := realRoot
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i, part := range parts {
+		if part == "" || part == "." {
+			continue
+		}
+		if part == ".." {
+			if cur == realRoot {
+				return "", escape("..", "")
+			}
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, part)
+		fi, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			return filepath.Join(append([]string{next}, parts[i+1:]...)...), nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", rel, err)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		link := strings.Join(parts[:i+1], "/")
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", fmt.Errorf("%s: read link %s: %w", rel, link, err)
+		}
+		resolved, err := filepath.EvalSymlinks(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			// A dangling link: judge where it points as written.
+			resolved = target
+			if !filepath.IsAbs(resolved) {
+				resolved = filepath.Join(cur, resolved)
+			}
+		} else if err != nil {
+			return "", fmt.Errorf("%s: follow link %s: %w", rel, link, err)
+		}
+		if !inside(realRoot, resolved) {
+			return "", escape(link, target)
+		}
+		cur = resolved
+	}
+	return cur, nil
+}
+
+func inside(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// RegularFile is Path for a file that is read or replaced: it must exist
+// and be a regular file (not a directory, FIFO, socket or device), else
+// the error, with exit code invalid, names it.
+func RegularFile(root, rel string) (string, error) {
+	p, err := Path(root, rel)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", rel, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", exitcode.New(exitcode.Invalid, "%s is %s, not a regular file: refusing to open it", rel, kind(fi.Mode()))
+	}
+	return p, nil
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}

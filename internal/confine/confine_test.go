@@ -1,0 +1,92 @@
+package confine
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+func TestPath(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	mk := func(rel string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(target, rel string) {
+		if err := os.Symlink(target, filepath.Join(root, rel)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("docs/a.md")
+	os.WriteFile(filepath.Join(outside, "f.txt"), []byte("secret\n"), 0o644)
+	link("docs", "alias")                               // inside, relative
+	link(filepath.Join(root, "docs", "a.md"), "a.md")   // inside, absolute
+	link(outside, "out")                                // a directory outside
+	link(filepath.Join(outside, "f.txt"), "f.txt")      // a file outside
+	link("../"+filepath.Base(outside)+"/new", "dangle") // dangling, outside
+	link("alias/../..", "up")                           // resolves to root's parent
+	link("loop", "loop")
+	realRoot, _ := filepath.EvalSymlinks(root)
+	tests := []struct {
+		rel, want string // want: the real path relative to root
+		link      string
+	}{
+		{rel: "docs/a.md", want: "docs/a.md"},
+		{rel: "alias/a.md", want: "docs/a.md"},
+		{rel: "a.md", want: "docs/a.md"},
+		{rel: "docs/new/b.md", want: "docs/new/b.md"}, // not there yet
+		{rel: "out/f.txt", link: "out"},
+		{rel: "out", link: "out"},
+		{rel: "f.txt", link: "f.txt"},
+		{rel: "dangle", link: "dangle"},
+		{rel: "up/x", link: "up"},
+		{rel: "../x", link: ".."},
+	}
+	for _, tt := range tests {
+		got, err := Path(root, tt.rel)
+		if tt.link != "" {
+			var esc *EscapeError
+			if !errors.As(err, &esc) || esc.Link != tt.link || exitcode.Of(err) != exitcode.Invalid {
+				t.Errorf("Path(%q) = %q, %v; want an invalid-input escape through %q", tt.rel, got, err, tt.link)
+			} else if !strings.Contains(err.Error(), tt.link) || (tt.link != ".." && !strings.Contains(err.Error(), esc.Target)) {
+				t.Errorf("Path(%q) error %q does not name the link and its target", tt.rel, err)
+			}
+			continue
+		}
+		if want := filepath.Join(realRoot, tt.want); err != nil || got != want {
+			t.Errorf("Path(%q) = %q, %v; want %q", tt.rel, got, err, want)
+		}
+	}
+	if _, err := Path(root, "loop/x"); err == nil {
+		t.Error("Path through a symlink loop succeeded")
+	}
+}
+
+func TestRegularFile(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "f.txt"), []byte("x\n"), 0o644)
+	os.Mkdir(filepath.Join(root, "dir"), 0o755)
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RegularFile(root, "f.txt"); err != nil {
+		t.Errorf("RegularFile(f.txt) = %v", err)
+	}
+	for _, rel := range []string{"dir", "fifo", "missing"} {
+		_, err := RegularFile(root, rel)
+		if err == nil || !strings.Contains(err.Error(), rel) {
+			t.Errorf("RegularFile(%q) = %v, want an error naming it", rel, err)
+		}
+	}
+}
