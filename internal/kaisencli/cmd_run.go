@@ -86,12 +86,15 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Prerequisites first, each failure with its fix.
-	ws, at, err := engine.Prerequisites(c.Context, s.repo)
+	// The ledger lock first: a live run makes this one fail at once.
+	res, err := engine.Reserve(s.dir, c.Bool("fresh"))
 	if err != nil {
 		return nil, err
 	}
-	if err := engine.CheckUnfinished(s.dir, c.Bool("fresh")); err != nil {
+	defer res.Release() // a no-op once the run started
+	// Then the prerequisites, each failure with its fix.
+	ws, at, err := engine.Prerequisites(c.Context, s.repo)
+	if err != nil {
 		return nil, err
 	}
 	tasks := engine.PlanTasks(p)
@@ -138,7 +141,7 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 		}
 		briefs[t.Number] = b
 	}
-	return engine.Start(c.Context, s.repo, s.dir, engine.StartRequest{
+	return res.Start(c.Context, s.repo, engine.StartRequest{
 		Binary: binary, Plan: label, Tasks: tasks, Waves: v.Waves, Briefs: briefs,
 		Options: opts, Fresh: c.Bool("fresh"), Warnings: warnings,
 		Checked: &engine.Checked{Workspace: ws, At: at},
