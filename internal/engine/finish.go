@@ -89,7 +89,15 @@ func (r *Runner) Complete(ctx context.Context) error {
 	if err := r.Sweep(ctx, false); err != nil {
 		return err
 	}
-	return r.record(Event{Kind: EvComplete})
+	at, err := r.Repo.One(ctx, "@")
+	if err != nil {
+		return fmt.Errorf("complete the run: read @: %w", err)
+	}
+	if err := r.record(Event{Kind: EvComplete, Commit: at.CommitID}); err != nil {
+		return err
+	}
+	// Complete, yet not a success when a task was left out of @.
+	return r.Report().notMergedError()
 }
 
 // Sweep releases the workspaces of tasks that no longer need them
