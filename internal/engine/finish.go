@@ -123,11 +123,18 @@ func (r *Runner) Sweep(ctx context.Context, all bool) error {
 // Abort restores the repository to the run's start operation (undoing
 // every workspace, squash and abandon of the run at once), removes the
 // run's workspace directories and records the run as aborted. Artifacts
-// are kept.
-func (r *Runner) Abort(ctx context.Context) error {
+// are kept. Unless yes is set, it refuses (exit 5, listing what would be
+// lost) a run that is complete, or whose @ holds edits made since the
+// run last recorded it.
+func (r *Runner) Abort(ctx context.Context, yes bool) error {
 	st := r.State()
 	if st.Aborted {
 		return exitcode.New(exitcode.Usage, "run %s is already aborted (restored to %s)", r.Doc.Header.RunID, short(st.AbortedOp))
+	}
+	if !yes {
+		if err := r.abortLoss(ctx, st); err != nil {
+			return err
+		}
 	}
 	if err := r.Repo.OpRestore(ctx, r.Doc.Header.StartOp); err != nil {
 		return fmt.Errorf("restore operation %s: %w", short(r.Doc.Header.StartOp), err)

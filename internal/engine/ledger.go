@@ -171,13 +171,17 @@ type State struct {
 	FannedIn       map[int]bool
 	NoTestSurface  map[int]bool
 	BaselineCommit string
-	Integrity      string // reason of the last failed integrity check, "" when clean
-	Gate           string
-	GateReason     string
-	Halted         string
-	Complete       bool
-	Aborted        bool
-	AbortedOp      string
+	// Checkpoint is the newest commit of @ the run recorded (at start,
+	// after each fan-in, at a halt, at completion): @ differing from it
+	// holds edits made since, which abort would lose.
+	Checkpoint string
+	Integrity  string // reason of the last failed integrity check, "" when clean
+	Gate       string
+	GateReason string
+	Halted     string
+	Complete   bool
+	Aborted    bool
+	AbortedOp  string
 }
 
 // taskEvent lists the kinds that are about one task.
@@ -189,7 +193,8 @@ var taskEvent = map[string]bool{
 
 // Fold derives the state from the document.
 func Fold(d *Doc) *State {
-	s := &State{Tasks: map[int]*TaskState{}, FannedIn: map[int]bool{}, NoTestSurface: map[int]bool{}, BaselineCommit: d.Header.BaselineCommit}
+	s := &State{Tasks: map[int]*TaskState{}, FannedIn: map[int]bool{}, NoTestSurface: map[int]bool{},
+		BaselineCommit: d.Header.BaselineCommit, Checkpoint: d.Header.BaselineCommit}
 	for _, t := range d.Header.Tasks {
 		s.Tasks[t.Num] = &TaskState{Task: t}
 	}
@@ -207,6 +212,12 @@ func Fold(d *Doc) *State {
 		}
 		if t == nil && taskEvent[e.Kind] {
 			continue // a wave-level record of a task event (a reviewer's dispatch)
+		}
+		switch e.Kind {
+		case EvBaseline, EvHalted, EvComplete:
+			if e.Commit != "" {
+				s.Checkpoint = e.Commit
+			}
 		}
 		switch e.Kind {
 		case EvProvisioned:

@@ -75,7 +75,7 @@ func (r *Runner) Review(ctx context.Context, w int) error {
 			}
 		}
 		if len(exhausted) > 0 {
-			return r.halt(exitcode.New(exitcode.Halted,
+			return r.halt(ctx, exitcode.New(exitcode.Halted,
 				"review findings remain after %d fix attempts: %s; fix them in the workspace, then `jj kaisen review record --task N --passed` and `jj kaisen resume`",
 				r.maxFixes(), strings.Join(exhausted, "; ")))
 		}
@@ -359,12 +359,12 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 		return nil, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 	}
 	if res.ExitCode != 0 || res.Err != nil {
-		return nil, r.halt(exitcode.New(exitcode.Halted, "reviewer for wave %d (tasks %s) exited %d: no review happened; see %s, then `jj kaisen resume`",
+		return nil, r.halt(ctx, exitcode.New(exitcode.Halted, "reviewer for wave %d (tasks %s) exited %d: no review happened; see %s, then `jj kaisen resume`",
 			w, strings.Join(nums, ","), res.ExitCode, r.art(stem+".log")))
 	}
 	fs, err := ReadFindings(findingsPath)
 	if err != nil {
-		return nil, r.halt(exitcode.Wrap(exitcode.Halted, err))
+		return nil, r.halt(ctx, exitcode.Wrap(exitcode.Halted, err))
 	}
 	out := map[int][]Finding{}
 	for _, f := range fs {
