@@ -27,7 +27,11 @@ func (r *Runner) Drive(ctx context.Context) error {
 		}
 		r.logf("wave %d: tasks %s", w, joinNums(r.Doc.Header.Waves[w-1]))
 		if err := r.Provision(ctx, w); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return exitcode.Wrap(exitcode.Interrupted, err)
+			}
+			// Never leave the run looking live: say why it stopped.
+			return r.halt(ctx, fmt.Errorf("wave %d: provision the task workspaces: %w (fix the cause, then `jj kaisen resume`; or `jj kaisen abort`)", w, err))
 		}
 		if err := r.Dispatch(ctx, w); err != nil {
 			return err
