@@ -150,3 +150,9 @@ func (p *Pool) Release(ctx context.Context, w *Workspace) error {
 	}
 	return nil
 }
+
+// IsRoot reports whether commitID is jj's root() commit (all zeros with the
+// git backend): where `jj workspace add` leaves a workspace whose process
+// was killed between its two operations ("add workspace", which checks out
+// a new commit on root(), then "create initial working-copy commit").
+func IsRoot(commitID string) bool { return commitID != "" && strings.Trim(commitID, "0") == "" }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/specstack/specstack/internal/lazyregexp"
@@ -124,6 +125,9 @@ func ParsePlan(data []byte) (*Plan, error) {
 			return nil, &PlanError{Line: s.start + 1, Msg: fmt.Sprintf("task %d is numbered again (first at line %d); renumber one of them", n, prev)}
 		}
 		seen[n] = s.start + 1
+		if msg := titleProblem(n, lines[s.start]); msg != "" {
+			return nil, &PlanError{Line: s.start + 1, Msg: msg}
+		}
 		t := PlanTask{
 			Number: n,
 			Title:  h.title,
@@ -184,6 +188,25 @@ func parseTaskHeading(l string) (taskHeading, bool) {
 	}
 	h.title = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(rest), "#"))
 	return h, true
+}
+
+// titleProblem checks the line a task's title comes from: a title
+// becomes a change description on jj's command line and a line of the
+// ledger, so it must be valid UTF-8 without control characters (a tab is
+// allowed). It returns "" when the line is fine, else what is wrong,
+// with the 1-based column in runes.
+func titleProblem(n int, line string) string {
+	col := 0
+	for i, r := range line {
+		col++
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(line[i:], "\uFFFD"):
+			return fmt.Sprintf("task %d title is not valid UTF-8 at column %d: save the plan as UTF-8", n, col)
+		case r != '\t' && unicode.IsControl(r):
+			return fmt.Sprintf("task %d title holds the control character U+%04X at column %d: remove it", n, r, col)
+		}
+	}
+	return ""
 }
 
 // fenceMask marks the lines inside fenced code blocks (fences included).
@@ -401,6 +424,9 @@ func parseAdHoc(lines []string, inFence []bool) (*Plan, error) {
 		}
 		if indent, item, ok := listItem(l); ok && indent == "" {
 			flush()
+			if msg := titleProblem(len(p.Tasks)+1, l); msg != "" {
+				return nil, &PlanError{Line: i + 1, Msg: msg}
+			}
 			if first < 0 {
 				first = i
 			}
@@ -436,6 +462,10 @@ func AdHocPlan(texts []string) (*Plan, error) {
 		t = strings.TrimSpace(t)
 		if t == "" {
 			return nil, &PlanError{Msg: fmt.Sprintf("task %d is empty", i+1)}
+		}
+		title, _, _ := strings.Cut(t, "\n")
+		if msg := titleProblem(i+1, title); msg != "" {
+			return nil, &PlanError{Msg: msg}
 		}
 		p.Tasks = append(p.Tasks, adHocTask(i+1, t, 0))
 	}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func readPlan(t *testing.T, name string) *Plan {
@@ -107,6 +109,12 @@ func TestParsePlanErrors(t *testing.T) {
 		{"absolute path", "### Task 1: A\n**Files:**\n- Modify: `/etc/passwd`\n", 3, "must be relative"},
 		{"escaping path", "### Task 1: A\n**Files:**\n- Create: `../x.go`\n", 3, "outside the repository"},
 		{"role without path", "### Task 1: A\n**Files:**\n- Create:\n", 3, "names no path"},
+		{"NUL in title", "### Task 1: A\n\n### Task 2: b\x00c\n", 3, "task 2 title holds the control character U+0000 at column 14"},
+		{"ESC in title", "### Task 1: a\x1b[31m\n", 1, "task 1 title holds the control character U+001B at column 14"},
+		{"DEL in title", "### Task 1: a\x7f\n", 1, "U+007F"},
+		{"C1 in title", "### Task 1: a\u0085\n", 1, "U+0085"},
+		{"invalid UTF-8 in title", "### Task 1: a\xff\n", 1, "not valid UTF-8 at column 14"},
+		{"control in ad-hoc item", "- fine\n- bad\x01\n", 2, "task 2 title holds the control character U+0001 at column 6"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,6 +160,12 @@ func TestAdHocPlan(t *testing.T) {
 	}
 	if _, err := AdHocPlan([]string{"ok", " "}); err == nil || !strings.Contains(err.Error(), "task 2 is empty") {
 		t.Errorf("empty task: got %v", err)
+	}
+	if _, err := AdHocPlan([]string{"ok", "bell\x07\nmore"}); err == nil || !strings.Contains(err.Error(), "task 2 title holds the control character U+0007 at column 5") {
+		t.Errorf("control character: got %v", err)
+	}
+	if p, err := AdHocPlan([]string{"tab\there", "body\nmay hold \x1b on later lines"}); err != nil || p.Tasks[0].Title != "tab\there" {
+		t.Errorf("tab in a title, control characters in later lines: got %v", err)
 	}
 	if _, err := AdHocPlan(nil); err == nil {
 		t.Error("no tasks: want an error")
@@ -246,6 +260,9 @@ func FuzzParsePlan(f *testing.F) {
 				t.Fatalf("bad or duplicate task number %d", task.Number)
 			}
 			seen[task.Number] = true
+			if strings.ContainsFunc(task.Title, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }) || !utf8.ValidString(task.Title) {
+				t.Fatalf("task %d: title %q holds a control character or invalid UTF-8", task.Number, task.Title)
+			}
 			for _, f := range task.Files {
 				if f.Path == "" || strings.HasPrefix(f.Path, "/") || strings.HasPrefix(f.Path, "../") || f.Path == ".." {
 					t.Fatalf("task %d: bad path %q", task.Number, f.Path)

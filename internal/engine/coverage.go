@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/specstack/specstack/internal/exitcode"
 )
 
 // Coverage is the plan-coverage report: per wave, per task, what became
@@ -14,6 +16,7 @@ type Coverage struct {
 	Phase     string         `json:"phase"` // running, halted, complete, aborted
 	Halted    string         `json:"halted,omitempty"`
 	Merged    int            `json:"merged"`
+	Empty     int            `json:"empty"` // squashed tasks whose change was empty
 	Total     int            `json:"total"`
 	Waves     []WaveCoverage `json:"waves"`
 	Gate      string         `json:"gate"`
@@ -35,12 +38,13 @@ type WaveCoverage struct {
 type TaskCoverage struct {
 	Task      int      `json:"task"`
 	Title     string   `json:"title"`
-	Outcome   string   `json:"outcome"` // merged, blocked, failed, pending, running, review-failed, conflict
+	Outcome   string   `json:"outcome"` // merged, empty, blocked, failed, leaked, pending, provisioned, running, collected, approved, review-failed, conflict
 	Status    string   `json:"status,omitempty"`
 	Why       string   `json:"why,omitempty"`
 	Change    string   `json:"change,omitempty"`
 	Files     []string `json:"files,omitempty"`
-	Tests     string   `json:"tests,omitempty"`
+	Tests     string   `json:"tests,omitempty"`  // passed, failed, no-test-surface, not-run
+	Review    string   `json:"review,omitempty"` // passed (a reviewer ran and passed it), failed, skipped
 	Workspace string   `json:"workspace,omitempty"`
 	Preserved bool     `json:"preserved"`
 	// Notes are the non-blocking findings (suggestion, cannot-verify) a
@@ -73,10 +77,16 @@ func BuildCoverage(d *Doc, artifacts string) *Coverage {
 			t := st.Tasks[n]
 			c.Total++
 			tc := TaskCoverage{Task: n, Title: t.Title, Status: t.Status, Change: t.Change, Files: t.Files, Tests: t.Tests, Workspace: t.Workspace,
-				Notes: t.Notes, Findings: t.Findings}
+				Notes: t.Notes, Findings: t.Findings, Review: t.Review}
+			if tc.Tests == "" && (t.Approved || t.Squashed) {
+				tc.Tests = TestNotRun
+			}
 			switch {
 			case t.Squashed && len(t.Conflict) > 0:
 				tc.Outcome, tc.Why = "conflict", "conflicts in @: "+strings.Join(t.Conflict, ", ")
+			case t.Squashed && len(t.Files) == 0:
+				tc.Outcome = "empty"
+				c.Empty++
 			case t.Squashed:
 				tc.Outcome = "merged"
 				c.Merged++
@@ -117,15 +127,19 @@ func BuildCoverage(d *Doc, artifacts string) *Coverage {
 // Text renders the report for people.
 func (c *Coverage) Text(w io.Writer) error {
 	var b strings.Builder
+	empty := ""
+	if c.Empty > 0 {
+		empty = fmt.Sprintf(" (%d empty)", c.Empty)
+	}
 	switch c.Phase {
 	case "complete":
 		waves := "waves"
 		if len(c.Waves) == 1 {
 			waves = "wave"
 		}
-		fmt.Fprintf(&b, "run complete: %d/%d tasks merged across %d %s\n", c.Merged, c.Total, len(c.Waves), waves)
+		fmt.Fprintf(&b, "run complete: %d/%d tasks merged%s across %d %s\n", c.Merged, c.Total, empty, len(c.Waves), waves)
 	default:
-		fmt.Fprintf(&b, "run %s: %s (%d/%d tasks merged)\n", c.RunID, c.Phase, c.Merged, c.Total)
+		fmt.Fprintf(&b, "run %s: %s (%d/%d tasks merged%s)\n", c.RunID, c.Phase, c.Merged, c.Total, empty)
 	}
 	if c.Halted != "" && c.Phase == "halted" {
 		fmt.Fprintf(&b, "halted: %s\n", c.Halted)
@@ -144,6 +158,9 @@ func (c *Coverage) Text(w io.Writer) error {
 			fmt.Fprintf(&b, "  task %d %s: %s", t.Task, quoteTitle(t.Title), t.Outcome)
 			if t.Why != "" {
 				fmt.Fprintf(&b, " — %s", t.Why)
+			}
+			if t.Review != "" {
+				fmt.Fprintf(&b, "; review %s, %s", t.Review, testsPhrase(t.Tests))
 			}
 			if t.Notes > 0 && t.Findings != "" {
 				fmt.Fprintf(&b, " (%d non-blocking findings to read: %s)", t.Notes, t.Findings)
@@ -171,4 +188,60 @@ func quoteTitle(s string) string {
 		return ""
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// testsPhrase says what a task's tests did, for people: a task no test
+// command covered, or that reached fan-in without tests, says so.
+func testsPhrase(tests string) string {
+	switch tests {
+	case GatePassed:
+		return "tests passed"
+	case GateFailed:
+		return "tests failed"
+	}
+	return "no test ran"
+}
+
+// NotMerged lists the tasks that did not reach @ (an empty change counts
+// as done), each with its outcome and why.
+func (c *Coverage) NotMerged() []TaskCoverage {
+	var res []TaskCoverage
+	for _, w := range c.Waves {
+		for _, t := range w.Tasks {
+			if t.Outcome != "merged" && t.Outcome != "empty" {
+				res = append(res, t)
+			}
+		}
+	}
+	return res
+}
+
+// notMergedError is the error of a run that completed with tasks left
+// out of @: exit 9 (a person must look), naming each task and why.
+func (c *Coverage) notMergedError() error {
+	left := c.NotMerged()
+	if len(left) == 0 {
+		return nil
+	}
+	var items []string
+	var kept []string
+	for _, t := range left {
+		item := fmt.Sprintf("task %d %s %s", t.Task, quoteTitle(t.Title), t.Outcome)
+		if t.Why != "" {
+			item += " (" + t.Why + ")"
+		}
+		items = append(items, item)
+		if t.Preserved {
+			kept = append(kept, fmt.Sprint(t.Task))
+		}
+	}
+	verb := "were"
+	if len(left) == 1 {
+		verb = "was"
+	}
+	msg := fmt.Sprintf("run complete, but %d of %d tasks %s not merged: %s", len(left), c.Total, verb, strings.Join(items, "; "))
+	if len(kept) > 0 {
+		msg += fmt.Sprintf("; workspaces kept for inspection: task %s (`jj kaisen status` shows where; `jj kaisen sweep --all` releases them)", strings.Join(kept, ", "))
+	}
+	return exitcode.New(exitcode.Halted, "%s", msg)
 }

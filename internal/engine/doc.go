@@ -17,8 +17,8 @@
 //
 // The second is Runner: a whole run on jj workspaces, as jj-kaisen drives
 // it and jj-openspec's per-group fan-out can (give Start the groups as
-// tasks with their areas as files, and Binary "jj-openspec"): Start
-// (prerequisites, header, briefs), then per wave Provision, Dispatch,
+// tasks with their areas as files, and Binary "jj-openspec"): Reserve
+// (the ledger lock, no unfinished run), Start (header, briefs), then per wave Provision, Dispatch,
 // Integrity, Review (tests, reviewers, fix loop) and FanIn (squash
 // smallest-first, conflicts), then Gate and Complete; Drive runs whatever
 // the ledger says is left, so a killed or halted run resumes, and step

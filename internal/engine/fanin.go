@@ -201,7 +201,7 @@ func (r *Runner) squash(ctx context.Context, w int, t *TaskState, inAt map[strin
 	}
 	conflicted, err := r.Repo.SquashInto(ctx, jjx.SquashOptions{From: union(visible), Into: "@"})
 	if err != nil {
-		return r.halt(fmt.Errorf("task %d: squash into @: %w (resume retries)", t.Num, err))
+		return r.halt(ctx, fmt.Errorf("task %d: squash into @: %w (resume retries)", t.Num, err))
 	}
 	crashPoint("squashing")
 	if err := r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w}); err != nil {
@@ -273,7 +273,7 @@ func (r *Runner) resolveConflicts(ctx context.Context, w int, t *TaskState) erro
 	if len(sides) > 0 {
 		sideText = "; sides: " + strings.Join(sides, " vs ")
 	}
-	return r.halt(exitcode.New(exitcode.Conflicts,
+	return r.halt(ctx, exitcode.New(exitcode.Conflicts,
 		"fan-in of task %d left conflicts in @: %s%s. Resolve them by editing the markers (then `jj resolve --list` is empty) and run `jj kaisen resume`; or `jj kaisen abort` to undo the run",
 		t.Num, strings.Join(remaining, ", "), sideText))
 }

@@ -27,7 +27,11 @@ func (r *Runner) Drive(ctx context.Context) error {
 		}
 		r.logf("wave %d: tasks %s", w, joinNums(r.Doc.Header.Waves[w-1]))
 		if err := r.Provision(ctx, w); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return exitcode.Wrap(exitcode.Interrupted, err)
+			}
+			// Never leave the run looking live: say why it stopped.
+			return r.halt(ctx, fmt.Errorf("wave %d: provision the task workspaces: %w (fix the cause, then `jj kaisen resume`; or `jj kaisen abort`)", w, err))
 		}
 		if err := r.Dispatch(ctx, w); err != nil {
 			return err
@@ -89,7 +93,15 @@ func (r *Runner) Complete(ctx context.Context) error {
 	if err := r.Sweep(ctx, false); err != nil {
 		return err
 	}
-	return r.record(Event{Kind: EvComplete})
+	at, err := r.Repo.One(ctx, "@")
+	if err != nil {
+		return fmt.Errorf("complete the run: read @: %w", err)
+	}
+	if err := r.record(Event{Kind: EvComplete, Commit: at.CommitID}); err != nil {
+		return err
+	}
+	// Complete, yet not a success when a task was left out of @.
+	return r.Report().notMergedError()
 }
 
 // Sweep releases the workspaces of tasks that no longer need them
@@ -115,11 +127,18 @@ func (r *Runner) Sweep(ctx context.Context, all bool) error {
 // Abort restores the repository to the run's start operation (undoing
 // every workspace, squash and abandon of the run at once), removes the
 // run's workspace directories and records the run as aborted. Artifacts
-// are kept.
-func (r *Runner) Abort(ctx context.Context) error {
+// are kept. Unless yes is set, it refuses (exit 5, listing what would be
+// lost) a run that is complete, or whose @ holds edits made since the
+// run last recorded it.
+func (r *Runner) Abort(ctx context.Context, yes bool) error {
 	st := r.State()
 	if st.Aborted {
 		return exitcode.New(exitcode.Usage, "run %s is already aborted (restored to %s)", r.Doc.Header.RunID, short(st.AbortedOp))
+	}
+	if !yes {
+		if err := r.abortLoss(ctx, st); err != nil {
+			return err
+		}
 	}
 	if err := r.Repo.OpRestore(ctx, r.Doc.Header.StartOp); err != nil {
 		return fmt.Errorf("restore operation %s: %w", short(r.Doc.Header.StartOp), err)

@@ -27,15 +27,9 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 			return nil
 		}
 	}
-	out, err := r.Repo.Run(ctx, "diff", "--from", st.BaselineCommit, "--to", "@", "--name-only")
+	leaked, err := r.Repo.ChangedPaths(ctx, st.BaselineCommit, "@")
 	if err != nil {
 		return fmt.Errorf("integrity check: %w", err)
-	}
-	var leaked []string
-	for _, l := range strings.Split(string(out), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			leaked = append(leaked, l)
-		}
 	}
 	if len(leaked) == 0 {
 		return nil
@@ -68,7 +62,7 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 	if err := r.record(events...); err != nil {
 		return err
 	}
-	return r.halt(exitcode.New(exitcode.Halted, "%s", reason))
+	return r.halt(ctx, exitcode.New(exitcode.Halted, "%s", reason))
 }
 
 // leakOperation names the newest operation in the orchestrating

@@ -66,10 +66,10 @@ const (
 	EvResolved        = "conflict-resolved"
 	EvFannedIn        = "fanned-in"
 	EvBaseline        = "baseline"
-	EvGate            = "gate" // Status passed|failed|none
-	EvHalted          = "halted"
+	EvGate            = "gate"   // Status passed|failed|none
+	EvHalted          = "halted" // Commit: @ when it halted, when known
 	EvResumed         = "resumed"
-	EvComplete        = "complete"
+	EvComplete        = "complete" // Commit: @ when it completed
 	EvAborted         = "aborted"
 )
 
@@ -86,6 +86,10 @@ const (
 	GateFailed          = "failed"
 	GateNone            = "none"
 	TestNoSurface       = "no-test-surface"
+	TestNotRun          = "not-run" // reports only: the task reached fan-in without a test
+	ReviewPassed        = "passed"  // a reviewer ran (or a person or agent recorded a pass)
+	ReviewFailed        = "failed"
+	ReviewSkipped       = "skipped" // --skip-review, or no reviewer command
 	SeverityCritical    = "critical"
 	SeverityImportant   = "important"
 	SeveritySuggestion  = "suggestion"
@@ -139,8 +143,9 @@ type TaskState struct {
 	Lines      int
 	Leak       bool
 	Tests      string
-	Reviewed   bool // a verdict exists
-	Approved   bool // the last verdict passed
+	Reviewed   bool   // a verdict exists
+	Approved   bool   // the last verdict passed
+	Review     string // ReviewPassed, ReviewFailed or ReviewSkipped: the last verdict
 	Findings   string
 	Notes      int    // non-blocking findings (suggestion, cannot-verify) of the last verdict
 	FixFrom    string // commit the current fix started from
@@ -166,13 +171,17 @@ type State struct {
 	FannedIn       map[int]bool
 	NoTestSurface  map[int]bool
 	BaselineCommit string
-	Integrity      string // reason of the last failed integrity check, "" when clean
-	Gate           string
-	GateReason     string
-	Halted         string
-	Complete       bool
-	Aborted        bool
-	AbortedOp      string
+	// Checkpoint is the newest commit of @ the run recorded (at start,
+	// after each fan-in, at a halt, at completion): @ differing from it
+	// holds edits made since, which abort would lose.
+	Checkpoint string
+	Integrity  string // reason of the last failed integrity check, "" when clean
+	Gate       string
+	GateReason string
+	Halted     string
+	Complete   bool
+	Aborted    bool
+	AbortedOp  string
 }
 
 // taskEvent lists the kinds that are about one task.
@@ -184,7 +193,8 @@ var taskEvent = map[string]bool{
 
 // Fold derives the state from the document.
 func Fold(d *Doc) *State {
-	s := &State{Tasks: map[int]*TaskState{}, FannedIn: map[int]bool{}, NoTestSurface: map[int]bool{}, BaselineCommit: d.Header.BaselineCommit}
+	s := &State{Tasks: map[int]*TaskState{}, FannedIn: map[int]bool{}, NoTestSurface: map[int]bool{},
+		BaselineCommit: d.Header.BaselineCommit, Checkpoint: d.Header.BaselineCommit}
 	for _, t := range d.Header.Tasks {
 		s.Tasks[t.Num] = &TaskState{Task: t}
 	}
@@ -202,6 +212,12 @@ func Fold(d *Doc) *State {
 		}
 		if t == nil && taskEvent[e.Kind] {
 			continue // a wave-level record of a task event (a reviewer's dispatch)
+		}
+		switch e.Kind {
+		case EvBaseline, EvHalted, EvComplete:
+			if e.Commit != "" {
+				s.Checkpoint = e.Commit
+			}
 		}
 		switch e.Kind {
 		case EvProvisioned:
@@ -226,12 +242,17 @@ func Fold(d *Doc) *State {
 			s.NoTestSurface[e.Wave] = true
 		case EvReviewPassed:
 			t.Reviewed, t.Approved = true, true
+			t.Review = ReviewPassed
+			if e.Status == ReviewSkipped {
+				t.Review = ReviewSkipped
+			}
 			t.Notes = e.Other
 			if e.Findings != "" {
 				t.Findings = e.Findings
 			}
 		case EvReviewFailed:
 			t.Reviewed, t.Approved, t.Findings, t.Notes = true, false, e.Findings, e.Other
+			t.Review = ReviewFailed
 		case EvFixing:
 			t.FixFrom = e.Commit
 			t.Fixes = e.Attempt

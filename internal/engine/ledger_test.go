@@ -177,3 +177,30 @@ func TestParallelBound(t *testing.T) {
 		t.Errorf("peak parallelism %d, want 1..3", p)
 	}
 }
+
+func TestFoldCheckpoint(t *testing.T) {
+	tests := []struct {
+		name   string
+		events []Event
+		want   string
+	}{
+		{"start", nil, "base0"},
+		{"after a fan-in", []Event{{Kind: EvBaseline, Commit: "b1"}, {Kind: EvFannedIn, Wave: 1}}, "b1"},
+		{"halted", []Event{{Kind: EvBaseline, Commit: "b1"}, {Kind: EvHalted, Commit: "h1"}}, "h1"},
+		{"halted without a commit", []Event{{Kind: EvBaseline, Commit: "b1"}, {Kind: EvHalted}}, "b1"},
+		{"complete", []Event{{Kind: EvHalted, Commit: "h1"}, {Kind: EvBaseline, Commit: "b2"}, {Kind: EvComplete, Commit: "c1"}}, "c1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := testDoc()
+			d.Events = tt.events
+			s := Fold(d)
+			if s.Checkpoint != tt.want {
+				t.Errorf("checkpoint %q, want %q", s.Checkpoint, tt.want)
+			}
+			if s.BaselineCommit == "h1" || s.BaselineCommit == "c1" {
+				t.Errorf("a halt or completion moved the integrity baseline to %q", s.BaselineCommit)
+			}
+		})
+	}
+}

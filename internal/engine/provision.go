@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
 )
@@ -33,7 +32,11 @@ func (r *Runner) CheckWaveReady(w int) error {
 // Provision creates a workspace for every task of wave w that has none:
 // wave 1 on @- (each task a sibling of @), later waves on @ (where the
 // earlier waves were squashed). Idempotent: a workspace left by a killed
-// run is adopted.
+// run is adopted when it is exactly what the ledger would record, and a
+// recorded workspace no worker of this run has started in is checked
+// again; one that is not on its base (a `jj workspace add` killed between
+// its two operations leaves it on root()), unknown to jj or without its
+// directory is forgotten, removed and provisioned again.
 func (r *Runner) Provision(ctx context.Context, w int) error {
 	nums, err := r.WaveTasks(w)
 	if err != nil {
@@ -55,44 +58,66 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 			base = ids
 		}
 	}
-	var existing map[string]bool
+	var known map[string]bool // what jj lists, read once when needed
+	knownNow := func() (map[string]bool, error) {
+		if known != nil {
+			return known, nil
+		}
+		k, err := r.knownWorkspaces(ctx)
+		known = k
+		return k, err
+	}
 	var events []Event
 	for _, n := range nums {
 		t := st.Tasks[n]
-		if t.Workspace != "" || t.Squashed {
+		message := fmt.Sprintf("Task %d: %s", n, t.Title)
+		switch {
+		case t.Squashed || t.Released || t.Collected:
+			continue
+		case t.Workspace != "":
+			// A worker of this run started there: Dispatch restarts it on
+			// a clean change, or collects what it finished.
+			if t.Dispatched > 0 {
+				continue
+			}
+			// Recorded, never used by this run's workers (an agent in
+			// step mode may have: its commits on the base are kept).
+			k, err := knownNow()
+			if err != nil {
+				return err
+			}
+			ws := recorded{Task: n, Name: t.Workspace, Path: t.Path, Base: t.Base}
+			again, err := r.ensureWorkspace(ctx, ws, k, false, message)
+			if err != nil {
+				return err
+			}
+			if again {
+				os.Remove(r.ReportPath(n))
+				events = append(events, Event{Kind: EvProvisioned, Task: n, Wave: w, Workspace: ws.Name, Path: ws.Path, Base: ws.Base, Reason: "provisioned again: not as recorded"})
+			}
 			continue
 		}
-		name := r.WorkspaceName(n)
-		path := filepath.Join(r.Pool.Dir, name)
-		if _, err := r.Pool.Provision(ctx, name, fmt.Sprintf("Task %d: %s", n, t.Title), base...); err != nil {
-			// A killed run may have made it without recording it: adopt it.
-			if existing == nil {
-				wss, lerr := r.Repo.Workspaces(ctx)
-				if lerr != nil {
-					return fmt.Errorf("task %d: %w", n, err)
-				}
-				existing = map[string]bool{}
-				for _, ws := range wss {
-					existing[ws.Name] = true
-				}
-			}
-			switch {
-			case existing[name] && fileExists(path):
-			case !existing[name] && fileExists(path) && strings.HasPrefix(path, r.Pool.Dir):
-				// A directory without a workspace: what a killed
-				// `jj workspace add` leaves. Ours to replace.
-				os.RemoveAll(path)
-				if _, err := r.Pool.Provision(ctx, name, fmt.Sprintf("Task %d: %s", n, t.Title), base...); err != nil {
-					return fmt.Errorf("task %d: %w", n, err)
-				}
-			default:
+		ws := recorded{Task: n, Name: r.WorkspaceName(n), Base: base}
+		ws.Path = filepath.Join(r.Pool.Dir, ws.Name)
+		if _, err := r.Pool.Provision(ctx, ws.Name, message, base...); err != nil {
+			// A killed run may have made it, wholly or in part, without
+			// recording it: adopt it only when it is exactly right.
+			k, lerr := knownNow()
+			if lerr != nil {
 				return fmt.Errorf("task %d: %w", n, err)
 			}
+			if !k[ws.Name] && !fileExists(ws.Path) {
+				return fmt.Errorf("task %d: %w", n, err)
+			}
+			if _, err := r.ensureWorkspace(ctx, ws, k, true, message); err != nil {
+				return err
+			}
 		}
+		crashPoint(fmt.Sprintf("provisioned-task-%d", n))
 		// Recorded together below: a workspace made before a crash is
-		// adopted by name when provisioning runs again.
-		events = append(events, Event{Kind: EvProvisioned, Task: n, Wave: w, Workspace: name, Path: path, Base: base})
-		r.logf("task %d: workspace %s at %s", n, name, path)
+		// checked and adopted by name when provisioning runs again.
+		events = append(events, Event{Kind: EvProvisioned, Task: n, Wave: w, Workspace: ws.Name, Path: ws.Path, Base: base})
+		r.logf("task %d: workspace %s at %s", n, ws.Name, ws.Path)
 	}
 	if len(events) > 0 {
 		if err := r.record(events...); err != nil {

@@ -43,7 +43,7 @@ func (r *Runner) Review(ctx context.Context, w int) error {
 	}
 	if r.Doc.Header.Options.SkipReview {
 		for _, t := range append(fresh, fixing...) {
-			if err := r.record(Event{Kind: EvReviewPassed, Task: t.Num, Wave: w, Reason: "review skipped (--skip-review)"}); err != nil {
+			if err := r.record(Event{Kind: EvReviewPassed, Task: t.Num, Wave: w, Status: ReviewSkipped, Reason: "review skipped (--skip-review)"}); err != nil {
 				return err
 			}
 		}
@@ -75,7 +75,7 @@ func (r *Runner) Review(ctx context.Context, w int) error {
 			}
 		}
 		if len(exhausted) > 0 {
-			return r.halt(exitcode.New(exitcode.Halted,
+			return r.halt(ctx, exitcode.New(exitcode.Halted,
 				"review findings remain after %d fix attempts: %s; fix them in the workspace, then `jj kaisen review record --task N --passed` and `jj kaisen resume`",
 				r.maxFixes(), strings.Join(exhausted, "; ")))
 		}
@@ -173,14 +173,16 @@ func (r *Runner) gateTasks(ctx context.Context, w int, ts []*TaskState, from map
 			return err
 		}
 		if c+i == 0 {
-			reason := ""
+			ev := Event{Kind: EvReviewPassed, Task: t.Num, Wave: w, Other: o, Findings: path}
+			verdict := "review passed"
 			if r.reviewer() == "" {
-				reason = "no reviewer command configured: tests only"
+				ev.Status, ev.Reason = ReviewSkipped, "no reviewer command configured: tests only"
+				verdict = "no reviewer command: review skipped"
 			}
-			if err := r.record(Event{Kind: EvReviewPassed, Task: t.Num, Wave: w, Other: o, Findings: path, Reason: reason}); err != nil {
+			if err := r.record(ev); err != nil {
 				return err
 			}
-			r.logf("task %d: review passed", t.Num)
+			r.logf("task %d: %s; %s", t.Num, verdict, testsPhrase(r.State().Tasks[t.Num].Tests))
 			continue
 		}
 		if err := r.record(Event{Kind: EvReviewFailed, Task: t.Num, Wave: w, Critical: c, Important: i, Other: o, Findings: path}); err != nil {
@@ -357,12 +359,12 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 		return nil, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 	}
 	if res.ExitCode != 0 || res.Err != nil {
-		return nil, r.halt(exitcode.New(exitcode.Halted, "reviewer for wave %d (tasks %s) exited %d: no review happened; see %s, then `jj kaisen resume`",
+		return nil, r.halt(ctx, exitcode.New(exitcode.Halted, "reviewer for wave %d (tasks %s) exited %d: no review happened; see %s, then `jj kaisen resume`",
 			w, strings.Join(nums, ","), res.ExitCode, r.art(stem+".log")))
 	}
 	fs, err := ReadFindings(findingsPath)
 	if err != nil {
-		return nil, r.halt(exitcode.Wrap(exitcode.Halted, err))
+		return nil, r.halt(ctx, exitcode.Wrap(exitcode.Halted, err))
 	}
 	out := map[int][]Finding{}
 	for _, f := range fs {

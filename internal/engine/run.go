@@ -136,9 +136,14 @@ func (r *Runner) logf(format string, args ...any) {
 	fmt.Fprintf(r.Out, format+"\n", args...)
 }
 
-// halt records that the run stopped for a person and returns err.
-func (r *Runner) halt(err error) error {
-	if rerr := r.record(Event{Kind: EvHalted, Reason: err.Error()}); rerr != nil {
+// halt records that the run stopped for a person, with @ as it is then
+// (so abort can tell a person's later edits), and returns err.
+func (r *Runner) halt(ctx context.Context, err error) error {
+	ev := Event{Kind: EvHalted, Reason: err.Error()}
+	if at, aerr := r.Repo.One(ctx, "@"); aerr == nil {
+		ev.Commit = at.CommitID
+	}
+	if rerr := r.record(ev); rerr != nil {
 		return errors.Join(err, rerr)
 	}
 	return err

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -70,40 +71,73 @@ func Prerequisites(ctx context.Context, repo *jjx.Repo) (string, jjx.CommitDetai
 	return name, at, nil
 }
 
-// Start checks the prerequisites, records the run's header (plan,
-// parents, start operation, baseline) and writes the briefs. It holds
-// the lock until Close.
-func Start(ctx context.Context, repo *jjx.Repo, dir string, req StartRequest, out io.Writer) (*Runner, error) {
+// Reservation is the ledger lock of a run that is about to start: taken
+// before anything else is checked, so that while a run is live a second
+// one fails at once naming the live holder (exit 3), and no other process
+// can start a run between the checks and Start.
+type Reservation struct {
+	dir  string
+	lock *ledger.Lock
+}
+
+// Reserve takes dir's ledger lock without waiting (exit 3 naming the
+// holder's pid when a live run holds it), then checks that the ledger
+// holds no unfinished run unless fresh is set (exit 5: nobody is driving
+// that run, a person decides). The caller calls Start or Release.
+func Reserve(dir string, fresh bool) (*Reservation, error) {
 	lock, err := ledger.Acquire(dir)
 	if err != nil {
 		return nil, err
 	}
-	r, err := start(ctx, repo, dir, req, out)
-	if err != nil {
+	if err := checkUnfinished(dir, fresh); err != nil {
 		lock.Release()
 		return nil, err
 	}
-	r.lock = lock
+	return &Reservation{dir: dir, lock: lock}, nil
+}
+
+// Release drops the lock of a run that was not started; after Start the
+// runner owns the lock and Release does nothing.
+func (v *Reservation) Release() {
+	if v.lock != nil {
+		v.lock.Release()
+		v.lock = nil
+	}
+}
+
+// Start records the run's header (plan, parents, start operation,
+// baseline) and writes the briefs, under the reservation's lock, which
+// the returned runner holds until Close. On error the lock is released.
+func (v *Reservation) Start(ctx context.Context, repo *jjx.Repo, req StartRequest, out io.Writer) (*Runner, error) {
+	if v.lock == nil {
+		return nil, errors.New("start a run: the reservation was released")
+	}
+	r, err := start(ctx, repo, v.dir, req, out)
+	if err != nil {
+		v.Release()
+		return nil, err
+	}
+	r.lock, v.lock = v.lock, nil
 	return r, nil
 }
 
-// CheckUnfinished fails when the ledger holds a run that is neither
-// complete nor aborted, unless fresh is set.
-func CheckUnfinished(dir string, fresh bool) error {
+// checkUnfinished fails when the ledger holds a run that is neither
+// complete nor aborted, unless fresh is set. The caller holds the lock.
+func checkUnfinished(dir string, fresh bool) error {
 	old, ok, err := Load(dir)
 	if err != nil || !ok {
 		return err
 	}
 	if !Fold(old).Finished() && !fresh {
 		return exitcode.New(exitcode.NeedsChoice,
-			"an unfinished run (%s, plan %s, started %s) is in the ledger: `resume` continues it, `abort` undoes it, or pass --fresh to start over (its workspaces are kept)",
+			"an unfinished run (%s, plan %s, started %s) is in the ledger: `resume` continues it, `abort` undoes it, or pass --fresh to start over (its workspaces are kept); no process is driving it",
 			old.Header.RunID, old.Header.Plan, old.Header.Started.Format(time.RFC3339))
 	}
 	return nil
 }
 
 func start(ctx context.Context, repo *jjx.Repo, dir string, req StartRequest, out io.Writer) (*Runner, error) {
-	if err := CheckUnfinished(dir, req.Fresh); err != nil {
+	if err := checkUnfinished(dir, req.Fresh); err != nil {
 		return nil, err
 	}
 	old, ok, err := Load(dir)

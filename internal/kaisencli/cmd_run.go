@@ -30,10 +30,17 @@ collects each change from the workspace's revset, checks that @ did not change
 (findings to SPECSTACK_FINDINGS: critical, important, suggestion,
 cannot-verify), fixes with at most two attempts, and squashes approved tasks
 into @ smallest diff first. After the last wave the full test command runs
-once in @; then workspaces are released and the plan-coverage report printed.
+once in @; then workspaces are released and the plan-coverage report printed:
+per task merged, empty (its change was empty), failed, blocked or leaked, with
+"review passed" only when a reviewer ran and passed ("review skipped" with
+--skip-review or no reviewer) and "no test ran" when no test covered it.
 
-Overlaps or low parallelism need --yes. A killed run continues with
-"resume"; "abort" undoes it.`,
+Exit status: 0 when every task was merged (or empty); 9 when the run completed
+with a task not merged, naming each and why (its workspace is kept); 8 when
+the final gate is red; 3 when another process holds the ledger lock (a live
+run: the message names its pid); 5 when an unfinished run nobody drives is in
+the ledger. Overlaps or low parallelism need --yes. A killed run continues
+with "resume"; "abort" undoes it.`,
 		Flags: runFlags(),
 		Action: func(c *cli.Context) error {
 			r, err := startRun(c, true)
@@ -86,12 +93,15 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Prerequisites first, each failure with its fix.
-	ws, at, err := engine.Prerequisites(c.Context, s.repo)
+	// The ledger lock first: a live run makes this one fail at once.
+	res, err := engine.Reserve(s.dir, c.Bool("fresh"))
 	if err != nil {
 		return nil, err
 	}
-	if err := engine.CheckUnfinished(s.dir, c.Bool("fresh")); err != nil {
+	defer res.Release() // a no-op once the run started
+	// Then the prerequisites, each failure with its fix.
+	ws, at, err := engine.Prerequisites(c.Context, s.repo)
+	if err != nil {
 		return nil, err
 	}
 	tasks := engine.PlanTasks(p)
@@ -138,7 +148,7 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 		}
 		briefs[t.Number] = b
 	}
-	return engine.Start(c.Context, s.repo, s.dir, engine.StartRequest{
+	return res.Start(c.Context, s.repo, engine.StartRequest{
 		Binary: binary, Plan: label, Tasks: tasks, Waves: v.Waves, Briefs: briefs,
 		Options: opts, Fresh: c.Bool("fresh"), Warnings: warnings,
 		Checked: &engine.Checked{Workspace: ws, At: at},
@@ -164,7 +174,9 @@ driven so far in step mode. Squashed tasks are never run again; a worker a
 killed run left behind is stopped, and its task collected from its report
 or started again in the same workspace. Clears nothing.
 
---rebaseline accepts @ as it is now after a failed integrity check.`,
+--rebaseline accepts @ as it is now after a failed integrity check. Exits as
+"run" does: 9 when the run completes with a task not merged, naming each and
+why.`,
 		Flags: append(overrideFlags(), &cli.BoolFlag{Name: "rebaseline", Usage: "accept @ as it is now as the integrity baseline"}),
 		Action: func(c *cli.Context) error {
 			r, err := openRunner(c)
