@@ -405,13 +405,21 @@ func parseAdHoc(lines []string, inFence []bool) (*Plan, error) {
 	first := -1
 	var cur []string
 	curLine := 0
+	// flush ends the current item. Its title is the item's first
+	// non-blank line, which is a continuation line when the item's own
+	// line is empty ("-" alone), so the title is checked here too.
+	var bad *PlanError
 	flush := func() {
 		if cur == nil {
 			return
 		}
 		text := strings.TrimSpace(strings.Join(cur, "\n"))
 		if text != "" {
-			p.Tasks = append(p.Tasks, adHocTask(len(p.Tasks)+1, text, curLine))
+			t := adHocTask(len(p.Tasks)+1, text, curLine)
+			if msg := titleProblem(t.Number, t.Title); msg != "" && bad == nil {
+				bad = &PlanError{Line: curLine, Msg: msg}
+			}
+			p.Tasks = append(p.Tasks, t)
 		}
 		cur = nil
 	}
@@ -442,6 +450,9 @@ func parseAdHoc(lines []string, inFence []bool) (*Plan, error) {
 		}
 	}
 	flush()
+	if bad != nil {
+		return nil, bad
+	}
 	if len(p.Tasks) == 0 {
 		return nil, &PlanError{Msg: "no tasks found: write headings like \"### Task 1: title\" or a list of tasks (\"- do this\")"}
 	}

@@ -115,6 +115,7 @@ func TestParsePlanErrors(t *testing.T) {
 		{"C1 in title", "### Task 1: a\u0085\n", 1, "U+0085"},
 		{"invalid UTF-8 in title", "### Task 1: a\xff\n", 1, "not valid UTF-8 at column 14"},
 		{"control in ad-hoc item", "- fine\n- bad\x01\n", 2, "task 2 title holds the control character U+0001 at column 6"},
+		{"invalid UTF-8 in an ad-hoc title on a continuation line", "* \n \xda\n", 1, "task 1 title is not valid UTF-8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
