@@ -20,7 +20,8 @@ and archive natively (with the same results as the OpenSpec CLI), tasks with
 their file areas and a separability verdict for per-group fan-out.
 
 Use it as "jj openspec VERB" after:
-   jj config set --user aliases.openspec '["util","exec","--","jj-openspec"]'`,
+   jj config set --user aliases.openspec \
+       '["util","exec","--","jj-openspec"]'`,
 		Commands: withRecovery(append([]*cli.Command{listCommand(), statusCommand(), validateCommand(), archiveCommand(), tasksCommand(), cliCommand()}, conflictcli.Commands()...)),
 	}
 }
