@@ -84,6 +84,10 @@ func Run(s Spec, args []string, stdout, stderr io.Writer) int {
 	app := New(s)
 	app.Writer = stdout
 	app.ErrWriter = stderr
+	if n := len(args); n >= 2 && args[n-1] == CompletionFlag {
+		complete(app, args, stdout)
+		return 0
+	}
 	ctx, stop := interruptible(s.Name, stderr)
 	defer stop()
 	err := app.RunContext(ctx, args)

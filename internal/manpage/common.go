@@ -118,6 +118,34 @@ another link holding the lock is 3; a GitHub request that fails or is not
 answered in time is 1; no gh for install-extension is 7.`,
 }
 
+// shellCompletion is every page's SHELL COMPLETION section.
+func shellCompletion(name string) string {
+	host, sub, _ := strings.Cut(name, "-")
+	return strings.NewReplacer("BIN", name, "HOST", host, "SUB", sub).Replace(`# SHELL COMPLETION
+BIN completion bash|zsh|fish prints a script completing both BIN and
+the alias form HOST SUB: verbs, flags (also "run --" then TAB), plan
+files (*.md) for jj-kaisen's plan, brief, run and start, change names for
+jj-openspec's status, validate, archive and tasks. The alias form wraps
+HOST's own completion, which keeps answering everything else, so load the
+script after HOST's. make install puts the scripts where bash-completion,
+zsh and fish find them, but those load a script only when BIN itself is
+completed: for HOST SUB load it from your shell's start-up file.
+
++ bash (~/.bashrc, after HOST's completion)
+
+    source <(BIN completion bash)
+
++ zsh (~/.zshrc, after compinit and HOST's completion)
+
+    source <(BIN completion zsh)
+
++ fish (~/.config/fish/config.fish)
+
+    BIN completion fish | source
+
+bash is checked by the test suite; zsh and fish are not.`)
+}
+
 // seeAlso ends every page.
 func seeAlso(name string) string {
 	var others []string

@@ -77,6 +77,7 @@ func compose(s cliapp.Spec, page string) (string, error) {
 	b.WriteString(render(environment[s.Name]))
 	b.WriteString(render("# FILES\n" + files))
 	b.WriteString(render("# EXAMPLES\n" + examples))
+	b.WriteString(render(shellCompletion(s.Name)))
 	b.WriteString(render(seeAlso(s.Name)))
 	return b.String(), nil
 }
