@@ -29,6 +29,9 @@ type Spec struct {
 	Usage       string // one line
 	Description string // paragraphs for --help and the man page
 	Commands    []*cli.Command
+	// Skill is the agent-facing guide that `skill` prints (Markdown with
+	// front matter name and description); see skill.go.
+	Skill string
 }
 
 // New builds the app for s, with the shared flags and commands added.
@@ -55,6 +58,9 @@ func New(s Spec) *cli.App {
 		doctorCommand(s.Name),
 		completionCommand(app),
 	)
+	if s.Skill != "" {
+		app.Commands = append(app.Commands, skillCommand(s))
+	}
 	for _, c := range app.Commands {
 		setUsageErrors(c)
 		addCommonFlags(c)

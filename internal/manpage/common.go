@@ -146,6 +146,18 @@ completed: for HOST SUB load it from your shell's start-up file.
 bash is checked by the test suite; zsh and fish are not.`)
 }
 
+// agents is every page's AGENTS section.
+func agents(name string) string {
+	return strings.ReplaceAll(`# AGENTS
+BIN skill prints the guide an AI agent follows to use BIN (Markdown with
+name and description front matter): when to use which verb, the step
+sequence with the JSON each step prints, and what to do on each exit code.
+BIN skill --install DIR writes it to DIR/BIN/SKILL.md, atomically; a
+symbolic link leading out of DIR is refused (exit 6).
+
+    BIN skill --install ~/.claude/skills`, "BIN", name)
+}
+
 // seeAlso ends every page.
 func seeAlso(name string) string {
 	var others []string

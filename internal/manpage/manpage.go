@@ -78,6 +78,7 @@ func compose(s cliapp.Spec, page string) (string, error) {
 	b.WriteString(render("# FILES\n" + files))
 	b.WriteString(render("# EXAMPLES\n" + examples))
 	b.WriteString(render(shellCompletion(s.Name)))
+	b.WriteString(render(agents(s.Name)))
 	b.WriteString(render(seeAlso(s.Name)))
 	return b.String(), nil
 }

@@ -91,7 +91,7 @@ const noFillWidth = 72
 // checkPage returns what is wrong with binary's man page.
 func checkPage(binary, page string, workerVars []string) []string {
 	var problems []string
-	sections := []string{"NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "CONFIGURATION", "EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES", "SHELL COMPLETION", "SEE ALSO"}
+	sections := []string{"NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "CONFIGURATION", "EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES", "SHELL COMPLETION", "AGENTS", "SEE ALSO"}
 	if binary == "jj-kaisen" {
 		sections = append(sections, "PLAN FORMAT", "WORKER PROTOCOL")
 	}

@@ -23,5 +23,6 @@ Use it as "jj openspec VERB" after:
    jj config set --user aliases.openspec \
        '["util","exec","--","jj-openspec"]'`,
 		Commands: withRecovery(append([]*cli.Command{listCommand(), statusCommand(), validateCommand(), archiveCommand(), tasksCommand(), cliCommand()}, conflictcli.Commands()...)),
+		Skill:    skill,
 	}
 }
