@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,7 +33,9 @@ import (
 // --json. gh-specstack's lines run under `fakegh run`, through the real gh
 // when it is on PATH. Between jj-kaisen's steps the test plays the
 // subagents: before each `collect --wave N` it writes each task's file and
-// report, and after a failed review a fix.
+// report, and after a failed review a fix. Every JSON key the guide names
+// (a backticked snake_case or camelCase word) must occur in the JSON its
+// commands printed.
 func TestSkillGuides(t *testing.T) {
 	testenv.RequireJJ(t)
 	_, ghErr := xec.LookPath("gh")
@@ -54,6 +57,7 @@ func TestSkillGuides(t *testing.T) {
 		"subagents":     subagents,
 		"review-failed": reviewFailed,
 		"json":          validJSON,
+		"guide-keys":    guideKeys,
 	}
 	testscript.Run(t, p)
 }
@@ -84,6 +88,7 @@ var (
 	frontMatterRe = regexp.MustCompile(`\A---\nname: (\S+)\ndescription: (.+)\n---\n`)
 	fenceRe       = regexp.MustCompile("(?ms)^```([a-z]*)( [^\n]+)?\n(.*?)^```\n")
 	exitsRe       = regexp.MustCompile(`\s+# exits (\d+)$`)
+	jsonKeyRe     = regexp.MustCompile("`([a-z]+(?:_[a-z]+|[A-Z][a-z]+)+)`")
 	waveRe        = regexp.MustCompile(`\b(fan-out|collect) --wave (\d+)\b`)
 	findingsRe    = regexp.MustCompile(`\breview record --task (\d+) --findings\b`)
 )
@@ -151,8 +156,23 @@ func guideScript(s cliapp.Spec, haveGH bool) ([]byte, error) {
 	if commands == 0 {
 		return nil, fmt.Errorf("the guide quotes no command in a ```sh block")
 	}
+	var keys []string
+	for _, k := range jsonKeyRe.FindAllStringSubmatch(s.Skill, -1) {
+		if !slices.Contains(keys, k[1]) && !unscriptedKeys[k[1]] {
+			keys = append(keys, k[1])
+		}
+	}
+	if len(keys) > 0 {
+		b.WriteString("guide-keys " + strings.Join(keys, " ") + "\n")
+	}
 	fixture.Comment = []byte(b.String())
 	return txtar.Format(fixture), nil
+}
+
+// unscriptedKeys are JSON keys a guide names that its scratch scenario
+// does not produce.
+var unscriptedKeys = map[string]bool{
+	"mergeInstructions": true, // link --json without stacked pull requests (stack_link.txtar checks it)
 }
 
 // quote quotes s for testscript: single quotes, with ' doubled, and no
@@ -215,12 +235,46 @@ func reviewFailed(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// json: the last command's stdout is one JSON document.
+// json: the last command's stdout is one JSON document; its keys are
+// noted for guide-keys.
 func validJSON(ts *testscript.TestScript, neg bool, args []string) {
 	var v any
-	err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &v)
-	if (err == nil) == neg {
+	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &v); err != nil || neg {
 		ts.Fatalf("stdout is not JSON (%v):\n%s", err, ts.ReadFile("stdout"))
+	}
+	var keys []string
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				keys = append(keys, k)
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	appendFile(ts, filepath.Join(ts.Getenv("WORK"), ".json-keys"), strings.Join(keys, "\n")+"\n")
+}
+
+// guide-keys KEY...: every key occurred in some JSON the guide's commands
+// printed.
+func guideKeys(ts *testscript.TestScript, neg bool, args []string) {
+	data, err := os.ReadFile(filepath.Join(ts.Getenv("WORK"), ".json-keys"))
+	ts.Check(err)
+	seen := strings.Split(string(data), "\n")
+	var missing []string
+	for _, k := range args {
+		if !slices.Contains(seen, k) {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 || neg {
+		ts.Fatalf("the guide names JSON keys no command printed: %v", missing)
 	}
 }
 
