@@ -143,7 +143,7 @@ FN_complete() { # $1: the command to ask; $2: the index of its first argument
   done
   if (( ${#cands} )); then compadd -a cands; else _files; fi
 }
-FN() { FN_complete "${words[1]}" 2 }
+FN() { FN_complete "${words[1]}" 2; }
 compdef FN BIN
 # HOST SUB …: wrap HOST's completion function; everything else goes to it.
 if [[ -z ${FN_HOST_prev+set} ]]; then
