@@ -115,23 +115,6 @@ func (r *Runner) runImplementer(ctx context.Context, w int, t *TaskState) error 
 	return r.collectAndRecord(ctx, t, &res)
 }
 
-// job builds the worker job for task t.
-func (r *Runner) job(w int, t *TaskState, role string) Job {
-	j := Job{
-		Command: r.worker(), Dir: t.Path, Role: role, Task: fmt.Sprint(t.Num),
-		Brief: r.BriefPath(t.Num), Report: r.ReportPath(t.Num), Log: r.LogPath(t.Num),
-		PIDFile: r.PIDPath(t.Num), Timeout: r.timeout(),
-		Environment: []string{"SPECSTACK_ARTIFACTS=" + ArtifactsDir(r.Dir)},
-	}
-	if role == RoleFixer {
-		j.Findings = r.FindingsPath(t.Num)
-	}
-	if w > 1 {
-		j.PriorWaves = r.PriorWavesPath()
-	}
-	return j
-}
-
 func (r *Runner) collectAndRecord(ctx context.Context, t *TaskState, res *Result) error {
 	ev, err := r.Collect(ctx, t, res)
 	if err != nil {

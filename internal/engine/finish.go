@@ -69,7 +69,7 @@ func (r *Runner) Gate(ctx context.Context) error {
 	}
 	log := r.art("gate.log")
 	r.logf("gate: running %q in %s", cmd, r.Repo.Root)
-	res := RunJob(ctx, Job{Command: cmd, Dir: r.Repo.Root, Role: "test", Task: "all", Log: log, Timeout: r.timeout()})
+	res := RunJob(ctx, r.testJob(cmd, r.Repo.Root, "all", log))
 	if ctx.Err() != nil {
 		return exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 	}

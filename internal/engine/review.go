@@ -234,7 +234,7 @@ func (r *Runner) testTask(ctx context.Context, w int, t *TaskState) ([]Finding, 
 	status := GatePassed
 	for _, c := range cmds {
 		log := r.art(fmt.Sprintf("task-%d-test.log", t.Num))
-		res := RunJob(ctx, Job{Command: c, Dir: t.Path, Role: "test", Task: fmt.Sprint(t.Num), Log: log, Timeout: r.timeout()})
+		res := RunJob(ctx, r.testJob(c, t.Path, fmt.Sprint(t.Num), log))
 		if ctx.Err() != nil {
 			return nil, true, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 		}
@@ -338,7 +338,8 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 		brief.WriteString("## The wave's other tasks (their briefs, for context)\n" + others + "\n")
 	}
 	brief.WriteString("Write findings as a JSON array of {\"task\", \"severity\" (critical|important|suggestion|cannot-verify), \"file\", \"line\", \"message\"} to SPECSTACK_FINDINGS.\n")
-	briefPath, diffPath, findingsPath := r.art(stem+".md"), r.art(stem+".diff"), r.art(stem+"-findings.json")
+	job := r.reviewJob(ts[0].Path, nums, stem)
+	briefPath, diffPath, findingsPath := job.Brief, job.Diff, job.Findings
 	if err := os.WriteFile(briefPath, []byte(brief.String()), 0o644); err != nil {
 		return nil, err
 	}
@@ -349,12 +350,7 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 	if err := r.record(Event{Kind: EvDispatched, Wave: w, Role: RoleReviewer, Reason: "tasks " + strings.Join(nums, ",")}); err != nil {
 		return nil, err
 	}
-	res := RunJob(ctx, Job{
-		Command: r.reviewer(), Dir: ts[0].Path, Role: RoleReviewer, Task: strings.Join(nums, ","),
-		Brief: briefPath, Report: r.art(stem + "-report.md"), Findings: findingsPath, Diff: diffPath,
-		Log: r.art(stem + ".log"), Timeout: r.timeout(),
-		Environment: []string{"SPECSTACK_ARTIFACTS=" + ArtifactsDir(r.Dir)},
-	})
+	res := RunJob(ctx, job)
 	if ctx.Err() != nil {
 		return nil, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 	}
