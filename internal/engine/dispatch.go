@@ -140,8 +140,7 @@ func (r *Runner) resetWorkspace(ctx context.Context, t *TaskState) error {
 		return fmt.Errorf("task %d: read the workspace before restarting its worker: %w", t.Num, err)
 	}
 	ws := r.Repo.At(t.Path)
-	args := append([]string{"new", "-m", fmt.Sprintf("Task %d: %s", t.Num, t.Title)}, t.Base...)
-	if _, err := ws.Run(ctx, args...); err != nil {
+	if _, err := ws.New(ctx, fmt.Sprintf("Task %d: %s", t.Num, t.Title), true, t.Base...); err != nil {
 		return fmt.Errorf("task %d: reset its workspace: %w", t.Num, err)
 	}
 	var ids []string

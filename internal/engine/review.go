@@ -316,9 +316,9 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 		nums = append(nums, fmt.Sprint(t.Num))
 		fmt.Fprintf(&brief, "## Task %d: %s\n- brief: %s\n- report: %s\n- change: %s\n- files: %s\n", t.Num, t.Title,
 			r.BriefPath(t.Num), r.ReportPath(t.Num), t.Change, strings.Join(t.Files, ", "))
-		args := []string{"diff", "--git", "-r", union(t.Changes)}
+		diffOf := func() ([]byte, error) { return r.Repo.DiffGitOf(ctx, union(t.Changes)) }
 		if f := from[t.Num]; f != "" {
-			args = []string{"diff", "--git", "--from", f, "--to", t.Change}
+			diffOf = func() ([]byte, error) { return r.Repo.DiffGit(ctx, f, t.Change) }
 			fmt.Fprintf(&brief, "- fix delta: jj diff --from %s --to %s\n- earlier findings: %s\n", f, t.Change, r.FindingsPath(t.Num))
 		} else {
 			fmt.Fprintf(&brief, "- diff: jj diff -r '%s'\n", union(t.Changes))
@@ -327,7 +327,7 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 			brief.WriteString("\n")
 			continue
 		}
-		out, err := r.Repo.Run(ctx, args...)
+		out, err := diffOf()
 		if err != nil {
 			return nil, fmt.Errorf("diff for review of task %d: %w", t.Num, err)
 		}
