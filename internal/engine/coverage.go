@@ -24,6 +24,7 @@ type Coverage struct {
 	Preserved []string       `json:"preserved_workspaces"`
 	Artifacts string         `json:"artifacts"`
 	StartOp   string         `json:"start_op"`
+	Receipts  []Receipt      `json:"receipts"` // every gate's evidence, oldest first
 }
 
 // WaveCoverage is one wave of a Coverage.
@@ -62,7 +63,8 @@ func (r *Runner) Report() *Coverage {
 func BuildCoverage(d *Doc, artifacts string) *Coverage {
 	st := Fold(d)
 	c := &Coverage{RunID: d.Header.RunID, Plan: d.Header.Plan, Phase: "running", Halted: st.Halted,
-		Gate: st.Gate, GateNote: st.GateReason, Preserved: []string{}, Artifacts: artifacts, StartOp: d.Header.StartOp}
+		Gate: st.Gate, GateNote: st.GateReason, Preserved: []string{}, Artifacts: artifacts, StartOp: d.Header.StartOp,
+		Receipts: append([]Receipt{}, st.Receipts...)}
 	switch {
 	case st.Aborted:
 		c.Phase = "aborted"

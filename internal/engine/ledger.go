@@ -71,6 +71,7 @@ const (
 	EvResumed         = "resumed"
 	EvComplete        = "complete" // Commit: @ when it completed
 	EvAborted         = "aborted"
+	EvReceipt         = "receipt" // a gate's evidence: Command, ExitCode, Digest, Tree
 )
 
 // Worker statuses, from the worker's report or its exit.
@@ -121,6 +122,9 @@ type Event struct {
 	Important int       `toml:"important,omitempty"`
 	Other     int       `toml:"other,omitempty"`
 	Findings  string    `toml:"findings,omitempty"` // path of a findings file
+	Command   string    `toml:"command,omitempty"`  // receipt: the command run
+	Digest    string    `toml:"digest,omitempty"`   // receipt: sha256 of its output
+	Tree      string    `toml:"tree,omitempty"`     // receipt: the tree it ran on
 }
 
 // Doc is a run's ledger document.
@@ -182,6 +186,7 @@ type State struct {
 	Complete   bool
 	Aborted    bool
 	AbortedOp  string
+	Receipts   []Receipt // oldest first
 }
 
 // taskEvent lists the kinds that are about one task.
@@ -281,6 +286,8 @@ func Fold(d *Doc) *State {
 			s.Complete = true
 		case EvAborted:
 			s.Aborted, s.AbortedOp = true, e.Op
+		case EvReceipt:
+			s.Receipts = append(s.Receipts, receiptOf(e))
 		}
 	}
 	return s

@@ -230,11 +230,16 @@ func (r *Runner) testTask(ctx context.Context, w int, t *TaskState) ([]Finding, 
 	if len(cmds) == 0 {
 		return nil, false, r.record(Event{Kind: EvTests, Task: t.Num, Wave: w, Status: TestNoSurface})
 	}
+	// The tree the tests run on; unreadable, they run without reuse.
+	head, _ := r.workspaceHead(ctx, t)
 	var fs []Finding
 	status := GatePassed
 	for _, c := range cmds {
 		log := r.art(fmt.Sprintf("task-%d-test.log", t.Num))
-		res := RunJob(ctx, r.testJob(c, t.Path, fmt.Sprint(t.Num), log))
+		res, err := r.runGate(ctx, w, t.Num, "test", r.testJob(c, t.Path, fmt.Sprint(t.Num), log), head.CommitID)
+		if err != nil {
+			return nil, true, err
+		}
 		if ctx.Err() != nil {
 			return nil, true, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 		}
