@@ -45,6 +45,9 @@ type Options struct {
 	SkipReview  bool              `toml:"skip_review,omitempty"`
 	Timeout     string            `toml:"timeout,omitempty"` // per worker, a Go duration
 	MaxFixes    int               `toml:"max_fixes,omitempty"`
+	// MinConfidence: a reviewer's confidence below it blocks ([review]
+	// min-confidence); 0 disables the gate.
+	MinConfidence int `toml:"min_confidence,omitempty"`
 }
 
 // Event kinds, in the order a task usually meets them.
@@ -72,6 +75,9 @@ const (
 	EvComplete        = "complete" // Commit: @ when it completed
 	EvAborted         = "aborted"
 	EvReceipt         = "receipt" // a gate's evidence: Command, ExitCode, Digest, Tree
+	// EvConfidenceOverride: a reviewer's confidence was below the
+	// threshold and a person let the run pass anyway (Reason says why).
+	EvConfidenceOverride = "confidence-override"
 )
 
 // Worker statuses, from the worker's report or its exit.
@@ -187,6 +193,8 @@ type State struct {
 	Aborted    bool
 	AbortedOp  string
 	Receipts   []Receipt // oldest first
+	// Overrides are the reasons given for passing low-confidence reviews.
+	Overrides []string
 }
 
 // taskEvent lists the kinds that are about one task.
@@ -288,6 +296,8 @@ func Fold(d *Doc) *State {
 			s.Aborted, s.AbortedOp = true, e.Op
 		case EvReceipt:
 			s.Receipts = append(s.Receipts, receiptOf(e))
+		case EvConfidenceOverride:
+			s.Overrides = append(s.Overrides, e.Reason)
 		}
 	}
 	return s

@@ -363,9 +363,12 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 		return nil, r.halt(ctx, exitcode.New(exitcode.Halted, "reviewer for wave %d (tasks %s) exited %d: no review happened; see %s, then `jj kaisen resume`",
 			w, strings.Join(nums, ","), res.ExitCode, r.art(stem+".log")))
 	}
-	fs, err := ReadFindings(findingsPath)
+	fs, confidence, err := ReadReview(findingsPath)
 	if err != nil {
 		return nil, r.halt(ctx, exitcode.Wrap(exitcode.Halted, err))
+	}
+	if err := r.confidenceGate(ctx, w, nums, confidence, findingsPath); err != nil {
+		return nil, err
 	}
 	out := map[int][]Finding{}
 	for _, f := range fs {
@@ -412,4 +415,21 @@ func owners(f Finding, ts []*TaskState) []int {
 		}
 	}
 	return res
+}
+
+// confidenceGate blocks a review whose reviewer reported a confidence
+// below the run's min-confidence, unless the run was given an override
+// reason, which is recorded.
+func (r *Runner) confidenceGate(ctx context.Context, w int, nums []string, confidence *int, findings string) error {
+	min := r.Doc.Header.Options.MinConfidence
+	if min <= 0 || confidence == nil || *confidence >= min {
+		return nil
+	}
+	what := fmt.Sprintf("the reviewer of wave %d (tasks %s) reported confidence %d, below min-confidence %d", w, strings.Join(nums, ","), *confidence, min)
+	if r.ConfidenceOverride != "" {
+		r.logf("%s: passed by override: %s", what, r.ConfidenceOverride)
+		return r.record(Event{Kind: EvConfidenceOverride, Wave: w, Role: RoleReviewer, Findings: findings,
+			Reason: fmt.Sprintf("%s; overridden: %s", what, r.ConfidenceOverride)})
+	}
+	return r.halt(ctx, exitcode.New(exitcode.Halted, "%s: a person must judge it (findings %s); then `jj kaisen resume --confidence-override \"REASON\"` to pass it anyway, recording why", what, findings))
 }

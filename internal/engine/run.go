@@ -42,6 +42,10 @@ type Runner struct {
 	// Overrides, when set, replace the recorded commands (resume with
 	// another worker, or a driver run after step mode).
 	Worker, Reviewer, Test string
+	// ConfidenceOverride, when set, is why a review whose confidence is
+	// below the run's min-confidence passes anyway (recorded in the
+	// ledger).
+	ConfidenceOverride string
 
 	mu   sync.Mutex
 	lock *ledger.Lock
