@@ -2,11 +2,7 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
 	"time"
 )
 
@@ -59,13 +55,12 @@ func (r *Runner) runGate(ctx context.Context, w, task int, role string, j Job, t
 		ev := Event{Kind: EvReceipt, Wave: w, Task: task, Role: role, Command: j.Command, Tree: tree, Digest: rc.Digest, Reason: reusedReason}
 		return Result{ExitCode: 0}, r.record(ev)
 	}
-	off := fileSize(j.Log)
 	res := RunJob(ctx, j)
 	if ctx.Err() != nil {
 		return res, nil
 	}
 	ev := Event{Kind: EvReceipt, Wave: w, Task: task, Role: role, Command: j.Command, Tree: tree,
-		ExitCode: res.ExitCode, Digest: digestFrom(j.Log, off)}
+		ExitCode: res.ExitCode, Digest: res.Digest}
 	if res.Err != nil && res.ExitCode == 0 {
 		ev.ExitCode = -1
 	}
@@ -77,26 +72,4 @@ func gateLabel(role string, task int) string {
 		return role
 	}
 	return fmt.Sprintf("task %d: %s", task, role)
-}
-
-func fileSize(p string) int64 {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
-}
-
-// digestFrom is the sha256 of file p from offset off: what one job
-// appended to its log.
-func digestFrom(p string, off int64) string {
-	h := sha256.New()
-	f, err := os.Open(p)
-	if err == nil {
-		defer f.Close()
-		if _, err := f.Seek(off, io.SeekStart); err == nil {
-			io.Copy(h, f)
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }

@@ -2,12 +2,17 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -44,6 +49,22 @@ type Result struct {
 	ExitCode int // -1 when killed or never started
 	TimedOut bool
 	Err      error
+	Digest   string // sha256 of what it printed (stdout and stderr, as interleaved)
+}
+
+// digestWriter hashes what the process prints on its way to the log;
+// stdout and stderr are copied by two goroutines, hence the lock.
+type digestWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+	h  hash.Hash
+}
+
+func (d *digestWriter) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.h.Write(p)
+	return d.w.Write(p)
 }
 
 // Env is the variables the worker gets on top of the environment it
@@ -129,14 +150,15 @@ func RunJob(ctx context.Context, j Job) Result {
 	}
 	defer log.Close()
 	fmt.Fprintf(log, "== %s %s task %s at %s\n", time.Now().UTC().Format(time.RFC3339), j.Role, j.Task, j.Dir)
+	out := &digestWriter{w: log, h: sha256.New()}
 	err = xec.Run(ctx, xec.Cmd{
 		Name: argv[0], Args: argv[1:], Dir: j.Dir, Env: j.Env(),
-		Stdout: log, Stderr: log, Timeout: j.Timeout, Setpgid: true,
+		Stdout: out, Stderr: out, Timeout: j.Timeout, Setpgid: true,
 	})
 	if j.PIDFile != "" {
 		os.Remove(j.PIDFile)
 	}
-	res := Result{ExitCode: 0}
+	res := Result{ExitCode: 0, Digest: hex.EncodeToString(out.h.Sum(nil))}
 	if err != nil {
 		res.ExitCode = xec.ExitCode(err)
 		res.Err = err
