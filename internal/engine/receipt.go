@@ -11,9 +11,11 @@ const RoleGate = "gate"
 
 // Receipt is the evidence a gate leaves: the command, how it exited, a
 // digest of what it printed, the role that ran it and the identity of the
-// exact tree it ran on (jj: the commit ID of the workspace's @). A gate
-// asked again for the same command and tree reuses a passing receipt
-// instead of running; any other tree, or a failed receipt, runs it again.
+// exact tree it ran on (jj: the commit ID of the workspace's @; a
+// reviewer's: "diff-sha256:" and the digest of the diff it judged). A
+// test or the final gate asked again for the same command and tree
+// reuses a passing receipt instead of running; any other tree, or a
+// failed receipt, runs it again. Reviewers' judgement is never reused.
 type Receipt struct {
 	At       time.Time `json:"at"`
 	Wave     int       `json:"wave,omitempty"`

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -358,6 +360,18 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 	res := RunJob(ctx, job)
 	if ctx.Err() != nil {
 		return nil, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
+	}
+	// The reviewer's receipt: what it judged is exactly the diff it was
+	// given (a batch spans several workspaces), so that is its identity.
+	// Judgement is never reused.
+	diffSum := sha256.Sum256([]byte(diff.String()))
+	rc := Event{Kind: EvReceipt, Wave: w, Role: RoleReviewer, Command: job.Command, ExitCode: res.ExitCode,
+		Digest: res.Digest, Tree: "diff-sha256:" + hex.EncodeToString(diffSum[:])}
+	if res.Err != nil && rc.ExitCode == 0 {
+		rc.ExitCode = -1
+	}
+	if err := r.record(rc); err != nil {
+		return nil, err
 	}
 	if res.ExitCode != 0 || res.Err != nil {
 		return nil, r.halt(ctx, exitcode.New(exitcode.Halted, "reviewer for wave %d (tasks %s) exited %d: no review happened; see %s, then `jj kaisen resume`",

@@ -171,7 +171,11 @@ func (l *RunLog) Text(w io.Writer) error {
 			if rc.Reused {
 				verb = "reused"
 			}
-			fmt.Fprintf(&b, " %s %s %q on tree %s: exit %d, output %s", rc.Role, verb, rc.Command, short(rc.Tree), rc.ExitCode, short(rc.Digest))
+			on := "tree " + short(rc.Tree)
+			if sum, ok := strings.CutPrefix(rc.Tree, "diff-sha256:"); ok {
+				on = "diff " + short(sum)
+			}
+			fmt.Fprintf(&b, " %s %s %q on %s: exit %d, output %s", rc.Role, verb, rc.Command, on, rc.ExitCode, short(rc.Digest))
 		}
 		if e.Change != "" {
 			fmt.Fprintf(&b, " change %s", short(e.Change))
