@@ -136,7 +136,8 @@ func reviewCommand() *cli.Command {
 {"severity": critical|important|suggestion|cannot-verify, "message", "file",
 "line"}; critical or important findings fail the review and record the fix's
 starting commit, so the re-review can be scoped to exactly the fix delta
-(printed). Record --passed once the fix is approved.`,
+(printed); with --json, "job" is the fixer job the driver would run (start it
+as fan-out's jobs). Record --passed once the fix is approved.`,
 			Flags: []cli.Flag{
 				&cli.IntFlag{Name: "task", Usage: "the task `N`"},
 				&cli.BoolFlag{Name: "passed", Usage: "the task passed review"},

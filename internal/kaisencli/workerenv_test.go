@@ -103,3 +103,76 @@ func readEnv(t *testing.T, path string) map[string]string {
 	}
 	return env
 }
+
+// TestStepFixerJob: a failed `review record` hands step mode the fixer job
+// the driver would run: the fixer role, the findings to read, in the task's
+// workspace.
+func TestStepFixerJob(t *testing.T) {
+	testenv.RequireJJ(t)
+	testenv.Isolate(t)
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "repo")
+	if _, err := xec.Output(t.Context(), xec.Cmd{Name: "jj", Args: []string{"git", "init", "--no-colocate", repo}}); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "plan.md")
+	if err := os.WriteFile(plan, []byte("# p\n\n### Task 1: one\n**Files:** `a.txt`\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	findings := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(findings, []byte(`[{"severity": "critical", "message": "wrong", "file": "a.txt"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	worker := `echo one > a.txt; echo "Status: DONE" > "$SPECSTACK_REPORT"`
+	steps := [][]string{
+		{"start", plan, "--yes", "--worker", worker},
+		{"fan-out", "--wave", "1", "--json"},
+	}
+	var stdout string
+	for _, args := range steps {
+		var code int
+		var stderr string
+		if code, stdout, stderr = kaisen(t, append([]string{"-R", repo}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	var jobs []engine.TaskJob
+	if err := json.Unmarshal([]byte(stdout), &jobs); err != nil || len(jobs) != 1 {
+		t.Fatalf("fan-out --json: %v\n%s", err, stdout)
+	}
+	j := jobs[0].Job
+	var env []string
+	for k, v := range j.Env {
+		env = append(env, k+"="+v)
+	}
+	if err := xec.Run(t.Context(), xec.Cmd{Name: j.Argv[0], Args: j.Argv[1:], Dir: j.Dir, Env: env, Setpgid: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"collect", "--wave", "1"}, {"review", "record", "--task", "1", "--findings", findings, "--json"}} {
+		var code int
+		var stderr string
+		if code, stdout, stderr = kaisen(t, append([]string{"-R", repo}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	var v engine.Verdict
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatalf("review record --json: %v\n%s", err, stdout)
+	}
+	if v.Passed || v.Job == nil {
+		t.Fatalf("a critical finding: verdict %+v; want a failed review with the fixer's job", v)
+	}
+	fj := v.Job
+	if fj.Dir != jobs[0].Path || len(fj.Argv) == 0 || fj.Env["SPECSTACK_ROLE"] != engine.RoleFixer || fj.Env["SPECSTACK_FINDINGS"] != v.Findings || fj.Env["SPECSTACK_TASK"] != "1" {
+		t.Errorf("fixer job %+v: want the fixer role, findings %s, task 1, in %s", fj, v.Findings, jobs[0].Path)
+	}
+	// Everything else is the implementer's protocol unchanged.
+	for k, want := range j.Env {
+		if k == "SPECSTACK_ROLE" || k == "SPECSTACK_FINDINGS" {
+			continue
+		}
+		if got := fj.Env[k]; got != want {
+			t.Errorf("fixer job %s=%q, the implementer's is %q", k, got, want)
+		}
+	}
+}
