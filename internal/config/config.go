@@ -22,6 +22,7 @@ const FileName = "specstack.toml"
 type Config struct {
 	Worker   WorkerConfig   `toml:"worker"`
 	Kaisen   KaisenConfig   `toml:"kaisen"`
+	Review   ReviewConfig   `toml:"review"`
 	OpenSpec OpenSpecConfig `toml:"openspec"`
 	Stack    StackConfig    `toml:"stack"`
 	GitHub   GitHubConfig   `toml:"github"`

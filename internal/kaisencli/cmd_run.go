@@ -49,6 +49,7 @@ with "resume"; "abort" undoes it.`,
 				return err
 			}
 			defer r.Close()
+			r.ConfidenceOverride = c.String("confidence-override")
 			return finish(c, r, r.Drive(c.Context))
 		},
 	}
