@@ -78,6 +78,9 @@ func Load(root string) (*Config, error) {
 				return nil, fmt.Errorf("config %s: [github] timeout = %q: %w", p, cfg.GitHub.Timeout, err)
 			}
 		}
+		if md.IsDefined("kaisen", "workspaces-dir") && !filepath.IsAbs(cfg.Kaisen.WorkspacesDir) {
+			return nil, fmt.Errorf("config %s: [kaisen] workspaces-dir = %q: must be an absolute path (workspaces live outside every working copy)", p, cfg.Kaisen.WorkspacesDir)
+		}
 		cfg.Files = append(cfg.Files, p)
 	}
 	return cfg, nil

@@ -3,6 +3,10 @@ package config
 // KaisenConfig configures jj-kaisen.
 type KaisenConfig struct {
 	MaxParallel int `toml:"max-parallel"`
+	// WorkspacesDir is the absolute directory under which task
+	// workspaces are created (one folder per repository); the
+	// SPECSTACK_WORKSPACES variable wins over it.
+	WorkspacesDir string `toml:"workspaces-dir"`
 	// TestMap maps path globs to the test command that covers them.
 	TestMap map[string]string `toml:"test-map"`
 }

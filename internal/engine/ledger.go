@@ -45,6 +45,10 @@ type Options struct {
 	SkipReview  bool              `toml:"skip_review,omitempty"`
 	Timeout     string            `toml:"timeout,omitempty"` // per worker, a Go duration
 	MaxFixes    int               `toml:"max_fixes,omitempty"`
+	// WorkspacesDir is the folder the task workspaces are created in
+	// (config.WorkspacesDir at start); empty in ledgers written before it
+	// was recorded, which use the default.
+	WorkspacesDir string `toml:"workspaces_dir,omitempty"`
 }
 
 // Event kinds, in the order a task usually meets them.

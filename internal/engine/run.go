@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/jjx"
@@ -91,8 +90,12 @@ func newRunner(repo *jjx.Repo, dir string, d *Doc, out io.Writer) *Runner {
 	if out == nil {
 		out = io.Discard
 	}
+	wsDir := d.Header.Options.WorkspacesDir
+	if wsDir == "" {
+		wsDir = WorkspacesDir(d.Header.Root)
+	}
 	return &Runner{Repo: repo, Dir: dir, Doc: d, Out: out,
-		Pool: &jjx.Pool{Repo: repo, Dir: WorkspacesDir(d.Header.Root)}}
+		Pool: &jjx.Pool{Repo: repo, Dir: wsDir}}
 }
 
 // Close releases the lock.
@@ -103,12 +106,11 @@ func (r *Runner) Close() {
 	}
 }
 
-// WorkspacesDir is where a repository's task workspaces are created:
-// under the temporary directory, outside every working copy.
-func WorkspacesDir(root string) string {
-	sum := sha256.Sum256([]byte(root))
-	return filepath.Join(os.TempDir(), "jj-workspaces", filepath.Base(root)+"-"+hex.EncodeToString(sum[:4]))
-}
+// WorkspacesDir is where a repository's task workspaces are created
+// when the run recorded no folder: config.WorkspacesDir without a
+// configuration file ($SPECSTACK_WORKSPACES, else under the temporary
+// directory), outside every working copy.
+func WorkspacesDir(root string) string { return config.WorkspacesDir(nil, root) }
 
 // State folds the ledger.
 func (r *Runner) State() *State {

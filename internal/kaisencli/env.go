@@ -122,6 +122,8 @@ func (s *session) options(c *cli.Context, tasks []engine.Task) (engine.Options, 
 		MaxParallel: s.cfg.Kaisen.MaxParallel,
 		SkipReview:  c.Bool("skip-review"),
 		Timeout:     pick(c.String("timeout"), s.cfg.Worker.Timeout),
+		// Fixed at start, so resume provisions where the run began.
+		WorkspacesDir: config.WorkspacesDir(s.cfg, s.repo.Root),
 	}
 	if c.IsSet("max-parallel") {
 		o.MaxParallel = c.Int("max-parallel")
