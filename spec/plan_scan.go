@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"github.com/specstack/specstack/internal/plural"
 	"sort"
 )
 
@@ -51,23 +52,8 @@ func (p *Plan) Preflight(exists func(t PlanTask, path string) bool) []PlanFindin
 	for _, path := range created {
 		if ts := creators[path]; len(ts) > 1 {
 			res = append(res, PlanFinding{Kind: FindingDoubleCreate, Tasks: ts, Path: path,
-				Message: fmt.Sprintf("tasks %s all create %s: only one can; make the others Modify it", joinInts(ts), path)})
+				Message: fmt.Sprintf("tasks %s %s create %s: only one can; make the others Modify it", plural.Ints(ts), plural.All(len(ts)), path)})
 		}
 	}
 	return res
-}
-
-func joinInts(ns []int) string {
-	s := ""
-	for i, n := range ns {
-		switch {
-		case i == 0:
-		case i == len(ns)-1:
-			s += " and "
-		default:
-			s += ", "
-		}
-		s += fmt.Sprint(n)
-	}
-	return s
 }

@@ -229,7 +229,7 @@ no files here
 			t.Errorf("finding %d: got %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	if !strings.Contains(got[2].Message, "tasks 1, 2 and 4 all create x.go") {
+	if !strings.Contains(got[2].Message, "tasks 1, 2 and 4 all create x.go: only one can") {
 		t.Errorf("message %q", got[2].Message)
 	}
 }

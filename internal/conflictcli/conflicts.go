@@ -2,6 +2,7 @@ package conflictcli
 
 import (
 	"fmt"
+	"github.com/specstack/specstack/internal/plural"
 	"io"
 	"strings"
 
@@ -70,7 +71,7 @@ func (v conflictsView) text(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "%s %s %s\n", short(r.ChangeID), short(r.CommitID), desc)
 		for _, f := range r.Files {
-			fmt.Fprintf(&b, "  %s: %d %s, %d sides\n", f.Path, f.Hunks, plural(f.Hunks, "hunk", "hunks"), f.Sides)
+			fmt.Fprintf(&b, "  %s: %d %s, %d sides\n", f.Path, f.Hunks, plural.Word(f.Hunks, "hunk", "hunks"), f.Sides)
 			for _, p := range f.Problems {
 				fmt.Fprintf(&b, "    problem: %s\n", p)
 			}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/specstack/specstack/internal/plural"
 	"os"
 	"sync"
 
@@ -80,7 +81,7 @@ func (r *Runner) Dispatch(ctx context.Context, w int) error {
 	if err := r.record(events...); err != nil {
 		return err
 	}
-	r.logf("wave %d: %d tasks dispatched", w, len(todo))
+	r.logf("wave %d: %s dispatched", w, plural.Count(len(todo), "task", "tasks"))
 	var mu sync.Mutex
 	var errs []error
 	first := true
@@ -140,7 +141,7 @@ func (r *Runner) collectAndRecord(ctx context.Context, t *TaskState, res *Result
 	if err := r.record(ev); err != nil {
 		return err
 	}
-	r.logf("task %d: %s, change %s, %d files", t.Num, ev.Status, short(ev.Change), len(ev.Files))
+	r.logf("task %d: %s, change %s, %s", t.Num, ev.Status, short(ev.Change), plural.Count(len(ev.Files), "file", "files"))
 	return nil
 }
 

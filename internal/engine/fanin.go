@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/specstack/specstack/internal/plural"
 	"os"
 	"path"
 	"path/filepath"
@@ -112,7 +113,7 @@ func (r *Runner) FanIn(ctx context.Context, w int) error {
 		Event{Kind: EvFannedIn, Wave: w}); err != nil {
 		return err
 	}
-	r.logf("wave %d: fanned in (%d tasks)", w, len(merged))
+	r.logf("wave %d: fanned in (%s)", w, plural.Count(len(merged), "task", "tasks"))
 	return nil
 }
 

@@ -2,6 +2,7 @@ package openspeccli
 
 import (
 	"fmt"
+	"github.com/specstack/specstack/internal/plural"
 	"io"
 	"strings"
 
@@ -125,7 +126,7 @@ func writeArchive(w, stderr io.Writer, rep archiveReport, incomplete int) error 
 		// goes with the diagnostics.
 		fmt.Fprintf(stderr, "Dry run: would archive '%s' as '%s'", rep.Change, rep.ArchivedAs)
 		if incomplete > 0 {
-			fmt.Fprintf(stderr, " (%d task(s) unchecked: needs --yes)", incomplete)
+			fmt.Fprintf(stderr, " (%s unchecked: needs --yes)", plural.Count(incomplete, "task", "tasks"))
 		}
 		fmt.Fprintln(stderr, "; nothing written.")
 		_, err := io.WriteString(w, rep.Diff)

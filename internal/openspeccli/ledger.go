@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/specstack/specstack/internal/plural"
 	"os"
 	"path/filepath"
 
@@ -114,7 +115,7 @@ func finishArchive(c *cli.Context) error {
 		if rec.Moved {
 			moved = ", moved the change to " + rec.ShowTo
 		}
-		fmt.Fprintf(cliapp.Stderr(c), "%s: finished the interrupted %s (wrote %d spec(s)%s)\n", binary, rec.What, len(rec.Written), moved)
+		fmt.Fprintf(cliapp.Stderr(c), "%s: finished the interrupted %s (wrote %s%s)\n", binary, rec.What, plural.Count(len(rec.Written), "spec", "specs"), moved)
 	}
 	return nil
 }
