@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/specstack/specstack/internal/plural"
 	"os"
 	"path"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/confine"
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/internal/xec"
 	"github.com/specstack/specstack/jjx"
 )

@@ -3,7 +3,6 @@ package spec
 import (
 	"errors"
 	"fmt"
-	"github.com/specstack/specstack/internal/plural"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/specstack/specstack/internal/journal"
 	"github.com/specstack/specstack/internal/lazyregexp"
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/internal/regfile"
 )
 

@@ -2,8 +2,9 @@ package spec
 
 import (
 	"fmt"
-	"github.com/specstack/specstack/internal/plural"
 	"sort"
+
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // PlanFinding is one result of the mechanical pre-flight scan of a plan.

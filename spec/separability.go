@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"github.com/specstack/specstack/internal/plural"
 	"path"
 	"sort"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/specstack/specstack/internal/lazyregexp"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // Separability decides whether a change's task groups can be worked on by

@@ -2,7 +2,6 @@ package conflictcli
 
 import (
 	"fmt"
-	"github.com/specstack/specstack/internal/plural"
 	"io"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/specstack/specstack/conflict"
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 func conflictsCommand() *cli.Command {

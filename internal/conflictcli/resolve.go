@@ -3,7 +3,6 @@ package conflictcli
 import (
 	"errors"
 	"fmt"
-	"github.com/specstack/specstack/internal/plural"
 	"io"
 	"os"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/specstack/specstack/conflict"
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 func resolveCommand() *cli.Command {

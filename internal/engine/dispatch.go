@@ -3,11 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/specstack/specstack/internal/plural"
 	"os"
 	"sync"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // Parallel runs fn for each item with at most limit running at once

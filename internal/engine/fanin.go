@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/specstack/specstack/internal/plural"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/specstack/specstack/conflict"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/lazyregexp"
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/jjx"
 )
 

@@ -3,10 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/specstack/specstack/internal/plural"
 	"io"
 	"strings"
 
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 )

@@ -3,12 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/specstack/specstack/internal/plural"
 	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // WaveTasks returns the task numbers of wave w (1-based).

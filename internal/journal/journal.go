@@ -23,7 +23,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/specstack/specstack/internal/plural"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,6 +32,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/specstack/specstack/internal/ledger"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // Write replaces (or creates) one file.

@@ -2,13 +2,13 @@ package openspeccli
 
 import (
 	"fmt"
-	"github.com/specstack/specstack/internal/plural"
 	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/spec"
 )
 

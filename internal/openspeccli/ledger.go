@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/specstack/specstack/internal/plural"
 	"os"
 	"path/filepath"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/journal"
 	"github.com/specstack/specstack/internal/ledger"
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/spec"
 )
