@@ -108,8 +108,7 @@ func (r *Runner) Dispatch(ctx context.Context, w int) error {
 }
 
 func (r *Runner) runImplementer(ctx context.Context, w int, t *TaskState) error {
-	r.logf("task %d: %s started in %s", t.Num, RoleImplementer, t.Workspace)
-	res := RunJob(ctx, r.job(w, t, RoleImplementer))
+	res := r.runTracked(ctx, taskLabel(t.Num), r.job(w, t, RoleImplementer))
 	if ctx.Err() != nil {
 		return nil // interrupted: the ledger says dispatched; resume starts it again
 	}

@@ -291,7 +291,7 @@ func (r *Runner) mergedSoFar(except int) string {
 	if len(ns) == 0 {
 		return ""
 	}
-	return " holding task " + joinNums(ns)
+	return " holding " + plural.Word(len(ns), "task ", "tasks ") + plural.Ints(ns)
 }
 
 // recheckConflict lets a resumed run continue once a person resolved

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // Drive runs every remaining phase of every wave, then the final gate,
@@ -25,7 +26,8 @@ func (r *Runner) Drive(ctx context.Context) error {
 		if r.State().FannedIn[w] {
 			continue
 		}
-		r.logf("wave %d: tasks %s", w, joinNums(r.Doc.Header.Waves[w-1]))
+		ns := r.Doc.Header.Waves[w-1]
+		r.logf("wave %d: %s %s", w, plural.Word(len(ns), "task", "tasks"), plural.Ints(ns))
 		if err := r.Provision(ctx, w); err != nil {
 			if ctx.Err() != nil {
 				return exitcode.Wrap(exitcode.Interrupted, err)

@@ -35,6 +35,9 @@ type Runner struct {
 	Doc  *Doc
 	Pool *jjx.Pool
 	Out  io.Writer // progress for people (stderr)
+	// Progress, when set, shows the running workers (Out should write
+	// through it, so status lines and progress lines do not mix).
+	Progress *Progress
 	// Overrides, when set, replace the recorded commands (resume with
 	// another worker, or a driver run after step mode).
 	Worker, Reviewer, Test string
