@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/confine"
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/internal/xec"
 	"github.com/specstack/specstack/jjx"
 )
@@ -118,7 +119,7 @@ func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) 
 		n := len(Parse(content).Hunks)
 		for _, h := range req.Hunks {
 			if h < 1 || h > n {
-				return rep, fmt.Errorf("%s has %d hunks, no hunk %d (%w)", targets[0], n, h, ErrBadRequest)
+				return rep, fmt.Errorf("%s has %s, no hunk %d (%w)", targets[0], plural.Count(n, "hunk", "hunks"), h, ErrBadRequest)
 			}
 		}
 	}
@@ -163,7 +164,7 @@ func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) 
 		switch {
 		case f.Error != "":
 		case !f.Conflicted && len(f.Left) > 0:
-			f.Error = fmt.Sprintf("jj records the file as resolved although %d hunks were left in it", len(f.Left))
+			f.Error = fmt.Sprintf("jj records the file as resolved although %s %s left in it", plural.Count(len(f.Left), "hunk", "hunks"), plural.Word(len(f.Left), "was", "were"))
 		case f.Conflicted && len(f.Left) == 0 && f.Changed:
 			f.Error = "jj still records a conflict although every hunk was resolved"
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/specstack/specstack/internal/journal"
 	"github.com/specstack/specstack/internal/lazyregexp"
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/internal/regfile"
 )
 
@@ -124,7 +125,7 @@ func (r Root) PlanArchive(change string, opts ArchiveOptions) (*ArchivePlan, err
 		for _, t := range p.Incomplete {
 			list = append(list, fmt.Sprintf("  line %d: %s", t.Line, t.Text))
 		}
-		return p, fmt.Errorf("change %q has %d unchecked task(s) (%w):\n%s\ncomplete them, or re-run with --yes to archive anyway", change, len(p.Incomplete), ErrIncomplete, strings.Join(list, "\n"))
+		return p, fmt.Errorf("change %q has %s (%w):\n%s\ncomplete them, or re-run with --yes to archive anyway", change, plural.Count(len(p.Incomplete), "unchecked task", "unchecked tasks"), ErrIncomplete, strings.Join(list, "\n"))
 	}
 
 	now := opts.Now

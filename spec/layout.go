@@ -43,7 +43,7 @@ func FindRoot(dir string) (Root, error) {
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return Root{}, fmt.Errorf("find OpenSpec root from %q: %w (run `openspec init` or pass --repo)", dir, ErrNoRoot)
+			return Root{}, fmt.Errorf("find OpenSpec root from %q: %w (run `jj openspec init` or pass --repo)", dir, ErrNoRoot)
 		}
 		d = parent
 	}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -28,6 +29,15 @@ type PlanTask struct {
 	Text   string     `json:"-"` // the task's full text, heading included
 	Line   int        `json:"line"`
 	Files  []PlanFile `json:"files"`
+	// Unread are the lines that look like a file list (they start with
+	// "Files") but named no file the parser could read.
+	Unread []PlanLine `json:"unread_files,omitempty"`
+}
+
+// PlanLine is one line of a plan, numbered from 1.
+type PlanLine struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
 }
 
 // FileRole says what a task does to a file, from its **Files:** list.
@@ -64,9 +74,14 @@ func (e *PlanError) Error() string {
 }
 
 var (
-	headingRe    = lazyregexp.New(`^(#{1,6})[ \t]`)
-	filesLabelRe = lazyregexp.New(`^[ \t]*(?:[-*+][ \t]+)?\*\*Files:?\*\*:?[ \t]*(.*)$`)
-	fenceRe      = lazyregexp.New("^[ \t]{0,3}(```+|~~~+)")
+	headingRe = lazyregexp.New(`^(#{1,6})[ \t]`)
+	// "**Files:**", "**Files**:", "*Files:*", "__Files:__" or a plain
+	// "Files:", after an optional list marker, any case.
+	filesLabelRe = lazyregexp.New(`(?i)^[ \t]*(?:[-*+][ \t]+)?(?:(?:\*\*|__|\*|_)files:?(?:\*\*|__|\*|_):?|files:)[ \t]*(.*)$`)
+	// A line that means to start a file list: "Files" first, then a
+	// separator or nothing ("Files - a.txt", "**Files**").
+	filesLikeRe = lazyregexp.New(`(?i)^[ \t]*(?:[-*+][ \t]+)?[*_]*files[*_]*[ \t]*(?:[:\-\x{2013}\x{2014}]|$)`)
+	fenceRe     = lazyregexp.New("^[ \t]{0,3}(```+|~~~+)")
 )
 
 var roleNames = map[string]FileRole{
@@ -134,11 +149,11 @@ func ParsePlan(data []byte) (*Plan, error) {
 			Text:   strings.TrimRight(strings.Join(lines[s.start:s.end], "\n"), "\n \t"),
 			Line:   s.start + 1,
 		}
-		files, err := parseFiles(lines, inFence, s.start+1, s.end)
+		files, unread, err := parseFiles(lines, inFence, s.start+1, s.end)
 		if err != nil {
 			return nil, err
 		}
-		t.Files = files
+		t.Files, t.Unread = files, unread
 		p.Tasks = append(p.Tasks, t)
 	}
 	return p, nil
@@ -263,33 +278,43 @@ func listItem(l string) (indent, text string, ok bool) {
 	return indent, strings.TrimLeft(rest, " \t"), true
 }
 
-// parseFiles reads the **Files:** lists between lines [from, to).
-func parseFiles(lines []string, inFence []bool, from, to int) ([]PlanFile, error) {
+// parseFiles reads the file lists between lines [from, to): a label
+// ("**Files:**", "Files:", …) with paths after it on its line and/or a
+// list below it. A line that looks like a label but yields no path is
+// returned as unread.
+func parseFiles(lines []string, inFence []bool, from, to int) ([]PlanFile, []PlanLine, error) {
 	var files []PlanFile
-	add := func(line int, entry string) error {
+	var unread []PlanLine
+	add := func(line int, entry string) (int, error) {
 		fs, err := parseFileEntry(entry)
 		if err != nil {
-			return &PlanError{Line: line + 1, Msg: err.Error()}
+			return 0, &PlanError{Line: line + 1, Msg: err.Error()}
 		}
 		for _, f := range fs {
 			if !slices.Contains(files, f) {
 				files = append(files, f)
 			}
 		}
-		return nil
+		return len(fs), nil
 	}
 	for i := from; i < to; i++ {
-		if inFence[i] || !strings.Contains(lines[i], "**Files") {
+		if inFence[i] || !containsFold(lines[i], "files") {
 			continue
 		}
 		m := filesLabelRe.FindStringSubmatch(lines[i])
 		if m == nil {
+			if filesLikeRe.MatchString(lines[i]) {
+				unread = append(unread, PlanLine{Line: i + 1, Text: strings.TrimSpace(lines[i])})
+			}
 			continue
 		}
+		named := 0
 		if rest := strings.TrimSpace(m[1]); rest != "" {
-			if err := add(i, rest); err != nil {
-				return nil, err
+			n, err := add(i, rest)
+			if err != nil {
+				return nil, nil, err
 			}
+			named += n
 		}
 		// The list that follows; blank lines may separate it from the label.
 		j := i + 1
@@ -301,13 +326,22 @@ func parseFiles(lines []string, inFence []bool, from, to int) ([]PlanFile, error
 			if !ok {
 				break
 			}
-			if err := add(j, item); err != nil {
-				return nil, err
+			n, err := add(j, item)
+			if err != nil {
+				return nil, nil, err
 			}
+			named += n
+		}
+		if named == 0 {
+			unread = append(unread, PlanLine{Line: i + 1, Text: strings.TrimSpace(lines[i])})
 		}
 		i = j - 1
 	}
-	return files, nil
+	return files, unread, nil
+}
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), sub)
 }
 
 // parseFileEntry reads "Modify: `src/a.go:10-20`, `src/b.go`" or a bare
@@ -415,9 +449,12 @@ func parseAdHoc(lines []string, inFence []bool) (*Plan, error) {
 		}
 		text := strings.TrimSpace(strings.Join(cur, "\n"))
 		if text != "" {
-			t := adHocTask(len(p.Tasks)+1, text, curLine)
+			t, err := adHocTask(len(p.Tasks)+1, text, curLine)
 			if msg := titleProblem(t.Number, t.Title); msg != "" && bad == nil {
 				bad = &PlanError{Line: curLine, Msg: msg}
+			}
+			if err != nil && bad == nil {
+				bad = asPlanError(err)
 			}
 			p.Tasks = append(p.Tasks, t)
 		}
@@ -460,9 +497,27 @@ func parseAdHoc(lines []string, inFence []bool) (*Plan, error) {
 	return p, nil
 }
 
-func adHocTask(n int, text string, line int) PlanTask {
+func adHocTask(n int, text string, line int) (PlanTask, error) {
 	title, _, _ := strings.Cut(text, "\n")
-	return PlanTask{Number: n, Title: strings.TrimSpace(title), Text: fmt.Sprintf("### Task %d: %s", n, text), Line: line}
+	t := PlanTask{Number: n, Title: strings.TrimSpace(title), Text: fmt.Sprintf("### Task %d: %s", n, text), Line: line}
+	files, unread, err := adHocFiles(text)
+	if err != nil {
+		var pe *PlanError
+		if errors.As(err, &pe) {
+			msg := fmt.Sprintf("task %d: %s", n, pe.Msg)
+			if line > 0 {
+				return t, &PlanError{Line: line + pe.Line - 1, Msg: msg}
+			}
+			return t, &PlanError{Msg: msg}
+		}
+		return t, err
+	}
+	for i := range unread {
+		unread[i].Line += max(line, 1) - 1
+	}
+	// Lines of the plan file; of the --task text (from 1) when line is 0.
+	t.Files, t.Unread = files, unread
+	return t, nil
 }
 
 // AdHocPlan builds a plan from task descriptions given one by one (for
@@ -478,12 +533,24 @@ func AdHocPlan(texts []string) (*Plan, error) {
 		if msg := titleProblem(i+1, title); msg != "" {
 			return nil, &PlanError{Msg: msg}
 		}
-		p.Tasks = append(p.Tasks, adHocTask(i+1, t, 0))
+		task, err := adHocTask(i+1, t, 0)
+		if err != nil {
+			return nil, err
+		}
+		p.Tasks = append(p.Tasks, task)
 	}
 	if len(p.Tasks) == 0 {
 		return nil, &PlanError{Msg: "no tasks given"}
 	}
 	return p, nil
+}
+
+func asPlanError(err error) *PlanError {
+	var pe *PlanError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return &PlanError{Msg: err.Error()}
 }
 
 // Task returns the task numbered n.

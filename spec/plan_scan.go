@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"sort"
+
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // PlanFinding is one result of the mechanical pre-flight scan of a plan.
@@ -10,6 +12,7 @@ type PlanFinding struct {
 	Kind    string `json:"kind"` // one of the Finding* constants
 	Tasks   []int  `json:"tasks"`
 	Path    string `json:"path,omitempty"`
+	Line    int    `json:"line,omitempty"` // the plan line it is about (unread-files)
 	Message string `json:"message"`
 }
 
@@ -18,7 +21,14 @@ const (
 	FindingDoubleCreate  = "double-create"  // two tasks both create one file
 	FindingNoFiles       = "no-files"       // a task names no files
 	FindingMissingModify = "missing-modify" // a Modify: path does not exist at the base
+	FindingUnreadFiles   = "unread-files"   // a line that looks like a file list names no file
 )
+
+// FileForms lists the ways a plan task names its files.
+const FileForms = `"Files: a.txt, b.txt" on one line (or "**Files:** a.txt, b.txt"), or a "**Files:**" line followed by list items such as "- Create: path", "- Modify: path:10-40", "- Test: path" or "- path" (paths may be backticked)`
+
+// AdHocFileForms lists the ways an ad-hoc task names its files.
+const AdHocFileForms = "backticked paths in the task text, as in \"fix the bug in `src/a.go`\", or a line \"Modify: src/a.go\" (also Create:, Test:, Delete:, Files:)"
 
 // Preflight scans the plan mechanically. exists reports whether path is
 // present in the tree task will start from; a path an earlier task
@@ -28,9 +38,21 @@ func (p *Plan) Preflight(exists func(t PlanTask, path string) bool) []PlanFindin
 	creators := map[string][]int{}
 	var created []string
 	for _, t := range p.Tasks {
+		forms := FileForms
+		if p.AdHoc {
+			forms = AdHocFileForms
+		}
+		for _, u := range t.Unread {
+			res = append(res, PlanFinding{Kind: FindingUnreadFiles, Tasks: []int{t.Number}, Line: u.Line,
+				Message: fmt.Sprintf("task %d, line %d: %q names no file that can be read; write %s", t.Number, u.Line, u.Text, forms)})
+		}
 		if len(t.Files) == 0 {
+			how := "; name them with " + forms
+			if len(t.Unread) > 0 {
+				how = " (see the unread line above)"
+			}
 			res = append(res, PlanFinding{Kind: FindingNoFiles, Tasks: []int{t.Number},
-				Message: fmt.Sprintf("task %d names no files: its overlaps cannot be known, so it may run beside a task that edits the same files", t.Number)})
+				Message: fmt.Sprintf("task %d names no files: its overlaps cannot be known, so it may run beside a task that edits the same files%s", t.Number, how)})
 		}
 		for _, f := range t.Files {
 			switch f.Role {
@@ -51,23 +73,8 @@ func (p *Plan) Preflight(exists func(t PlanTask, path string) bool) []PlanFindin
 	for _, path := range created {
 		if ts := creators[path]; len(ts) > 1 {
 			res = append(res, PlanFinding{Kind: FindingDoubleCreate, Tasks: ts, Path: path,
-				Message: fmt.Sprintf("tasks %s all create %s: only one can; make the others Modify it", joinInts(ts), path)})
+				Message: fmt.Sprintf("tasks %s %s create %s: only one can; make the others Modify it", plural.Ints(ts), plural.All(len(ts)), path)})
 		}
 	}
 	return res
-}
-
-func joinInts(ns []int) string {
-	s := ""
-	for i, n := range ns {
-		switch {
-		case i == 0:
-		case i == len(ns)-1:
-			s += " and "
-		default:
-			s += ", "
-		}
-		s += fmt.Sprint(n)
-	}
-	return s
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -229,7 +230,7 @@ no files here
 			t.Errorf("finding %d: got %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	if !strings.Contains(got[2].Message, "tasks 1, 2 and 4 all create x.go") {
+	if !strings.Contains(got[2].Message, "tasks 1, 2 and 4 all create x.go: only one can") {
 		t.Errorf("message %q", got[2].Message)
 	}
 }
@@ -275,4 +276,90 @@ func FuzzParsePlan(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPlanFileForms: the ways a task names its files, and the lines that
+// look like a file list but name none (reported, never silently dropped).
+func TestPlanFileForms(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		paths      []string
+		unread     []int // plan lines
+	}{
+		{"bold inline", "**Files:** `a.txt`, `b.txt`", []string{"a.txt", "b.txt"}, nil},
+		{"plain inline", "Files: a.txt, src/b.go", []string{"a.txt", "src/b.go"}, nil},
+		{"lower case", "files: a.txt", []string{"a.txt"}, nil},
+		{"bold colon outside", "**Files**: a.txt", []string{"a.txt"}, nil},
+		{"plain label, list", "Files:\n- Create: `a.txt`\n- Modify: b.txt:3-4", []string{"a.txt", "b.txt"}, nil},
+		{"dash instead of colon", "Files - a.txt", nil, []int{2}},
+		{"empty bold label", "**Files:**\n\nprose", nil, []int{2}},
+		{"prose mentioning files", "Keep the files small.", nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := ParsePlan([]byte("### Task 1: x\n" + tc.body + "\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			task := p.Tasks[0]
+			if got := task.Paths(); !slices.Equal(got, tc.paths) && !(len(got) == 0 && len(tc.paths) == 0) {
+				t.Errorf("paths %q, want %q", got, tc.paths)
+			}
+			var lines []int
+			for _, u := range task.Unread {
+				lines = append(lines, u.Line)
+			}
+			if !slices.Equal(lines, tc.unread) {
+				t.Errorf("unread lines %v, want %v", lines, tc.unread)
+			}
+			kinds := map[string]bool{}
+			for _, f := range p.Preflight(nil) {
+				kinds[f.Kind] = true
+				if f.Kind == FindingUnreadFiles && !strings.Contains(f.Message, `"Files: a.txt, b.txt" on one line`) {
+					t.Errorf("unread finding without the accepted forms: %s", f.Message)
+				}
+			}
+			if kinds[FindingUnreadFiles] != (len(tc.unread) > 0) {
+				t.Errorf("findings %v", kinds)
+			}
+		})
+	}
+}
+
+// TestAdHocFiles: an ad-hoc task names its files with role lines or, when
+// it has none, with backticked paths in its text.
+func TestAdHocFiles(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		paths []string
+	}{
+		{"Modify: b.txt", []string{"b.txt"}},
+		{"fix the bug in `src/a.go` and run `go test ./...`", []string{"src/a.go"}},
+		{"fix it\nModify: `src/a.go`\nsee `docs/x.md`", []string{"src/a.go"}},
+		{"update `README.md`, `a/b.c:10-20` and `--flag`", []string{"README.md", "a/b.c"}},
+		{"run `make` then `/etc/passwd` and `../up.txt`", nil},
+		{"Files: a.txt, b.txt", []string{"a.txt", "b.txt"}},
+	} {
+		p, err := AdHocPlan([]string{tc.text})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.text, err)
+		}
+		if got := p.Tasks[0].Paths(); !slices.Equal(got, tc.paths) && !(len(got) == 0 && len(tc.paths) == 0) {
+			t.Errorf("%q: paths %q, want %q", tc.text, got, tc.paths)
+		}
+	}
+	// In a list plan too, with its own lines.
+	p, err := ParsePlan([]byte("- fix `a.go`\n- docs\n  Modify: `d.md`\n- none\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := p.Tasks[0].Paths(), p.Tasks[1].Paths(); !slices.Equal(a, []string{"a.go"}) || !slices.Equal(b, []string{"d.md"}) {
+		t.Errorf("list plan paths %q %q", a, b)
+	}
+	f := p.Preflight(nil)
+	if len(f) != 1 || f[0].Kind != FindingNoFiles || !strings.Contains(f[0].Message, "backticked paths in the task text") {
+		t.Errorf("findings %+v", f)
+	}
+	if _, err := AdHocPlan([]string{"Modify: /etc/passwd"}); err == nil || !strings.Contains(err.Error(), "task 1: file path \"/etc/passwd\" must be relative") {
+		t.Errorf("absolute Modify: path: %v", err)
+	}
 }

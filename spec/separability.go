@@ -9,6 +9,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/specstack/specstack/internal/lazyregexp"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // Separability decides whether a change's task groups can be worked on by
@@ -99,7 +100,7 @@ func Separability(content string, opts SeparabilityOptions) Verdict {
 		ungrouped -= len(g.Tasks)
 	}
 	if ungrouped > 0 {
-		v.Reasons = append(v.Reasons, fmt.Sprintf("%d task(s) sit above the first group, outside any group", ungrouped))
+		v.Reasons = append(v.Reasons, fmt.Sprintf("%s %s above the first group, outside any group", plural.Count(ungrouped, "task", "tasks"), plural.Word(ungrouped, "sits", "sit")))
 	}
 	var active []GroupArea
 	for _, g := range v.Groups {
@@ -108,7 +109,7 @@ func Separability(content string, opts SeparabilityOptions) Verdict {
 		}
 	}
 	if len(active) < 2 {
-		return single("only %d group(s) have unchecked tasks", len(active))
+		return single("only %s %s unchecked tasks", plural.Count(len(active), "group", "groups"), plural.Word(len(active), "has", "have"))
 	}
 	for _, g := range active {
 		if g.Undeterminable {
@@ -140,10 +141,10 @@ func Separability(content string, opts SeparabilityOptions) Verdict {
 		}
 	}
 	if len(v.Workers) < opts.MinGroups {
-		return single("only %d group(s) have at least %d unchecked tasks (need %d to fan out)", len(v.Workers), opts.MinGroupTasks, opts.MinGroups)
+		return single("only %s %s at least %s (need %d to fan out)", plural.Count(len(v.Workers), "group", "groups"), plural.Word(len(v.Workers), "has", "have"), plural.Count(opts.MinGroupTasks, "unchecked task", "unchecked tasks"), opts.MinGroups)
 	}
 	v.FanOut = true
-	v.Reasons = append(v.Reasons, fmt.Sprintf("groups %s are pairwise disjoint with no stated dependency, each with at least %d unchecked tasks", strings.Join(v.Workers, ", "), opts.MinGroupTasks))
+	v.Reasons = append(v.Reasons, fmt.Sprintf("groups %s are pairwise disjoint with no stated dependency, each with at least %s", strings.Join(v.Workers, ", "), plural.Count(opts.MinGroupTasks, "unchecked task", "unchecked tasks")))
 	if len(v.Later) > 0 {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("groups %s are separable but under the size gate: done after fan-in", strings.Join(v.Later, ", ")))
 	}

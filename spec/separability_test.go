@@ -73,7 +73,7 @@ This group depends on group 1 being merged.
 
 ## 2. B
 - [ ] 2.1 Add docs/b.md
-`, reason: "only 1 group(s) have at least 2 unchecked tasks"},
+`, reason: "only 1 group has at least 2 unchecked tasks"},
 		{name: "size gate lowered", tasks: `## 1. A
 - [ ] 1.1 Add src/a.go
 
@@ -87,8 +87,8 @@ This group depends on group 1 being merged.
 ## 2. B
 - [ ] 2.1 Add docs/b.md
 - [ ] 2.2 Add docs/c.md
-`, reason: "only 1 group(s) have unchecked tasks"},
-		{name: "ungrouped tasks", tasks: "- [ ] 0.1 Setup Makefile\n\n" + addExport, reason: "1 task(s) sit above the first group"},
+`, reason: "only 1 group has unchecked tasks"},
+		{name: "ungrouped tasks", tasks: "- [ ] 0.1 Setup Makefile\n\n" + addExport, reason: "1 task sits above the first group"},
 		{name: "glob against literal dir", tasks: `## 1. A
 - [ ] 1.1 Rewrite docs/
 - [ ] 1.2 Also docs/index.md

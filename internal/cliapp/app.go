@@ -44,6 +44,9 @@ func New(s Spec) *cli.App {
 		EnableBashCompletion: true,
 		HideHelpCommand:      true,
 		Suggest:              true,
+		// A repeated flag's value is one element, commas included: a
+		// --task text is never split in two.
+		DisableSliceFlagSeparator: true,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
 			&cli.StringFlag{Name: "repo", Aliases: []string{"R"}, Usage: "run in the repository at `DIR` instead of the current directory"},

@@ -13,10 +13,12 @@ import (
 func doctorCommand(binary string) *cli.Command {
 	return &cli.Command{
 		Name:  "doctor",
-		Usage: "report the repository kind, jj and git versions, ledger directory and config files",
+		Usage: "report the repository kind, jj and git versions, jj user, ledger and workspaces directories and config files",
 		Description: "Checks what " + binary + " needs: the jj and git found on PATH against the minimum versions,\n" +
 			"the kind of repository (jj, jj-colocated, git), where ledgers are kept and which config files were read.\n" +
-			"Exits 0 when all is well, 7 (missing-tool) otherwise.",
+			"It warns when jj's user.name or user.email is not set, naming the `jj config set --user` commands,\n" +
+			"and names the folder task workspaces are created in (SPECSTACK_WORKSPACES or [kaisen] workspaces-dir).\n" +
+			"Exits 0 when all is well (warnings included), 7 (missing-tool) otherwise.",
 		Action: func(c *cli.Context) error {
 			dir, err := RepoDir(c)
 			if err != nil {

@@ -79,6 +79,14 @@ func Load(root string) (*Config, error) {
 				return nil, fmt.Errorf("config %s: [github] timeout = %q: %w", p, cfg.GitHub.Timeout, err)
 			}
 		}
+		if md.IsDefined("kaisen", "workspaces-dir") && !filepath.IsAbs(cfg.Kaisen.WorkspacesDir) {
+			return nil, fmt.Errorf("config %s: [kaisen] workspaces-dir = %q: must be an absolute path (workspaces live outside every working copy)", p, cfg.Kaisen.WorkspacesDir)
+		}
+		if md.IsDefined("kaisen", "heartbeat") {
+			if d, err := time.ParseDuration(cfg.Kaisen.Heartbeat); err != nil || d < 0 {
+				return nil, fmt.Errorf("config %s: [kaisen] heartbeat = %q: not a Go duration (want e.g. 30s, or 0s for none)", p, cfg.Kaisen.Heartbeat)
+			}
+		}
 		cfg.Files = append(cfg.Files, p)
 	}
 	return cfg, nil

@@ -101,3 +101,34 @@ func TestGitHubTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspacesDir: SPECSTACK_WORKSPACES wins over [kaisen]
+// workspaces-dir, which wins over $TMPDIR/jj-workspaces; a relative
+// workspaces-dir is refused.
+func TestWorkspacesDir(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	t.Setenv(WorkspacesEnv, "")
+	root := filepath.Join(t.TempDir(), "app")
+	if got := WorkspacesDir(nil, root); !strings.HasPrefix(got, filepath.Join(tmp, "jj-workspaces", "app-")) {
+		t.Errorf("default: %s", got)
+	}
+	os.MkdirAll(root, 0o755)
+	os.WriteFile(filepath.Join(root, FileName), []byte("[kaisen]\nworkspaces-dir = \"/srv/ws\"\n"), 0o644)
+	cfg, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := WorkspacesDir(cfg, root); !strings.HasPrefix(got, "/srv/ws/app-") {
+		t.Errorf("configured: %s", got)
+	}
+	t.Setenv(WorkspacesEnv, "/var/ws")
+	if got := WorkspacesDir(cfg, root); !strings.HasPrefix(got, "/var/ws/app-") {
+		t.Errorf("environment: %s", got)
+	}
+	os.WriteFile(filepath.Join(root, FileName), []byte("[kaisen]\nworkspaces-dir = \"ws\"\n"), 0o644)
+	if _, err := Load(root); err == nil || !strings.Contains(err.Error(), "workspaces-dir = \"ws\": must be an absolute path") {
+		t.Errorf("relative workspaces-dir: %v", err)
+	}
+}

@@ -3,6 +3,13 @@ package config
 // KaisenConfig configures jj-kaisen.
 type KaisenConfig struct {
 	MaxParallel int `toml:"max-parallel"`
+	// WorkspacesDir is the absolute directory under which task
+	// workspaces are created (one folder per repository); the
+	// SPECSTACK_WORKSPACES variable wins over it.
+	WorkspacesDir string `toml:"workspaces-dir"`
+	// Heartbeat is how often a run whose progress goes to a pipe names
+	// its running workers, a Go duration ("30s"); "0s" turns it off.
+	Heartbeat string `toml:"heartbeat"`
 	// TestMap maps path globs to the test command that covers them.
 	TestMap map[string]string `toml:"test-map"`
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/specstack/specstack/conflict"
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 func conflictsCommand() *cli.Command {
@@ -70,7 +71,7 @@ func (v conflictsView) text(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "%s %s %s\n", short(r.ChangeID), short(r.CommitID), desc)
 		for _, f := range r.Files {
-			fmt.Fprintf(&b, "  %s: %d %s, %d sides\n", f.Path, f.Hunks, plural(f.Hunks, "hunk", "hunks"), f.Sides)
+			fmt.Fprintf(&b, "  %s: %d %s, %d sides\n", f.Path, f.Hunks, plural.Word(f.Hunks, "hunk", "hunks"), f.Sides)
 			for _, p := range f.Problems {
 				fmt.Fprintf(&b, "    problem: %s\n", p)
 			}

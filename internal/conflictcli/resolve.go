@@ -12,6 +12,7 @@ import (
 	"github.com/specstack/specstack/conflict"
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 func resolveCommand() *cli.Command {
@@ -129,7 +130,7 @@ func resolveText(w io.Writer, rep conflict.ResolveReport) error {
 		}
 		switch {
 		case !f.Conflicted && f.Error == "":
-			fmt.Fprintf(&b, "resolved %s (%s): %d %s", f.Path, strategy, f.Before, plural(f.Before, "hunk", "hunks"))
+			fmt.Fprintf(&b, "resolved %s (%s): %d %s", f.Path, strategy, f.Before, plural.Word(f.Before, "hunk", "hunks"))
 			if len(f.Ticks) > 0 {
 				fmt.Fprintf(&b, ", ticks %s", strings.Join(f.Ticks, " "))
 			}
@@ -137,7 +138,7 @@ func resolveText(w io.Writer, rep conflict.ResolveReport) error {
 		case len(f.Left) == 0:
 			fmt.Fprintf(&b, "left %s (%s): no conflict markers it can read\n", f.Path, strategy)
 		default:
-			fmt.Fprintf(&b, "left %s (%s): %d of %d %s still conflicted\n", f.Path, strategy, len(f.Left), f.Before, plural(f.Before, "hunk", "hunks"))
+			fmt.Fprintf(&b, "left %s (%s): %d of %d %s still conflicted\n", f.Path, strategy, len(f.Left), f.Before, plural.Word(f.Before, "hunk", "hunks"))
 			for _, h := range f.Left {
 				fmt.Fprintf(&b, "  hunk %d at lines %d-%d (%d sides): %s\n", h.Index, h.StartLine, h.EndLine, h.Sides, h.Reason)
 			}

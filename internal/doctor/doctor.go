@@ -24,16 +24,23 @@ type Tool struct {
 
 // Report is what doctor prints.
 type Report struct {
-	Binary      string   `json:"binary"`
-	Version     string   `json:"version"`
-	Dir         string   `json:"dir"`
-	RepoKind    string   `json:"repo_kind"` // jj, jj-colocated, git or none
-	RepoRoot    string   `json:"repo_root,omitempty"`
-	LedgerDir   string   `json:"ledger_dir,omitempty"`
-	JJ          Tool     `json:"jj"`
-	Git         Tool     `json:"git"`
-	ConfigFiles []string `json:"config_files"`
-	Problems    []string `json:"problems"`
+	Binary    string `json:"binary"`
+	Version   string `json:"version"`
+	Dir       string `json:"dir"`
+	RepoKind  string `json:"repo_kind"` // jj, jj-colocated, git or none
+	RepoRoot  string `json:"repo_root,omitempty"`
+	LedgerDir string `json:"ledger_dir,omitempty"`
+	JJ        Tool   `json:"jj"`
+	Git       Tool   `json:"git"`
+	// JJUser is who jj records as the author of new commits.
+	JJUser *jjx.Identity `json:"jj_user,omitempty"`
+	// WorkspacesDir is where jj-kaisen and jj-openspec create this
+	// repository's task workspaces.
+	WorkspacesDir string   `json:"workspaces_dir,omitempty"`
+	ConfigFiles   []string `json:"config_files"`
+	// Warnings do not make the report fail: things work, but not as well.
+	Warnings []string `json:"warnings"`
+	Problems []string `json:"problems"`
 }
 
 // OK reports whether nothing is wrong.
@@ -41,7 +48,7 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 }
 
 // Gather builds the report for binary run in dir.
 func Gather(ctx context.Context, binary, version, dir string) *Report {
-	rep := &Report{Binary: binary, Version: version, Dir: dir, RepoKind: "none", ConfigFiles: []string{}, Problems: []string{}}
+	rep := &Report{Binary: binary, Version: version, Dir: dir, RepoKind: "none", ConfigFiles: []string{}, Warnings: []string{}, Problems: []string{}}
 
 	found, findErr := repo.Find(dir)
 	rep.JJ.Minimum = jjx.MinVersion
@@ -55,6 +62,15 @@ func Gather(ctx context.Context, binary, version, dir string) *Report {
 		}
 	} else {
 		rep.JJ = Tool{Found: true, Path: bin, Version: v.Raw, Minimum: jjx.MinVersion, OK: true}
+		id, err := jjx.UserIdentity(ctx, bin, dir)
+		if err != nil {
+			rep.Warnings = append(rep.Warnings, err.Error())
+		} else {
+			rep.JJUser = &id
+			if hint := id.IdentityHint(); hint != "" {
+				rep.Warnings = append(rep.Warnings, hint)
+			}
+		}
 	}
 
 	rep.Git.Minimum = gitx.MinVersion
@@ -81,6 +97,9 @@ func Gather(ctx context.Context, binary, version, dir string) *Report {
 		rep.Problems = append(rep.Problems, err.Error())
 	} else {
 		rep.ConfigFiles = append(rep.ConfigFiles, cfg.Files...)
+		if root != "" && binary != "gh-specstack" {
+			rep.WorkspacesDir = config.WorkspacesDir(cfg, root)
+		}
 	}
 	return rep
 }
@@ -94,10 +113,19 @@ func (r *Report) Text() string {
 	line("ledger", orDash(r.LedgerDir))
 	line("jj", toolText(r.JJ))
 	line("git", toolText(r.Git))
+	if r.JJUser != nil {
+		line("jj user", r.JJUser.String())
+	}
+	if r.WorkspacesDir != "" {
+		line("workspaces", r.WorkspacesDir+" (set by "+config.WorkspacesEnv+" or [kaisen] workspaces-dir)")
+	}
 	if len(r.ConfigFiles) == 0 {
 		line("config", "none read (specstack.toml, "+config.UserFile()+")")
 	} else {
 		line("config", strings.Join(r.ConfigFiles, ", "))
+	}
+	for _, w := range r.Warnings {
+		line("warning", w)
 	}
 	for _, p := range r.Problems {
 		line("problem", p)

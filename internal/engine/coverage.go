@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // Coverage is the plan-coverage report: per wave, per task, what became
@@ -168,7 +169,7 @@ func (c *Coverage) Text(w io.Writer) error {
 				fmt.Fprintf(&b, "; review %s, %s", t.Review, testsPhrase(t.Tests))
 			}
 			if t.Notes > 0 && t.Findings != "" {
-				fmt.Fprintf(&b, " (%d non-blocking findings to read: %s)", t.Notes, t.Findings)
+				fmt.Fprintf(&b, " (%s to read: %s)", plural.Count(t.Notes, "non-blocking finding", "non-blocking findings"), t.Findings)
 			}
 			b.WriteString("\n")
 		}

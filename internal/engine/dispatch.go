@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // Parallel runs fn for each item with at most limit running at once
@@ -80,7 +81,7 @@ func (r *Runner) Dispatch(ctx context.Context, w int) error {
 	if err := r.record(events...); err != nil {
 		return err
 	}
-	r.logf("wave %d: %d tasks dispatched", w, len(todo))
+	r.logf("wave %d: %s dispatched", w, plural.Count(len(todo), "task", "tasks"))
 	var mu sync.Mutex
 	var errs []error
 	first := true
@@ -107,8 +108,7 @@ func (r *Runner) Dispatch(ctx context.Context, w int) error {
 }
 
 func (r *Runner) runImplementer(ctx context.Context, w int, t *TaskState) error {
-	r.logf("task %d: %s started in %s", t.Num, RoleImplementer, t.Workspace)
-	res := RunJob(ctx, r.job(w, t, RoleImplementer))
+	res := r.runTracked(ctx, taskLabel(t.Num), r.job(w, t, RoleImplementer))
 	if ctx.Err() != nil {
 		return nil // interrupted: the ledger says dispatched; resume starts it again
 	}
@@ -123,7 +123,7 @@ func (r *Runner) collectAndRecord(ctx context.Context, t *TaskState, res *Result
 	if err := r.record(ev); err != nil {
 		return err
 	}
-	r.logf("task %d: %s, change %s, %d files", t.Num, ev.Status, short(ev.Change), len(ev.Files))
+	r.logf("task %d: %s, change %s, %s", t.Num, ev.Status, short(ev.Change), plural.Count(len(ev.Files), "file", "files"))
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/specstack/specstack/conflict"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/lazyregexp"
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/jjx"
 )
 
@@ -112,7 +113,7 @@ func (r *Runner) FanIn(ctx context.Context, w int) error {
 		Event{Kind: EvFannedIn, Wave: w}); err != nil {
 		return err
 	}
-	r.logf("wave %d: fanned in (%d tasks)", w, len(merged))
+	r.logf("wave %d: fanned in (%s)", w, plural.Count(len(merged), "task", "tasks"))
 	return nil
 }
 
@@ -288,7 +289,7 @@ func (r *Runner) mergedSoFar(except int) string {
 	if len(ns) == 0 {
 		return ""
 	}
-	return " holding task " + joinNums(ns)
+	return " holding " + plural.Word(len(ns), "task ", "tasks ") + plural.Ints(ns)
 }
 
 // recheckConflict lets a resumed run continue once a person resolved

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // Drive runs every remaining phase of every wave, then the final gate,
@@ -25,7 +26,8 @@ func (r *Runner) Drive(ctx context.Context) error {
 		if r.State().FannedIn[w] {
 			continue
 		}
-		r.logf("wave %d: tasks %s", w, joinNums(r.Doc.Header.Waves[w-1]))
+		ns := r.Doc.Header.Waves[w-1]
+		r.logf("wave %d: %s %s", w, plural.Word(len(ns), "task", "tasks"), plural.Ints(ns))
 		if err := r.Provision(ctx, w); err != nil {
 			if ctx.Err() != nil {
 				return exitcode.Wrap(exitcode.Interrupted, err)
@@ -124,12 +126,51 @@ func (r *Runner) Sweep(ctx context.Context, all bool) error {
 			continue
 		}
 		if ts.Squashed || ts.Leak || all {
+			var empty []string
+			if !ts.Squashed && !ts.Leak {
+				empty = r.emptyChanges(ctx, ts)
+			}
 			if err := r.release(ctx, ts); err != nil {
 				errs = append(errs, err)
+				continue
+			}
+			// Released, a failed task's empty change would stay in `jj
+			// log` for nobody; one that holds work stays for a person.
+			if len(empty) > 0 {
+				if err := r.Repo.Abandon(ctx, empty...); err != nil {
+					errs = append(errs, fmt.Errorf("task %d: abandon its empty change: %w", t.Num, err))
+					continue
+				}
+				r.logf("task %d: abandoned %s (empty)", t.Num, plural.Word(len(empty), "its change", "its changes"))
 			}
 		}
 	}
+	r.removeWorkspacesDir()
 	return errors.Join(errs...)
+}
+
+// emptyChanges lists the commits of task t's workspace, from its base to
+// its @, that hold no change; nil when the workspace cannot be read.
+func (r *Runner) emptyChanges(ctx context.Context, t *TaskState) []string {
+	cs, err := r.workspaceRange(ctx, t, fmt.Sprintf("(%s)..@", union(t.Base)))
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, c := range cs {
+		if c.Empty {
+			ids = append(ids, c.CommitID)
+		}
+	}
+	return ids
+}
+
+// removeWorkspacesDir removes the repository's workspaces folder when no
+// workspace is left in it (os.Remove removes only an empty directory).
+func (r *Runner) removeWorkspacesDir() {
+	if r.Pool != nil && r.Pool.Dir != "" {
+		os.Remove(r.Pool.Dir)
+	}
 }
 
 // Abort restores the repository to the run's start operation (undoing
@@ -156,6 +197,7 @@ func (r *Runner) Abort(ctx context.Context, yes bool) error {
 			os.RemoveAll(t.Path)
 		}
 	}
+	r.removeWorkspacesDir()
 	return r.record(Event{Kind: EvAborted, Op: r.Doc.Header.StartOp})
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // Integrity compares the orchestrating workspace's @ (snapshotted now)
@@ -53,7 +54,7 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 	}
 	who := "a worker of wave " + fmt.Sprint(w)
 	if len(culprits) > 0 {
-		who = "task " + joinNums(culprits)
+		who = plural.Word(len(culprits), "task ", "tasks ") + plural.Ints(culprits)
 	}
 	reason := fmt.Sprintf("integrity check: @ of workspace %s changed since the baseline (%s): %s wrote outside its workspace; %s. "+
 		"Inspect with `jj diff --from %s --to @`; put @ back with `jj restore --from %s` (or keep the edits) and run `jj kaisen resume --rebaseline`",

@@ -48,6 +48,10 @@ type Options struct {
 	// MinConfidence: a reviewer's confidence below it blocks ([review]
 	// min-confidence); 0 disables the gate.
 	MinConfidence int `toml:"min_confidence,omitempty"`
+	// WorkspacesDir is the folder the task workspaces are created in
+	// (config.WorkspacesDir at start); empty in ledgers written before it
+	// was recorded, which use the default.
+	WorkspacesDir string `toml:"workspaces_dir,omitempty"`
 }
 
 // Event kinds, in the order a task usually meets them.

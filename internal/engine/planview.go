@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 )
@@ -136,9 +137,13 @@ func (v *PlanView) Text(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "plan: %s\n", v.Plan)
 	if len(v.Overlaps) == 0 {
-		fmt.Fprintf(&b, "All %d tasks are independent: one wave.\n", v.Total)
+		if v.Total == 1 {
+			b.WriteString("1 task: one wave.\n")
+		} else {
+			fmt.Fprintf(&b, "All %d tasks are independent: one wave.\n", v.Total)
+		}
 	} else {
-		fmt.Fprintf(&b, "File overlaps: %d tasks in %d waves.\n", v.Total, len(v.Waves))
+		fmt.Fprintf(&b, "File overlaps: %s in %s.\n", plural.Count(v.Total, "task", "tasks"), plural.Count(len(v.Waves), "wave", "waves"))
 	}
 	for i, wave := range v.Waves {
 		parts := make([]string, len(wave))

@@ -8,12 +8,13 @@ import (
 	"slices"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // WaveTasks returns the task numbers of wave w (1-based).
 func (r *Runner) WaveTasks(w int) ([]int, error) {
 	if w < 1 || w > len(r.Doc.Header.Waves) {
-		return nil, exitcode.New(exitcode.Usage, "no wave %d: the run has %d waves", w, len(r.Doc.Header.Waves))
+		return nil, exitcode.New(exitcode.Usage, "no wave %d: the run has %s", w, plural.Count(len(r.Doc.Header.Waves), "wave", "waves"))
 	}
 	return r.Doc.Header.Waves[w-1], nil
 }

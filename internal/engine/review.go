@@ -14,6 +14,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // LinesPerReviewer is about how many changed lines one reviewer gets.
@@ -110,7 +111,7 @@ func (r *Runner) fix(ctx context.Context, w int, ts []*TaskState) error {
 			mu.Unlock()
 			return
 		}
-		res := RunJob(ctx, r.job(w, t, RoleFixer))
+		res := r.runTracked(ctx, taskLabel(t.Num), r.job(w, t, RoleFixer))
 		if ctx.Err() != nil {
 			return
 		}
@@ -357,7 +358,8 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 	if err := r.record(Event{Kind: EvDispatched, Wave: w, Role: RoleReviewer, Reason: "tasks " + strings.Join(nums, ",")}); err != nil {
 		return nil, err
 	}
-	res := RunJob(ctx, job)
+	label := plural.Word(len(nums), "task ", "tasks ") + plural.List(nums)
+	res := r.runTracked(ctx, label, job)
 	if ctx.Err() != nil {
 		return nil, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 	}

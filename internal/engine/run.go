@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/jjx"
@@ -39,6 +38,9 @@ type Runner struct {
 	// Pool); Runner releases and reads task workspaces through it.
 	Backend *JJBackend
 	Out     io.Writer // progress for people (stderr)
+	// Progress, when set, shows the running workers (Out should write
+	// through it, so status lines and progress lines do not mix).
+	Progress *Progress
 	// Overrides, when set, replace the recorded commands (resume with
 	// another worker, or a driver run after step mode).
 	Worker, Reviewer, Test string
@@ -98,7 +100,11 @@ func newRunner(repo *jjx.Repo, dir string, d *Doc, out io.Writer) *Runner {
 	if out == nil {
 		out = io.Discard
 	}
-	b := NewJJBackend(repo, WorkspacesDir(d.Header.Root), workspacePrefix(d))
+	wsDir := d.Header.Options.WorkspacesDir
+	if wsDir == "" {
+		wsDir = WorkspacesDir(d.Header.Root)
+	}
+	b := NewJJBackend(repo, wsDir, workspacePrefix(d))
 	return &Runner{Repo: repo, Dir: dir, Doc: d, Out: out, Pool: b.Pool, Backend: b}
 }
 
@@ -110,12 +116,11 @@ func (r *Runner) Close() {
 	}
 }
 
-// WorkspacesDir is where a repository's task workspaces are created:
-// under the temporary directory, outside every working copy.
-func WorkspacesDir(root string) string {
-	sum := sha256.Sum256([]byte(root))
-	return filepath.Join(os.TempDir(), "jj-workspaces", filepath.Base(root)+"-"+hex.EncodeToString(sum[:4]))
-}
+// WorkspacesDir is where a repository's task workspaces are created
+// when the run recorded no folder: config.WorkspacesDir without a
+// configuration file ($SPECSTACK_WORKSPACES, else under the temporary
+// directory), outside every working copy.
+func WorkspacesDir(root string) string { return config.WorkspacesDir(nil, root) }
 
 // State folds the ledger.
 func (r *Runner) State() *State {

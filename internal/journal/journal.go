@@ -32,6 +32,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/specstack/specstack/internal/ledger"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // Write replaces (or creates) one file.
@@ -103,22 +104,15 @@ type ChangedError struct {
 func (e *ChangedError) Error() string {
 	if e.Dir == "" {
 		return fmt.Sprintf("%s: %s %v since they were read: %s; nothing was written, run it again",
-			e.What, plural(len(e.Paths), "file", "files"), ErrChanged, strings.Join(e.Paths, ", "))
+			e.What, plural.Count(len(e.Paths), "file", "files"), ErrChanged, strings.Join(e.Paths, ", "))
 	}
 	return fmt.Sprintf("cannot finish the interrupted %s: %s %v since it began (holding neither their old nor their new content): %s; "+
 		"restore them (e.g. `jj restore PATH` or `git checkout -- PATH`) and run any jj-openspec command to finish it, "+
 		"or remove %s to give it up (the other files keep what it wrote)",
-		e.What, plural(len(e.Paths), "file", "files"), ErrChanged, strings.Join(e.Paths, ", "), e.Dir)
+		e.What, plural.Count(len(e.Paths), "file", "files"), ErrChanged, strings.Join(e.Paths, ", "), e.Dir)
 }
 
 func (e *ChangedError) Unwrap() error { return ErrChanged }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
 
 func sum(b []byte) string {
 	s := sha256.Sum256(b)

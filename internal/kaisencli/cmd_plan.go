@@ -21,14 +21,17 @@ func planCommand() *cli.Command {
 		Usage:        "show a plan's tasks, overlaps, waves, parallelism and pre-flight findings (read-only)",
 		ArgsUsage:    "PLAN",
 		BashComplete: cliapp.CompleteSuffix(".md"),
-		Description: `Reads PLAN (tasks as "### Task N: title" headings with optional **Files:**
-lists of Create:/Modify:/Test: paths, or a plain markdown list) or the --task
-flags, and prints the overlap graph and the waves: each task goes to the
+		Description: `Reads PLAN (tasks as "### Task N: title" headings naming their files with
+"Files: a.txt, b.txt" or a **Files:** list of Create:/Modify:/Test:/Delete:
+paths, or a plain markdown list) or the --task flags (whose tasks name files
+with Modify:/Create: lines or backticked paths), and prints the overlap graph and the waves: each task goes to the
 earliest wave after the waves of every earlier task it shares a file with, so
 overlapping tasks never run together and always run in plan order. Warns when
 the largest wave holds under 40% of the tasks, and lists the findings of a
-mechanical scan: two tasks creating one file, a task naming no files, a
-Modify: path missing at the base. Changes nothing.`,
+mechanical scan: two tasks creating one file, a task naming no files, a line
+that starts like a file list but names no file (with the accepted forms), a
+Modify: path missing at the base. Changes nothing. ` + "`jj kaisen init`" + ` writes
+an example plan.`,
 		Flags: []cli.Flag{taskFlag},
 		Action: func(c *cli.Context) error {
 			args, err := cliapp.Args(c)

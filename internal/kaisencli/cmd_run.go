@@ -50,7 +50,7 @@ with "resume"; "abort" undoes it.`,
 			}
 			defer r.Close()
 			r.ConfidenceOverride = c.String("confidence-override")
-			return finish(c, r, r.Drive(c.Context))
+			return finish(c, r, drive(c, r))
 		},
 	}
 }
@@ -112,6 +112,9 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := heartbeat(c, s.cfg); err != nil {
+		return nil, err
+	}
 	if needWorker && opts.Worker == "" {
 		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
 	}
@@ -151,11 +154,19 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 		}
 		briefs[t.Number] = b
 	}
-	return res.Start(c.Context, s.repo, engine.StartRequest{
+	r, err := res.Start(c.Context, s.repo, engine.StartRequest{
 		Binary: binary, Plan: label, Tasks: tasks, Waves: v.Waves, Briefs: briefs,
 		Options: opts, Fresh: c.Bool("fresh"), Warnings: warnings,
 		Checked: &engine.Checked{Workspace: ws, At: at},
 	}, cliapp.Stderr(c))
+	if err != nil {
+		return nil, err
+	}
+	if err := showProgress(c, s.cfg, r); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
 }
 
 // finish prints the coverage report and returns the run's error.
@@ -180,7 +191,7 @@ or started again in the same workspace. Clears nothing.
 --rebaseline accepts @ as it is now after a failed integrity check. Exits as
 "run" does: 9 when the run completes with a task not merged, naming each and
 why.`,
-		Flags: append(overrideFlags(), &cli.BoolFlag{Name: "rebaseline", Usage: "accept @ as it is now as the integrity baseline"}),
+		Flags: append(overrideFlags(), &cli.BoolFlag{Name: "rebaseline", Usage: "accept @ as it is now as the integrity baseline"}, heartbeatFlag),
 		Action: func(c *cli.Context) error {
 			r, err := openRunner(c)
 			if err != nil {
@@ -202,7 +213,7 @@ why.`,
 			if err := r.Resume(); err != nil {
 				return err
 			}
-			return finish(c, r, r.Drive(c.Context))
+			return finish(c, r, drive(c, r))
 		},
 	}
 }

@@ -5,6 +5,7 @@ import "github.com/urfave/cli/v2"
 // commands lists jj-kaisen's own commands.
 func commands() []*cli.Command {
 	return []*cli.Command{
+		initCommand(),
 		planCommand(),
 		briefCommand(),
 		runCommand(),

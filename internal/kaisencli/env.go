@@ -82,6 +82,10 @@ func (s *session) open(c *cli.Context) (*engine.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := showProgress(c, s.cfg, r); err != nil {
+		r.Close()
+		return nil, err
+	}
 	// Empty when the command has no such flag or it was not given.
 	r.Worker, r.Reviewer, r.Test = c.String("worker"), c.String("reviewer"), c.String("test")
 	r.ConfidenceOverride = c.String("confidence-override")
@@ -102,6 +106,7 @@ func runFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "accept a wave plan with overlaps or low parallelism"},
 		&cli.BoolFlag{Name: "fresh", Usage: "start over although an unfinished run is in the ledger (its workspaces are kept)"},
 		confidenceOverrideFlag,
+		heartbeatFlag,
 	}
 }
 
@@ -128,6 +133,8 @@ func (s *session) options(c *cli.Context, tasks []engine.Task) (engine.Options, 
 		SkipReview:    c.Bool("skip-review"),
 		Timeout:       pick(c.String("timeout"), s.cfg.Worker.Timeout),
 		MinConfidence: s.cfg.Review.MinConfidence,
+		// Fixed at start, so resume provisions where the run began.
+		WorkspacesDir: config.WorkspacesDir(s.cfg, s.repo.Root),
 	}
 	if o.MinConfidence < 0 || o.MinConfidence > 100 {
 		return o, exitcode.New(exitcode.Usage, "[review] min-confidence %d in %s: give a score from 0 to 100", o.MinConfidence, strings.Join(s.cfg.Files, ", "))
@@ -182,6 +189,30 @@ func pick(a, b string) string {
 	return b
 }
 
+// stderrIsTerminal decides whether progress gets live status lines and
+// colour; tests replace it.
+var stderrIsTerminal = func(c *cli.Context) bool {
+	f, ok := cliapp.Stderr(c).(*os.File)
+	return ok && isTerminal(f)
+}
+
+var heartbeatFlag = &cli.StringFlag{Name: "heartbeat", Usage: "when progress goes to a pipe, name the running workers every `DURATION` (default: [kaisen] heartbeat, else 30s; 0s: never)"}
+
+// showProgress routes r's progress through an engine.Progress: live
+// status lines on a terminal (coloured status words unless NO_COLOR is
+// set), a heartbeat line elsewhere.
+func showProgress(c *cli.Context, cfg *config.Config, r *engine.Runner) error {
+	every, err := heartbeat(c, cfg)
+	if err != nil {
+		return err
+	}
+	term := stderrIsTerminal(c)
+	p := &engine.Progress{Out: cliapp.Stderr(c), Terminal: term, Heartbeat: every,
+		Color: term && os.Getenv("NO_COLOR") == ""}
+	r.Out, r.Progress = p, p
+	return nil
+}
+
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
@@ -193,4 +224,26 @@ func wave(c *cli.Context) (int, error) {
 		return 0, exitcode.New(exitcode.Usage, "--wave N is required (a wave number from 1)")
 	}
 	return w, nil
+}
+
+// heartbeat is --heartbeat, else [kaisen] heartbeat, else the default.
+func heartbeat(c *cli.Context, cfg *config.Config) (time.Duration, error) {
+	v := pick(c.String("heartbeat"), cfg.Kaisen.Heartbeat)
+	if v == "" {
+		return engine.DefaultHeartbeat, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, exitcode.New(exitcode.Usage, "heartbeat %q: give a Go duration such as 30s (0s: none)", v)
+	}
+	return d, nil
+}
+
+// drive runs r in driver mode with its progress shown.
+func drive(c *cli.Context, r *engine.Runner) error {
+	if r.Progress != nil {
+		r.Progress.Begin()
+		defer r.Progress.End()
+	}
+	return r.Drive(c.Context)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/spec"
 )
 
@@ -126,7 +127,7 @@ func writeArchive(w, stderr io.Writer, rep archiveReport, incomplete int) error 
 		// goes with the diagnostics.
 		fmt.Fprintf(stderr, "Dry run: would archive '%s' as '%s'", rep.Change, rep.ArchivedAs)
 		if incomplete > 0 {
-			fmt.Fprintf(stderr, " (%d task(s) unchecked: needs --yes)", incomplete)
+			fmt.Fprintf(stderr, " (%s unchecked: needs --yes)", plural.Count(incomplete, "task", "tasks"))
 		}
 		fmt.Fprintln(stderr, "; nothing written.")
 		_, err := io.WriteString(w, rep.Diff)

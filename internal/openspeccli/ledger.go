@@ -14,6 +14,7 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/journal"
 	"github.com/specstack/specstack/internal/ledger"
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/spec"
 )
@@ -114,7 +115,7 @@ func finishArchive(c *cli.Context) error {
 		if rec.Moved {
 			moved = ", moved the change to " + rec.ShowTo
 		}
-		fmt.Fprintf(cliapp.Stderr(c), "%s: finished the interrupted %s (wrote %d spec(s)%s)\n", binary, rec.What, len(rec.Written), moved)
+		fmt.Fprintf(cliapp.Stderr(c), "%s: finished the interrupted %s (wrote %s%s)\n", binary, rec.What, plural.Count(len(rec.Written), "spec", "specs"), moved)
 	}
 	return nil
 }

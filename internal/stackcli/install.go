@@ -25,6 +25,12 @@ func extensionDir() (string, error) {
 	return filepath.Join(base, "specstack", "gh-extension", "gh-specstack"), nil
 }
 
+// ghMissing says how to get gh: the distribution's package first, else
+// the specstack source tree's `make tools`.
+const ghMissing = "gh is not on PATH: install the GitHub CLI from your distribution " +
+	"(Debian and Ubuntu: `sudo apt install gh`; Fedora: `sudo dnf install gh`; macOS: `brew install gh`; others: https://cli.github.com), " +
+	"or run `make tools` in the specstack source tree and put ~/.cache/specstack/gh/bin on PATH; then run install-extension again"
+
 func installCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "install-extension",
@@ -38,7 +44,7 @@ and changes nothing.`,
 		Action: func(c *cli.Context) error {
 			gh, err := xec.LookPath("gh")
 			if err != nil {
-				return exitcode.New(exitcode.Missing, "gh is not on PATH: install the GitHub CLI (https://cli.github.com; Debian: apt install gh, or testdata/tools/install-gh)")
+				return exitcode.New(exitcode.Missing, "%s", ghMissing)
 			}
 			dir := c.String("dir")
 			if dir == "" {

@@ -1,0 +1,69 @@
+package openspeccli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/spec"
+)
+
+func initCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "init",
+		Usage:     "lay out an OpenSpec tree (openspec/config.yaml, specs/, changes/archive/) as `openspec init` does",
+		ArgsUsage: "[PATH]",
+		Description: `Lays out in PATH (default: --repo DIR or the current directory) the spec tree
+"openspec init" lays out, byte for byte: openspec/config.yaml (schema
+spec-driven, with its commented examples), openspec/specs/ and
+openspec/changes/archive/ (each with an empty .gitkeep). The AI-tool files of
+"openspec init --tools ..." are not written: use "jj openspec cli -- init" for
+those. An existing openspec/ is never touched (exit 2); the tree appears
+whole or not at all. Holds the project's jj-openspec lock.`,
+		Action: func(c *cli.Context) error {
+			args, err := cliapp.Args(c)
+			if err != nil {
+				return err
+			}
+			if len(args) > 1 {
+				return exitcode.New(exitcode.Usage, "init takes at most one PATH, got %d arguments", len(args))
+			}
+			dir, err := cliapp.RepoDir(c)
+			if err != nil {
+				return exitcode.Wrap(exitcode.Usage, err)
+			}
+			if len(args) == 1 {
+				dir = args[0]
+				if !filepath.IsAbs(dir) {
+					base, _ := cliapp.RepoDir(c)
+					dir = filepath.Join(base, dir)
+				}
+			}
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				return exitcode.New(exitcode.Usage, "init: %s is not a directory: make it first, or name another PATH", dir)
+			}
+			l, _, err := lockProject(spec.Root{Dir: dir})
+			if err != nil {
+				return err
+			}
+			defer l.Release()
+			target, err := spec.InitLayout(dir)
+			if errors.Is(err, spec.ErrTreeExists) {
+				return exitcode.New(exitcode.Usage, "init: %s already exists: nothing was changed (the project is set up; `jj openspec list` shows it)", target)
+			}
+			if err != nil {
+				return exitcode.New(exitcode.Failure, "init: %w", err)
+			}
+			return cliapp.Emit(c, map[string]any{"root": dir, "created": []string{"openspec/config.yaml", "openspec/specs/", "openspec/changes/archive/"}}, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "created %s: config.yaml (schema: spec-driven), specs/, changes/archive/\nnext: write a change under openspec/changes/NAME/ (proposal.md, tasks.md, specs/), then `jj openspec status NAME`\n", target)
+				return err
+			})
+		},
+	}
+}
