@@ -38,7 +38,7 @@ func TestLoadErrors(t *testing.T) {
 		// the installed man page, not the README, lists the keys
 		{"[worker]\ncomand = \"x\"\n", "known keys of [worker]: command, reviewer, test, timeout"},
 		{"[worker]\ncomand = \"x\"\n", "CONFIGURATION in man jj-kaisen"},
-		{"[kaisn]\nx = 1\n", "known sections: [worker], [kaisen], [openspec], [stack], [github]"},
+		{"[kaisn]\nx = 1\n", "known sections: [worker], [kaisen], [review], [openspec], [stack], [github]"},
 	} {
 		root := t.TempDir()
 		os.WriteFile(filepath.Join(root, FileName), []byte(tc.body), 0o644)

@@ -14,8 +14,12 @@ var environment = map[string]string{
 + PATH
 where jj (0.30 or later) and git are found
 
++ SPECSTACK_WORKSPACES
+the folder task workspaces are made under (an absolute path; wins over
+[kaisen] workspaces-dir; default $TMPDIR/jj-workspaces)
+
 + TMPDIR
-the task workspaces are made under $TMPDIR/jj-workspaces (default /tmp)
+the default workspaces folder is $TMPDIR/jj-workspaces (default /tmp)
 
 + XDG_CONFIG_HOME
 the user's configuration is $XDG_CONFIG_HOME/specstack/config.toml

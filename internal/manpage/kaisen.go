@@ -123,8 +123,9 @@ prior-waves.md; "jj kaisen artifacts" prints the directory
 the ledger lock and who holds it (pid, command, start time)
 
 + $TMPDIR/jj-workspaces/REPO-HASH/kaisen-WS-RUN-task-N
-the task workspaces (TMPDIR defaults to /tmp), outside every working
-copy; "jj kaisen status" names them and "jj kaisen sweep --all" releases
+the task workspaces (the folder is $SPECSTACK_WORKSPACES or [kaisen]
+workspaces-dir when set; TMPDIR defaults to /tmp), outside every working
+copy, the REPO-HASH folder removed when a run leaves it empty; "jj kaisen status" names them and "jj kaisen sweep --all" releases
 those kept after a failure
 
 # EXAMPLES

@@ -199,7 +199,8 @@ func workerVariables(t *testing.T) []string {
 			}
 			for _, v := range workerVarRe.FindAllString(string(src), -1) {
 				// SPECSTACK_CRASH_AT is the tests' crash injection, not the protocol.
-				if v != "SPECSTACK_CRASH_AT" && !slices.Contains(vars, v) {
+				// SPECSTACK_WORKSPACES is read from the caller (ENVIRONMENT).
+				if v != "SPECSTACK_CRASH_AT" && v != "SPECSTACK_WORKSPACES" && !slices.Contains(vars, v) {
 					vars = append(vars, v)
 				}
 			}
