@@ -92,7 +92,7 @@ func (noHistory) Read(_ context.Context, at []At) ([]string, []bool, error) {
 	return make([]string, len(at)), make([]bool, len(at)), nil
 }
 func (noHistory) Movers(context.Context, string, string) ([]Commit, error) { return nil, nil }
-func (noHistory) Current(context.Context, []string) (string, error)      { return "", nil }
+func (noHistory) Current(context.Context, []string) (string, error)        { return "", nil }
 
 type jjHistory struct {
 	repo  *jjx.Repo
