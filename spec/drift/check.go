@@ -42,7 +42,7 @@ type Finding struct {
 type ChangeBases struct {
 	Change string          `json:"change"`
 	Bases  map[string]Base `json:"bases"`
-	NoBase bool            `json:"no_base"` // no delta has a known base
+	NoBase bool            `json:"no_base"` // it has deltas, none with a known base
 }
 
 // Report is the result of Check.
@@ -207,7 +207,7 @@ func (p *Project) Check(ctx context.Context, named []string) (*Report, error) {
 	rep := &Report{History: p.Hist.Kind(), Changes: []ChangeBases{}, Findings: []Finding{}}
 	byChange := map[string]*ChangeBases{}
 	for _, n := range names {
-		rep.Changes = append(rep.Changes, ChangeBases{Change: n, Bases: map[string]Base{}, NoBase: true})
+		rep.Changes = append(rep.Changes, ChangeBases{Change: n, Bases: map[string]Base{}})
 	}
 	for i := range rep.Changes {
 		byChange[rep.Changes[i].Change] = &rep.Changes[i]
@@ -215,8 +215,14 @@ func (p *Project) Check(ctx context.Context, named []string) (*Report, error) {
 	for _, d := range ds {
 		cb := byChange[d.change]
 		cb.Bases[d.cap] = d.base
-		if d.base.Known {
-			cb.NoBase = false
+	}
+	for _, d := range ds {
+		cb := byChange[d.change]
+		cb.NoBase = true
+		for _, b := range cb.Bases {
+			if b.Known {
+				cb.NoBase = false
+			}
 		}
 		rep.Findings = append(rep.Findings, p.findings(d)...)
 	}
