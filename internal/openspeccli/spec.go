@@ -21,6 +21,6 @@ their file areas and a separability verdict for per-group fan-out.
 
 Use it as "jj openspec VERB" after:
    jj config set --user aliases.openspec '["util","exec","--","jj-openspec"]'`,
-		Commands: withRecovery(append([]*cli.Command{listCommand(), statusCommand(), validateCommand(), checkCommand(), archiveCommand(), tasksCommand(), cliCommand()}, conflictcli.Commands()...)),
+		Commands: withRecovery(append([]*cli.Command{listCommand(), statusCommand(), validateCommand(), checkCommand(), rebaseCommand(), archiveCommand(), tasksCommand(), cliCommand()}, conflictcli.Commands()...)),
 	}
 }
