@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/spec"
@@ -132,7 +133,9 @@ func (p *Project) loadDeltas(ctx context.Context, changes []string) ([]*delta, m
 			switch {
 			case err == nil:
 				d.live, d.liveExists = string(live), true
-			case !errors.Is(err, fs.ErrNotExist):
+			case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+				// (A file where the capability's directory belongs reads as
+				// no spec, as archive reads it.)
 				return nil, nil, fmt.Errorf("read spec %s: %w", p.specPath(f.ID), err)
 			}
 			ds = append(ds, d)
@@ -161,7 +164,10 @@ func (p *Project) loadDeltas(ctx context.Context, changes []string) ([]*delta, m
 			d.base = Base{Source: "none"}
 		}
 		if d.base.Known {
-			at = append(at, At{Rev: d.base.Rev, Path: p.rel(p.specPath(d.cap))})
+			// The spec at the base, and as the revision adding the delta
+			// holds it, for a spec created together with the delta.
+			sp := p.rel(p.specPath(d.cap))
+			at = append(at, At{Rev: d.base.Rev, Path: sp}, At{Rev: d.base.Added, Path: sp})
 		}
 	}
 	texts, exists, err := p.Hist.Read(ctx, at)
@@ -170,10 +176,20 @@ func (p *Project) loadDeltas(ctx context.Context, changes []string) ([]*delta, m
 	}
 	i := 0
 	for _, d := range ds {
-		if d.base.Known {
-			d.baseText, d.baseExists = texts[i], exists[i]
-			i++
+		if !d.base.Known {
+			continue
 		}
+		d.baseText, d.baseExists = texts[i], exists[i]
+		switch {
+		case d.baseExists:
+		case exists[i+1]:
+			d.baseText, d.baseExists = texts[i+1], true
+			d.base.Rev = d.base.Added
+		case d.base.Source == "uncommitted" && d.liveExists:
+			// Delta and spec both new in the working copy.
+			d.baseText, d.baseExists = d.live, true
+		}
+		i += 2
 	}
 	return ds, bases, nil
 }

@@ -17,6 +17,10 @@ type Base struct {
 	Rev    string `json:"rev,omitempty"` // commit ID; "" when unknown
 	Known  bool   `json:"known"`
 	Source string `json:"source"` // history, uncommitted, metadata, or none
+	// Added is the revision that added the delta (history only): when the
+	// spec did not exist at Rev, the delta was written against the spec
+	// as that revision holds it (both created together).
+	Added string `json:"-"`
 }
 
 // At names a repository path at a revision.
@@ -126,8 +130,8 @@ func (h *jjHistory) Bases(ctx context.Context, paths []string) (map[string]Base,
 		return added[i].CommitID, added[i].Parents, added[i].Paths
 	})
 	for _, p := range paths {
-		if parent, ok := earliest[p]; ok {
-			out[p] = Base{Rev: parent, Known: true, Source: "history"}
+		if e, ok := earliest[p]; ok {
+			out[p] = Base{Rev: e.parent, Known: true, Source: "history", Added: e.rev}
 			continue
 		}
 		wc, err := h.workingCopy(ctx)
@@ -191,8 +195,8 @@ func (h *gitHistory) Bases(ctx context.Context, paths []string) (map[string]Base
 	})
 	var head string
 	for _, p := range paths {
-		if parent, ok := earliest[p]; ok {
-			out[p] = Base{Rev: parent, Known: true, Source: "history"}
+		if e, ok := earliest[p]; ok {
+			out[p] = Base{Rev: e.parent, Known: true, Source: "history", Added: e.rev}
 			continue
 		}
 		if head == "" {
@@ -238,19 +242,22 @@ func (h *gitHistory) Current(ctx context.Context, paths []string) (string, error
 	return head, nil
 }
 
-// earliestAdds maps each added path to the first parent of the earliest
-// revision adding it, from a newest-first list ("" for a root commit).
-func earliestAdds(n int, at func(int) (string, []string, []string)) map[string]string {
-	out := map[string]string{}
+type adder struct{ rev, parent string }
+
+// earliestAdds maps each added path to the earliest revision adding it
+// and that revision's first parent ("" for a root commit), from a
+// newest-first list.
+func earliestAdds(n int, at func(int) (string, []string, []string)) map[string]adder {
+	out := map[string]adder{}
 	for i := n - 1; i >= 0; i-- {
-		_, parents, paths := at(i)
+		rev, parents, paths := at(i)
 		parent := ""
 		if len(parents) > 0 {
 			parent = parents[0]
 		}
 		for _, p := range paths {
 			if _, ok := out[p]; !ok {
-				out[p] = parent
+				out[p] = adder{rev, parent}
 			}
 		}
 	}
