@@ -61,24 +61,38 @@ func (r *Repo) AddedUnder(ctx context.Context, dir string) ([]Added, error) {
 	return res, nil
 }
 
-// Touching returns the commits of from..HEAD (all of HEAD's history when
-// from is "") that changed the path p, newest first.
-func (r *Repo) Touching(ctx context.Context, from, p string) ([]Commit, error) {
-	rng := "HEAD"
-	if from != "" {
-		rng = from + "..HEAD"
+// Toucher is a commit that changed some of the paths asked about.
+type Toucher struct {
+	SHA, Subject string
+	Paths        []string
+}
+
+// Touching returns, newest first, the commits of HEAD's history that
+// changed any of the paths ps, with the ones of ps each changed, in one
+// git call.
+func (r *Repo) Touching(ctx context.Context, ps []string) ([]Toucher, error) {
+	if len(ps) == 0 {
+		return nil, nil
 	}
-	out, err := r.gitRead(ctx, "log", "--format=%H%x00%P%x00%s", rng, "--", p)
+	args := append([]string{"-c", "core.quotePath=false", "log", "--no-renames", "--name-only", "--format=%x01%H%x00%s", "HEAD", "--"}, ps...)
+	out, err := r.gitRead(ctx, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list commits changing %s in %s: %w", p, r.Dir, err)
+		return nil, fmt.Errorf("list commits changing %s in %s: %w", strings.Join(ps, ", "), r.Dir, err)
 	}
-	var res []Commit
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Split(l, "\x00")
-		if len(f) != 3 {
+	var res []Toucher
+	for _, chunk := range strings.Split(string(out), "\x01") {
+		ls := strings.Split(strings.TrimSpace(chunk), "\n")
+		if len(ls) == 0 || ls[0] == "" {
 			continue
 		}
-		res = append(res, Commit{SHA: f[0], Parents: strings.Fields(f[1]), Subject: f[2]})
+		sha, subject, _ := strings.Cut(ls[0], "\x00")
+		t := Toucher{SHA: sha, Subject: subject}
+		for _, p := range ls[1:] {
+			if p = strings.TrimSpace(p); p != "" {
+				t.Paths = append(t.Paths, p)
+			}
+		}
+		res = append(res, t)
 	}
 	return res, nil
 }

@@ -53,14 +53,49 @@ func (r *Repo) AddedUnder(ctx context.Context, dir string) ([]Added, error) {
 	return res, nil
 }
 
-// Touching returns the revisions of (from..@) that changed the repository
-// path p, newest first; from is a commit ID.
-func (r *Repo) Touching(ctx context.Context, from, p string) ([]Commit, error) {
-	rev := "::@ & files(" + rootFile(p) + ")"
-	if from != "" {
-		rev = "(" + from + "..@) & files(" + rootFile(p) + ")"
+// Toucher is a revision that changed some of the paths asked about.
+type Toucher struct {
+	CommitID, ChangeID, Description string
+	Paths                           []string
+}
+
+// Touching returns, newest first, the revisions of ::@ that changed any
+// of the repository paths ps, with the ones of ps each changed, in one jj
+// call.
+func (r *Repo) Touching(ctx context.Context, ps []string) ([]Toucher, error) {
+	if len(ps) == 0 {
+		return nil, nil
 	}
-	return r.Log(ctx, rev)
+	sets := make([]string, len(ps))
+	for i, p := range ps {
+		sets[i] = rootFile(p)
+	}
+	fileset := strings.Join(sets, " | ")
+	tmpl := `commit_id ++ "\t" ++ change_id ++ "\t" ++ json(description.first_line()) ++ "\t" ++ self.diff(` + Quote(fileset) +
+		`).files().map(|f| json(f.path())).join("\t") ++ "\n"`
+	out, err := r.Run(ctx, "log", "--no-graph", "-r", "::@ & files("+fileset+")", "-T", tmpl)
+	if err != nil {
+		return nil, err
+	}
+	var res []Toucher
+	for _, l := range lines(out) {
+		f := strings.Split(l, "\t")
+		if len(f) < 3 {
+			return nil, fmt.Errorf("decode jj log line %q", l)
+		}
+		t := Toucher{CommitID: f[0], ChangeID: f[1]}
+		if err := json.Unmarshal([]byte(f[2]), &t.Description); err != nil {
+			return nil, fmt.Errorf("decode jj description %q: %w", f[2], err)
+		}
+		for _, q := range f[3:] {
+			var p string
+			if q != "" && json.Unmarshal([]byte(q), &p) == nil {
+				t.Paths = append(t.Paths, p)
+			}
+		}
+		res = append(res, t)
+	}
+	return res, nil
 }
 
 // WorkingCopy returns @ after snapshotting the working copy.

@@ -251,7 +251,7 @@ func (p *Project) Check(ctx context.Context, named []string) (*Report, error) {
 		return nil, err
 	}
 	rep.Findings = append(rep.Findings, ov...)
-	if err := p.explain(ctx, ds, rep.Findings); err != nil {
+	if err := p.explain(ctx, rep.Findings); err != nil {
 		return nil, err
 	}
 	sort.SliceStable(rep.Findings, func(i, j int) bool {
@@ -461,30 +461,37 @@ func overlaps(r spec.Root, all, report []string) ([]Finding, error) {
 }
 
 // explain names, for each stale or removed-since-base finding, the newest
-// revision after the base that changed the spec (one history call per
-// spec and base) and the archived change whose delta touched it.
-func (p *Project) explain(ctx context.Context, ds []*delta, fs []Finding) error {
-	type key struct{ base, path string }
-	memo := map[key]*Commit{}
+// revision that changed the spec (one history call for all of them: the
+// spec moved after the base, so that revision is after it) and the
+// archived change whose delta touched the requirement.
+func (p *Project) explain(ctx context.Context, fs []Finding) error {
+	explained := func(f Finding) bool {
+		return f.Base != "" && (f.Kind == Stale || (f.Kind == Missing && f.Detail == "removed since base"))
+	}
+	var paths []string
+	seen := map[string]bool{}
+	for _, f := range fs {
+		if sp := p.rel(p.specPath(f.Capability)); explained(f) && !seen[sp] {
+			seen[sp] = true
+			paths = append(paths, sp)
+		}
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	movers, err := p.Hist.Movers(ctx, paths)
+	if err != nil {
+		return fmt.Errorf("find what changed %s: %w", strings.Join(paths, ", "), err)
+	}
 	archived := map[string]string{}
 	for i := range fs {
 		f := &fs[i]
-		if !(f.Kind == Stale || (f.Kind == Missing && f.Detail == "removed since base")) || f.Base == "" {
+		if !explained(*f) {
 			continue
 		}
-		k := key{f.Base, p.rel(p.specPath(f.Capability))}
-		c, ok := memo[k]
-		if !ok {
-			cs, err := p.Hist.Movers(ctx, k.base, k.path)
-			if err != nil {
-				return fmt.Errorf("find what changed %s since %s: %w", k.path, short(k.base), err)
-			}
-			if len(cs) > 0 {
-				c = &cs[0]
-			}
-			memo[k] = c
+		if c, ok := movers[p.rel(p.specPath(f.Capability))]; ok {
+			f.MovedBy = &c
 		}
-		f.MovedBy = c
 		ak := f.Capability + "\x00" + f.Requirement
 		a, ok := archived[ak]
 		if !ok {

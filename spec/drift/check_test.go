@@ -43,7 +43,7 @@ const (
 	scenarioB = "#### Scenario: Kilo\n- **WHEN** kilo logs in\n- **THEN** a session"
 )
 
-func write(t *testing.T, dir string, files map[string]string) {
+func write(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -56,7 +56,7 @@ func write(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-func run(t *testing.T, dir, name string, args ...string) string {
+func run(t testing.TB, dir, name string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
@@ -69,7 +69,7 @@ func run(t *testing.T, dir, name string, args ...string) string {
 
 func change(name string) map[string]string {
 	return map[string]string{
-		"openspec/changes/" + name + "/proposal.md": "## Why\nBecause parallel work needs it, every day.\n\n## What Changes\n- " + name + "\n",
+		"openspec/changes/" + name + "/proposal.md": "## Why\nBecause parallel work on one capability needs it, every single day of the week.\n\n## What Changes\n- " + name + "\n",
 		"openspec/changes/" + name + "/tasks.md":    "## 1. Work\n- [x] 1.1 Do it\n",
 	}
 }

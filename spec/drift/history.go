@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -46,8 +47,9 @@ type History interface {
 	// Read reads files at revisions, in one call; a file absent there
 	// reads as exists=false.
 	Read(ctx context.Context, at []At) ([]string, []bool, error)
-	// Movers lists the revisions after base that changed path, newest first.
-	Movers(ctx context.Context, base, path string) ([]Commit, error)
+	// Movers returns, for each path, the newest revision that changed it
+	// (in one call for all paths); a path never changed is absent.
+	Movers(ctx context.Context, paths []string) (map[string]Commit, error)
 	// Current is the revision holding the files as they are now, to be
 	// recorded as a change's new base; "" when there is none (git with
 	// uncommitted edits to paths).
@@ -66,11 +68,12 @@ func OpenHistory(ctx context.Context, dir string) (History, string, error) {
 		return nil, "", err
 	}
 	if rp.IsJJ() {
-		j, err := jjx.Open(ctx, rp.Root)
+		// repo.Find has found the workspace root: no `jj workspace root`.
+		bin, _, err := jjx.Find(ctx)
 		if err != nil {
 			return nil, "", err
 		}
-		return &jjHistory{repo: j}, rp.Root, nil
+		return &jjHistory{repo: &jjx.Repo{Root: rp.Root, Bin: bin}}, rp.Root, nil
 	}
 	g, err := gitx.Open(ctx, rp.Root)
 	if err != nil {
@@ -95,8 +98,8 @@ func (noHistory) Bases(context.Context, []string) (map[string]Base, error) {
 func (noHistory) Read(_ context.Context, at []At) ([]string, []bool, error) {
 	return make([]string, len(at)), make([]bool, len(at)), nil
 }
-func (noHistory) Movers(context.Context, string, string) ([]Commit, error) { return nil, nil }
-func (noHistory) Current(context.Context, []string) (string, error)        { return "", nil }
+func (noHistory) Movers(context.Context, []string) (map[string]Commit, error) { return nil, nil }
+func (noHistory) Current(context.Context, []string) (string, error)           { return "", nil }
 
 type jjHistory struct {
 	repo  *jjx.Repo
@@ -147,23 +150,30 @@ func (h *jjHistory) Bases(ctx context.Context, paths []string) (map[string]Base,
 
 func (h *jjHistory) Read(ctx context.Context, at []At) ([]string, []bool, error) {
 	if h.store == nil {
-		root, err := h.repo.GitRoot(ctx)
-		if err != nil {
-			return nil, nil, fmt.Errorf("find the git store of %s: %w", h.repo.Root, err)
+		root, ok := gitStore(h.repo.Root)
+		if !ok {
+			var err error
+			if root, err = h.repo.GitRoot(ctx); err != nil {
+				return nil, nil, fmt.Errorf("find the git store of %s: %w", h.repo.Root, err)
+			}
 		}
 		h.store = &gitx.Repo{Dir: root}
 	}
 	return readBlobs(ctx, h.store, at)
 }
 
-func (h *jjHistory) Movers(ctx context.Context, base, path string) ([]Commit, error) {
-	cs, err := h.repo.Touching(ctx, base, path)
+func (h *jjHistory) Movers(ctx context.Context, paths []string) (map[string]Commit, error) {
+	ts, err := h.repo.Touching(ctx, paths)
 	if err != nil {
 		return nil, err
 	}
-	var out []Commit
-	for _, c := range cs {
-		out = append(out, Commit{ID: c.CommitID, ChangeID: c.ChangeID, Summary: firstLine(c.Description)})
+	out := map[string]Commit{}
+	for _, t := range ts {
+		for _, p := range t.Paths {
+			if _, ok := out[p]; !ok {
+				out[p] = Commit{ID: t.CommitID, ChangeID: t.ChangeID, Summary: t.Description}
+			}
+		}
 	}
 	return out, nil
 }
@@ -213,14 +223,18 @@ func (h *gitHistory) Read(ctx context.Context, at []At) ([]string, []bool, error
 	return readBlobs(ctx, h.repo, at)
 }
 
-func (h *gitHistory) Movers(ctx context.Context, base, path string) ([]Commit, error) {
-	cs, err := h.repo.Touching(ctx, base, path)
+func (h *gitHistory) Movers(ctx context.Context, paths []string) (map[string]Commit, error) {
+	ts, err := h.repo.Touching(ctx, paths)
 	if err != nil {
 		return nil, err
 	}
-	var out []Commit
-	for _, c := range cs {
-		out = append(out, Commit{ID: c.SHA, Summary: c.Subject})
+	out := map[string]Commit{}
+	for _, t := range ts {
+		for _, p := range t.Paths {
+			if _, ok := out[p]; !ok {
+				out[p] = Commit{ID: t.SHA, Summary: t.Subject}
+			}
+		}
 	}
 	return out, nil
 }
@@ -296,7 +310,33 @@ func commonDir(paths []string) string {
 	return dir
 }
 
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
+// gitStore reads where jj keeps the git repository of the workspace at
+// root from its files (.jj/repo, a directory or, in a secondary
+// workspace, a file naming it; store/git_target, relative to the store),
+// saving a `jj git root` call; false when the layout is not that.
+func gitStore(root string) (string, bool) {
+	repoDir := filepath.Join(root, ".jj", "repo")
+	if fi, err := os.Stat(repoDir); err == nil && !fi.IsDir() {
+		b, err := os.ReadFile(repoDir)
+		if err != nil {
+			return "", false
+		}
+		repoDir = strings.TrimSpace(string(b))
+		if !filepath.IsAbs(repoDir) {
+			repoDir = filepath.Join(root, ".jj", repoDir)
+		}
+	}
+	store := filepath.Join(repoDir, "store")
+	b, err := os.ReadFile(filepath.Join(store, "git_target"))
+	if err != nil {
+		return "", false
+	}
+	target := strings.TrimSpace(string(b))
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(store, target)
+	}
+	if fi, err := os.Stat(target); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	return filepath.Clean(target), true
 }
