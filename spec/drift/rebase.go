@@ -39,7 +39,7 @@ type FileRewrite struct {
 type RebaseResult struct {
 	Change    string        `json:"change"`
 	Merged    []Rebased     `json:"merged"`
-	Left      []Finding     `json:"left"` // stale targets rebase cannot merge (REMOVED, RENAMED, ADDED)
+	Left      []Finding     `json:"left"` // what rebase cannot merge: stale REMOVED, RENAMED and ADDED targets, missing ones
 	Files     []FileRewrite `json:"files"`
 	NewBase   string        `json:"new_base,omitempty"`
 	BaseNote  string        `json:"base_note,omitempty"` // why no new base is recorded
@@ -68,15 +68,17 @@ func (p *Project) PlanRebase(ctx context.Context, change string) (*RebaseResult,
 		return nil, fmt.Errorf("rebase %q: %w: the repository has no history for its deltas (%s); write the commit its deltas were written against as `base: COMMIT` in openspec/changes/%s/.openspec.yaml", change, ErrNoBase, p.Hist.Kind(), change)
 	}
 	var specPaths []string
+	stale := false
 	for _, d := range ds {
 		specPaths = append(specPaths, p.rel(p.specPath(d.cap)))
 		if !d.base.Known {
 			continue
 		}
 		for _, f := range p.findings(d) {
-			if f.Kind == Stale && f.Op != "MODIFIED" {
+			if f.Kind == Stale && f.Op != "MODIFIED" || f.Kind == Missing {
 				res.Left = append(res.Left, f)
 			}
+			stale = stale || f.Kind == Stale
 		}
 		rw, merged, err := p.rebaseDelta(d)
 		if err != nil {
@@ -87,6 +89,9 @@ func (p *Project) PlanRebase(ctx context.Context, change string) (*RebaseResult,
 			res.Files = append(res.Files, *rw)
 			res.Conflicts += rw.Markers
 		}
+	}
+	if !stale {
+		return res, nil // nothing moved: the base stays
 	}
 	cur, err := p.Hist.Current(ctx, specPaths)
 	if err != nil {
