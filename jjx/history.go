@@ -102,3 +102,17 @@ func (r *Repo) Touching(ctx context.Context, ps []string) ([]Toucher, error) {
 func (r *Repo) WorkingCopy(ctx context.Context) (Commit, error) {
 	return r.One(ctx, "@")
 }
+
+// Touches reports whether the revision with commit ID rev changed any of
+// the repository paths ps (against its parents), without snapshotting.
+func (r *Repo) Touches(ctx context.Context, rev string, ps []string) (bool, error) {
+	sets := make([]string, len(ps))
+	for i, p := range ps {
+		sets[i] = rootFile(p)
+	}
+	out, err := r.RunRead(ctx, "log", "--no-graph", "-r", rev+" & files("+strings.Join(sets, " | ")+")", "-T", `commit_id ++ "\n"`)
+	if err != nil {
+		return false, err
+	}
+	return len(lines(out)) > 0, nil
+}

@@ -27,8 +27,9 @@ changed differently becomes git-style conflict markers (ours = the live
 spec, theirs = the change) in the change's delta file: "jj openspec
 resolve --strategy ours|theirs PATH" takes a side, and validate fails
 naming each hunk until they are gone. Then the change's new base, the
-revision holding the live specs, is recorded as "base:" in its
-.openspec.yaml (in git only when the specs are committed). Nothing under
+revision holding the live specs (in jj @'s parent when @ leaves the
+specs alone, else @; in git HEAD, only when the specs are committed), is
+recorded as "base:" in its .openspec.yaml. Nothing under
 openspec/specs/ is touched. Stale REMOVED and RENAMED targets are reported,
 not merged.
 

@@ -21,7 +21,9 @@ func Spec() cliapp.Spec {
 		Usage: "OpenSpec verbs on jj workspaces",
 		Description: `jj-openspec runs OpenSpec verbs on jj workspaces: list, status, validate
 and archive natively (with the same results as the OpenSpec CLI), tasks with
-their file areas and a separability verdict for per-group fan-out.
+their file areas and a separability verdict for per-group fan-out; check
+and rebase find changes written against specs that moved since (their base
+read from jj or git history) and merge them forward.
 
 Use it as "jj openspec VERB" after:
    jj config set --user aliases.openspec '["util","exec","--","jj-openspec"]'`,

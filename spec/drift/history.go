@@ -178,13 +178,25 @@ func (h *jjHistory) Movers(ctx context.Context, paths []string) (map[string]Comm
 	return out, nil
 }
 
-func (h *jjHistory) Current(ctx context.Context, _ []string) (string, error) {
-	// jj snapshots the working copy, so @ holds the files as they are.
+// Current is @'s parent when @ leaves the paths alone (a revision that
+// stays visible when @ is later rewritten), else @ itself (jj has just
+// snapshotted the working copy, so @ holds the files as they are).
+func (h *jjHistory) Current(ctx context.Context, paths []string) (string, error) {
 	wc, err := h.repo.WorkingCopy(ctx)
 	if err != nil {
 		return "", err
 	}
-	return wc.CommitID, nil
+	if len(wc.Parents) != 1 || len(paths) == 0 {
+		return wc.CommitID, nil
+	}
+	touched, err := h.repo.Touches(ctx, wc.CommitID, paths)
+	if err != nil {
+		return "", err
+	}
+	if touched {
+		return wc.CommitID, nil
+	}
+	return wc.Parents[0], nil
 }
 
 type gitHistory struct{ repo *gitx.Repo }
