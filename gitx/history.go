@@ -100,7 +100,8 @@ func (r *Repo) Touching(ctx context.Context, ps []string) ([]Toucher, error) {
 // Blob is a file read at a revision.
 type Blob struct {
 	Content []byte
-	Exists  bool
+	Exists  bool   // a blob was found
+	Type    string // the object's type ("blob", "tree", "commit"); "" when missing
 }
 
 // ReadFiles reads each "REV:PATH" object name in one git cat-file call;
@@ -138,10 +139,11 @@ func (r *Repo) ReadFiles(ctx context.Context, names []string) ([]Blob, error) {
 			if _, err := io.ReadFull(br, buf); err != nil {
 				return nil, fmt.Errorf("read %q in %s: %w", names[i], r.Dir, err)
 			}
-			res[i] = Blob{Content: buf[:size], Exists: true}
+			res[i] = Blob{Content: buf[:size], Exists: true, Type: "blob"}
 			continue
 		}
 		if len(f) == 3 {
+			res[i].Type = f[1]
 			// Not a blob (a tree where the file belongs): skip its body.
 			size, _ := strconv.Atoi(f[2])
 			if _, err := io.CopyN(io.Discard, br, int64(size+1)); err != nil {

@@ -84,7 +84,14 @@ func checkExit(rep *drift.Report) error {
 func writeCheck(w io.Writer, rep *drift.Report) error {
 	var b strings.Builder
 	for _, ch := range rep.Changes {
-		if ch.NoBase {
+		noted := false
+		for _, base := range ch.Bases {
+			if base.Note != "" && !noted {
+				fmt.Fprintf(&b, "%s: no base: %s; stale deltas cannot be detected\n", ch.Change, base.Note)
+				noted = true
+			}
+		}
+		if ch.NoBase && !noted {
 			fmt.Fprintf(&b, "%s: no base (%s history): stale deltas cannot be detected\n", ch.Change, rep.History)
 		}
 	}

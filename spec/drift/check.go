@@ -154,9 +154,29 @@ func (p *Project) loadDeltas(ctx context.Context, changes []string) ([]*delta, m
 			return nil, nil, err
 		}
 	}
+	// A recorded base must name a commit of this repository.
+	var recorded []string
+	for c := range meta {
+		recorded = append(recorded, c)
+	}
+	sort.Strings(recorded)
+	var probe []At
+	for _, c := range recorded {
+		probe = append(probe, At{Rev: meta[c]})
+	}
+	found, err := p.readExists(ctx, probe)
+	if err != nil {
+		return nil, nil, err
+	}
+	missingBase := map[string]bool{}
+	for i, c := range recorded {
+		missingBase[c] = !found[i]
+	}
 	var at []At
 	for _, d := range ds {
-		if m, ok := meta[d.change]; ok {
+		if m, ok := meta[d.change]; ok && missingBase[d.change] {
+			d.base = Base{Rev: m, Source: "metadata", Note: fmt.Sprintf("base %s in openspec/changes/%s/.openspec.yaml is not a commit of this repository (%s history)", short(m), d.change, p.Hist.Kind())}
+		} else if ok {
 			d.base = Base{Rev: m, Known: true, Source: "metadata"}
 		} else if b, ok := bases[d.path]; ok {
 			d.base = b
@@ -192,6 +212,17 @@ func (p *Project) loadDeltas(ctx context.Context, changes []string) ([]*delta, m
 		i += 2
 	}
 	return ds, bases, nil
+}
+
+func (p *Project) readExists(ctx context.Context, at []At) ([]bool, error) {
+	if len(at) == 0 {
+		return nil, nil
+	}
+	_, exists, err := p.Hist.Read(ctx, at)
+	if err != nil {
+		return nil, fmt.Errorf("look up the recorded bases: %w", err)
+	}
+	return exists, nil
 }
 
 // names returns the changes to check: those named (each must exist), or

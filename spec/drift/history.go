@@ -22,6 +22,8 @@ type Base struct {
 	// spec did not exist at Rev, the delta was written against the spec
 	// as that revision holds it (both created together).
 	Added string `json:"-"`
+	// Note says why a recorded base is not used.
+	Note string `json:"note,omitempty"`
 }
 
 // At names a repository path at a revision.
@@ -45,7 +47,8 @@ type History interface {
 	// One history call for all paths.
 	Bases(ctx context.Context, paths []string) (map[string]Base, error)
 	// Read reads files at revisions, in one call; a file absent there
-	// reads as exists=false.
+	// reads as exists=false. An At with an empty Path asks whether the
+	// commit Rev exists.
 	Read(ctx context.Context, at []At) ([]string, []bool, error)
 	// Movers returns, for each path, the newest revision that changed it
 	// (in one call for all paths); a path never changed is absent.
@@ -298,7 +301,11 @@ func readBlobs(ctx context.Context, g *gitx.Repo, at []At) ([]string, []bool, er
 		if a.Rev == "" || strings.Trim(a.Rev, "0") == "" {
 			continue // the empty tree (jj's root commit): nothing exists there
 		}
-		names = append(names, a.Rev+":"+a.Path)
+		if a.Path == "" {
+			names = append(names, a.Rev+"^{commit}")
+		} else {
+			names = append(names, a.Rev+":"+a.Path)
+		}
 		idx = append(idx, i)
 	}
 	blobs, err := g.ReadFiles(ctx, names)
@@ -306,6 +313,10 @@ func readBlobs(ctx context.Context, g *gitx.Repo, at []At) ([]string, []bool, er
 		return nil, nil, err
 	}
 	for k, b := range blobs {
+		if at[idx[k]].Path == "" {
+			exists[idx[k]] = b.Type == "commit"
+			continue
+		}
 		texts[idx[k]], exists[idx[k]] = string(b.Content), b.Exists
 	}
 	return texts, exists, nil

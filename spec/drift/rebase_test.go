@@ -75,3 +75,21 @@ func TestRebaseWithoutHistoryHasNoBase(t *testing.T) {
 		t.Fatalf("err %v, want ErrNoBase", err)
 	}
 }
+
+func TestRecordedBaseNotInRepositoryIsNoBase(t *testing.T) {
+	dir := parallelRepo(t, "git")
+	write(t, dir, map[string]string{"openspec/changes/b/.openspec.yaml": "schema: spec-driven\nbase: \"0123456789abcdef0123456789abcdef01234567\"\n"})
+	root, _ := spec.FindRoot(dir)
+	p, err := Open(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := p.Check(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := rep.Changes[0].Bases["auth"]
+	if len(rep.Findings) != 0 || !rep.Changes[0].NoBase || !strings.Contains(b.Note, "is not a commit of this repository") {
+		t.Fatalf("report: %+v", rep)
+	}
+}
