@@ -226,3 +226,26 @@ func TestCheckWithoutHistorySaysNoBase(t *testing.T) {
 		t.Fatalf("report: %+v", rep)
 	}
 }
+
+func TestCheckOverlapOfTwoAdds(t *testing.T) {
+	testenv.Isolate(t)
+	dir := t.TempDir()
+	files := map[string]string{"openspec/config.yaml": "schema: spec-driven\n", "openspec/specs/auth/spec.md": authSpec}
+	for _, c := range []string{"x", "y"} {
+		for k, v := range change(c) {
+			files[k] = v
+		}
+		files["openspec/changes/"+c+"/specs/auth/spec.md"] = "## ADDED Requirements\n\n### Requirement: Logout\nThe system SHALL log users out (" + c + ").\n\n#### Scenario: Out\n- **WHEN** asked\n- **THEN** out\n"
+	}
+	write(t, dir, files)
+	root, _ := spec.FindRoot(dir)
+	p, _ := Open(context.Background(), root)
+	rep, err := p.Check(context.Background(), []string{"y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].Kind != Overlap || rep.Findings[0].Change != "y" ||
+		rep.Findings[0].Detail != "other open changes add a requirement of the same name: x (ADDED)" {
+		t.Fatalf("findings: %+v", rep.Findings)
+	}
+}
