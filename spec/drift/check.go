@@ -333,7 +333,7 @@ func (p *Project) findings(d *delta) []Finding {
 			add(Missing, op, name, "never existed")
 		}
 	}
-	stale := func(op, name string) bool {
+	stale := func(name string) bool {
 		if !d.base.Known {
 			return false
 		}
@@ -349,7 +349,7 @@ func (p *Project) findings(d *delta) []Finding {
 			missing("MODIFIED", name)
 		case same(lb.Raw, b.Raw):
 			add(AlreadyApplied, "MODIFIED", name, "the live spec already holds this text")
-		case stale("MODIFIED", name):
+		case stale(name):
 			m := MergeRequirement(base[name].Raw, lb.Raw, b.Raw, p.labels(d))
 			f := add(Stale, "MODIFIED", name, "the live text changed since the base")
 			f.Preview, f.Conflicts = m.String(), m.Conflicts()
@@ -363,7 +363,7 @@ func (p *Project) findings(d *delta) []Finding {
 		switch {
 		case !hasBlock(live, name):
 			missing("REMOVED", name)
-		case stale("REMOVED", name):
+		case stale(name):
 			add(Stale, "REMOVED", name, "the live text changed since the base; removing it drops that change")
 		}
 	}
@@ -374,7 +374,7 @@ func (p *Project) findings(d *delta) []Finding {
 			add(AlreadyApplied, "RENAMED", from, fmt.Sprintf("the live spec already names it %q", to))
 		case !hasBlock(live, from):
 			missing("RENAMED", from)
-		case stale("RENAMED", from):
+		case stale(from):
 			add(Stale, "RENAMED", from, "the live text changed since the base")
 		}
 	}
