@@ -25,7 +25,7 @@ func (r *Repo) Bookmarks(ctx context.Context, names ...string) ([]Bookmark, erro
 	for _, n := range names {
 		args = append(args, exact(n))
 	}
-	out, err := r.Run(ctx, args...)
+	out, err := r.call(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -50,13 +50,13 @@ func (r *Repo) BookmarkSet(ctx context.Context, name, rev string, allowBackwards
 	if allowBackwards {
 		args = append(args, "--allow-backwards")
 	}
-	_, err := r.Run(ctx, args...)
+	_, err := r.call(ctx, args...)
 	return err
 }
 
 // BookmarkTrack starts tracking name@remote.
 func (r *Repo) BookmarkTrack(ctx context.Context, name, remote string) error {
-	_, err := r.Run(ctx, "bookmark", "track", exact(name), "--remote", remote)
+	_, err := r.call(ctx, "bookmark", "track", exact(name), "--remote", remote)
 	if err != nil && strings.Contains(err.Error(), "already tracked") {
 		return nil
 	}
@@ -71,7 +71,7 @@ func (r *Repo) GitPush(ctx context.Context, remote, name string) error {
 	if remote != "" {
 		args = append(args, "--remote", remote)
 	}
-	_, err := r.Run(ctx, args...)
+	_, err := r.call(ctx, args...)
 	return err
 }
 
@@ -81,6 +81,6 @@ func (r *Repo) GitFetch(ctx context.Context, remote string) error {
 	if remote != "" {
 		args = append(args, "--remote", remote)
 	}
-	_, err := r.Run(ctx, args...)
+	_, err := r.call(ctx, args...)
 	return err
 }

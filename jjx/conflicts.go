@@ -15,7 +15,7 @@ func (r *Repo) ConflictedRevisions(ctx context.Context, revset string) ([]Commit
 
 // ConflictedFiles returns the paths that are conflicted in rev's tree.
 func (r *Repo) ConflictedFiles(ctx context.Context, rev string) ([]string, error) {
-	out, err := r.Run(ctx, "file", "list", "-r", rev, "-T", `if(conflict, json(path) ++ "\n")`)
+	out, err := r.call(ctx, "file", "list", "-r", rev, "-T", `if(conflict, json(path) ++ "\n")`)
 	if err != nil {
 		return nil, err
 	}

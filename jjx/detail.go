@@ -36,7 +36,7 @@ type detailLine struct {
 // LogDetail returns the revisions of revset, newest first, with details.
 // Run on a workspace's Repo it also snapshots that workspace first.
 func (r *Repo) LogDetail(ctx context.Context, revset string) ([]CommitDetail, error) {
-	out, err := r.Run(ctx, "log", "--no-graph", "-r", revset, "-T", detailTemplate)
+	out, err := r.call(ctx, "log", "--no-graph", "-r", revset, "-T", detailTemplate)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (r *Repo) LogDetail(ctx context.Context, revset string) ([]CommitDetail, er
 // Contained reports, for each visible revision of revset, whether it is
 // in the revset in; keys are full change IDs.
 func (r *Repo) Contained(ctx context.Context, revset, in string) (map[string]bool, error) {
-	out, err := r.Run(ctx, "log", "--no-graph", "-r", revset, "-T",
+	out, err := r.call(ctx, "log", "--no-graph", "-r", revset, "-T",
 		`change_id ++ " " ++ self.contained_in(`+Quote(in)+`) ++ "\n"`)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 // workspace's Repo it snapshots that workspace's working copy first, so
 // edits not yet seen by jj count.
 func (r *Repo) ChangedPaths(ctx context.Context, from, to string) ([]string, error) {
-	out, err := r.Run(ctx, "diff", "--from", from, "--to", to, "--name-only")
+	out, err := r.call(ctx, "diff", "--from", from, "--to", to, "--name-only")
 	if err != nil {
 		return nil, err
 	}
@@ -21,4 +21,14 @@ func (r *Repo) ChangedPaths(ctx context.Context, from, to string) ([]string, err
 		}
 	}
 	return paths, nil
+}
+
+// DiffGit is the git-format diff between the revisions from and to.
+func (r *Repo) DiffGit(ctx context.Context, from, to string) ([]byte, error) {
+	return r.call(ctx, "diff", "--git", "--from", from, "--to", to)
+}
+
+// DiffGitOf is the git-format diff of the changes of revset.
+func (r *Repo) DiffGitOf(ctx context.Context, revset string) ([]byte, error) {
+	return r.call(ctx, "diff", "--git", "-r", revset)
 }

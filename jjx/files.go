@@ -8,7 +8,7 @@ import (
 
 // FileList returns every path in rev's tree, without snapshotting.
 func (r *Repo) FileList(ctx context.Context, rev string) ([]string, error) {
-	out, err := r.RunRead(ctx, "file", "list", "-r", rev, "-T", `json(path) ++ "\n"`)
+	out, err := r.callRead(ctx, "file", "list", "-r", rev, "-T", `json(path) ++ "\n"`)
 	if err != nil {
 		return nil, err
 	}

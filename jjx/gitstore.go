@@ -9,7 +9,7 @@ import (
 // (`jj git root`): .jj/repo/store/git, or the work tree's .git when
 // colocated.
 func (r *Repo) GitRoot(ctx context.Context) (string, error) {
-	out, err := r.RunRead(ctx, "git", "root")
+	out, err := r.callRead(ctx, "git", "root")
 	if err != nil {
 		return "", err
 	}
@@ -18,6 +18,6 @@ func (r *Repo) GitRoot(ctx context.Context) (string, error) {
 
 // GitImport imports the backing git repository's refs into jj.
 func (r *Repo) GitImport(ctx context.Context) error {
-	_, err := r.Run(ctx, "git", "import")
+	_, err := r.call(ctx, "git", "import")
 	return err
 }

@@ -24,7 +24,7 @@ func (r *Repo) AddedUnder(ctx context.Context, dir string) ([]Added, error) {
 	fileset := "root:" + Quote(dir)
 	tmpl := `commit_id ++ "\t" ++ parents.map(|p| p.commit_id()).join(",") ++ "\t" ++ self.diff(` + Quote(fileset) +
 		`).files().filter(|f| f.status() == "added" || f.status() == "copied" || f.status() == "renamed").map(|f| json(f.path())).join("\t") ++ "\n"`
-	out, err := r.Run(ctx, "log", "--no-graph", "-r", "::@ & files("+fileset+")", "-T", tmpl)
+	out, err := r.call(ctx, "log", "--no-graph", "-r", "::@ & files("+fileset+")", "-T", tmpl)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (r *Repo) Touching(ctx context.Context, ps []string) ([]Toucher, error) {
 	fileset := strings.Join(sets, " | ")
 	tmpl := `commit_id ++ "\t" ++ change_id ++ "\t" ++ json(description.first_line()) ++ "\t" ++ self.diff(` + Quote(fileset) +
 		`).files().map(|f| json(f.path())).join("\t") ++ "\n"`
-	out, err := r.Run(ctx, "log", "--no-graph", "-r", "::@ & files("+fileset+")", "-T", tmpl)
+	out, err := r.call(ctx, "log", "--no-graph", "-r", "::@ & files("+fileset+")", "-T", tmpl)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (r *Repo) Touches(ctx context.Context, rev string, ps []string) (bool, erro
 	for i, p := range ps {
 		sets[i] = rootFile(p)
 	}
-	out, err := r.RunRead(ctx, "log", "--no-graph", "-r", rev+" & files("+strings.Join(sets, " | ")+")", "-T", `commit_id ++ "\n"`)
+	out, err := r.callRead(ctx, "log", "--no-graph", "-r", rev+" & files("+strings.Join(sets, " | ")+")", "-T", `commit_id ++ "\n"`)
 	if err != nil {
 		return false, err
 	}

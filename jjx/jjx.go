@@ -109,14 +109,17 @@ func (r *Repo) globalArgs() []string {
 		"--config", "ui.conflict-marker-style=" + MarkerStyle}
 }
 
-// Run runs jj with args (after the global flags) and returns stdout.
-func (r *Repo) Run(ctx context.Context, args ...string) ([]byte, error) {
+// call runs jj with args (after the global flags) and returns stdout.
+// It stays inside this package: everything else goes through typed
+// calls, whose failures callers tell apart with errors.Is (ErrStale,
+// ErrNoWorkspace), never by jj's text.
+func (r *Repo) call(ctx context.Context, args ...string) ([]byte, error) {
 	return r.run(ctx, nil, args)
 }
 
-// RunRead is Run with --ignore-working-copy: for reads that must not
+// callRead is call with --ignore-working-copy: for reads that must not
 // snapshot the working copy.
-func (r *Repo) RunRead(ctx context.Context, args ...string) ([]byte, error) {
+func (r *Repo) callRead(ctx context.Context, args ...string) ([]byte, error) {
 	return r.run(ctx, nil, append([]string{"--ignore-working-copy"}, args...))
 }
 
@@ -149,6 +152,34 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Sentinel errors a failed jj call matches with errors.Is. jj's own text
+// is read here only, so no caller depends on its wording.
+var (
+	// ErrStale: the workspace's working copy is stale (another workspace
+	// rewrote its commit); UpdateStale repairs it.
+	ErrStale = errors.New("jj working copy is stale")
+	// ErrNoWorkspace: jj knows no workspace of that name (forgotten, or
+	// never made).
+	ErrNoWorkspace = errors.New("no such jj workspace")
+)
+
+// Is matches the sentinel errors by what jj printed.
+func (e *Error) Is(target error) bool {
+	var xe *xec.Error
+	if !errors.As(e.Err, &xe) {
+		return false
+	}
+	switch target {
+	case ErrStale:
+		return strings.Contains(xe.Stderr, "working copy is stale")
+	case ErrNoWorkspace:
+		// "No such workspace" from older jj's forget; a command run in a
+		// forgotten workspace's directory says it has no working copy.
+		return strings.Contains(xe.Stderr, "No such workspace") || strings.Contains(xe.Stderr, "doesn't have a working-copy commit")
+	}
+	return false
+}
 
 // ExitCode is jj's exit code, or -1.
 func (e *Error) ExitCode() int { return xec.ExitCode(e.Err) }

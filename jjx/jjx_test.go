@@ -175,7 +175,7 @@ func TestConflictingSquashAndOpRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logBefore, err := r.Run(ctx, "log", "-r", "all()", "--no-graph", "-T", `change_id ++ commit_id ++ "\n"`)
+	logBefore, err := r.CommitIDs(ctx, "all()")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,11 +218,11 @@ func TestConflictingSquashAndOpRestore(t *testing.T) {
 	if err := r.OpRestore(ctx, before); err != nil {
 		t.Fatal(err)
 	}
-	logAfter, err := r.Run(ctx, "log", "-r", "all()", "--no-graph", "-T", `change_id ++ commit_id ++ "\n"`)
+	logAfter, err := r.CommitIDs(ctx, "all()")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(logAfter) != string(logBefore) {
+	if !slices.Equal(logAfter, logBefore) {
 		t.Errorf("op restore left history changed:\nbefore:\n%s\nafter:\n%s", logBefore, logAfter)
 	}
 	if got := readFile(t, filepath.Join(r.Root, "shared.txt")); got != "one\ntwo\nthree\n" {

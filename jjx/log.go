@@ -47,7 +47,7 @@ func (r *Repo) Log(ctx context.Context, revset string) ([]Commit, error) {
 // logWith runs jj log over revset with tmpl, a template printing one
 // logLine per revision (or nothing, for a revision it filters out).
 func (r *Repo) logWith(ctx context.Context, revset, tmpl string) ([]Commit, error) {
-	out, err := r.Run(ctx, "log", "--no-graph", "-r", revset, "-T", tmpl)
+	out, err := r.call(ctx, "log", "--no-graph", "-r", revset, "-T", tmpl)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (r *Repo) commitIDsOf(ctx context.Context, revsets []string) ([]string, err
 	for _, rev := range revsets {
 		args = append(args, "-r", rev)
 	}
-	out, err := r.Run(ctx, args...)
+	out, err := r.call(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (r *Repo) commitIDsOf(ctx context.Context, revsets []string) ([]string, err
 
 // ChangeIDs returns the full change IDs of revset, newest first.
 func (r *Repo) ChangeIDs(ctx context.Context, revset string) ([]string, error) {
-	out, err := r.Run(ctx, "log", "--no-graph", "-r", revset, "-T", `change_id ++ "\n"`)
+	out, err := r.call(ctx, "log", "--no-graph", "-r", revset, "-T", `change_id ++ "\n"`)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func (r *Repo) ChangeIDs(ctx context.Context, revset string) ([]string, error) {
 
 // CommitIDs returns the full commit IDs of revset, newest first.
 func (r *Repo) CommitIDs(ctx context.Context, revset string) ([]string, error) {
-	out, err := r.Run(ctx, "log", "--no-graph", "-r", revset, "-T", `commit_id ++ "\n"`)
+	out, err := r.call(ctx, "log", "--no-graph", "-r", revset, "-T", `commit_id ++ "\n"`)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ type FileChange struct {
 // Files returns the files rev changed against its parents, with line counts.
 func (r *Repo) Files(ctx context.Context, rev string) ([]FileChange, error) {
 	tmpl := `self.diff().stat().files().map(|f| json(f.path()) ++ "\t" ++ f.status() ++ "\t" ++ f.lines_added() ++ "\t" ++ f.lines_removed()).join("\n") ++ "\n"`
-	out, err := r.Run(ctx, "log", "--no-graph", "-r", rev, "-T", tmpl)
+	out, err := r.call(ctx, "log", "--no-graph", "-r", rev, "-T", tmpl)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func (r *Repo) Files(ctx context.Context, rev string) ([]FileChange, error) {
 
 // Describe sets rev's description.
 func (r *Repo) Describe(ctx context.Context, rev, message string) error {
-	_, err := r.Run(ctx, "describe", "-r", rev, "-m", message)
+	_, err := r.call(ctx, "describe", "-r", rev, "-m", message)
 	return err
 }
 
@@ -159,7 +159,7 @@ func (r *Repo) New(ctx context.Context, message string, edit bool, parents ...st
 		args = append(args, "--no-edit")
 	}
 	args = append(args, parents...)
-	out, err := r.Run(ctx, args...)
+	out, err := r.call(ctx, args...)
 	_ = out
 	if err != nil {
 		return "", err
@@ -199,7 +199,7 @@ type SquashOptions struct {
 
 // Squash moves changes non-interactively.
 func (r *Repo) Squash(ctx context.Context, o SquashOptions) error {
-	_, err := r.Run(ctx, o.args()...)
+	_, err := r.call(ctx, o.args()...)
 	return err
 }
 
@@ -225,13 +225,13 @@ func (o SquashOptions) args() []string {
 
 // Abandon abandons the revisions.
 func (r *Repo) Abandon(ctx context.Context, revs ...string) error {
-	_, err := r.Run(ctx, append([]string{"abandon"}, revs...)...)
+	_, err := r.call(ctx, append([]string{"abandon"}, revs...)...)
 	return err
 }
 
 // Edit makes rev the working-copy revision.
 func (r *Repo) Edit(ctx context.Context, rev string) error {
-	_, err := r.Run(ctx, "edit", rev)
+	_, err := r.call(ctx, "edit", rev)
 	return err
 }
 
@@ -240,20 +240,20 @@ func (r *Repo) Edit(ctx context.Context, rev string) error {
 // one on every supported version (`jj debug snapshot` is deprecated and
 // `jj util snapshot` is recent).
 func (r *Repo) Snapshot(ctx context.Context) error {
-	_, err := r.Run(ctx, "log", "--no-graph", "-r", "@", "-T", `""`)
+	_, err := r.call(ctx, "log", "--no-graph", "-r", "@", "-T", `""`)
 	return err
 }
 
 // DiffStat returns `jj diff -r rev --stat` as jj prints it, for ledgers
 // and people.
 func (r *Repo) DiffStat(ctx context.Context, rev string) (string, error) {
-	out, err := r.Run(ctx, "diff", "-r", rev, "--stat")
+	out, err := r.call(ctx, "diff", "-r", rev, "--stat")
 	return string(out), err
 }
 
 // FileShow returns the content of path at rev.
 func (r *Repo) FileShow(ctx context.Context, rev, path string) ([]byte, error) {
-	return r.Run(ctx, "file", "show", "-r", rev, "--", rootFile(path))
+	return r.call(ctx, "file", "show", "-r", rev, "--", rootFile(path))
 }
 
 // rootFile is the fileset naming exactly the repository path p.

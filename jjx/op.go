@@ -28,7 +28,7 @@ func (r *Repo) OpLog(ctx context.Context, n int) ([]Operation, error) {
 	if n > 0 {
 		args = append(args, "-n", itoa(n))
 	}
-	out, err := r.Run(ctx, args...)
+	out, err := r.call(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (r *Repo) OpLog(ctx context.Context, n int) ([]Operation, error) {
 // OpHead returns the current operation's ID (after snapshotting the
 // working copy, so it covers every edit on disk).
 func (r *Repo) OpHead(ctx context.Context) (string, error) {
-	out, err := r.Run(ctx, "op", "log", "-n1", "--no-graph", "-T", `id ++ "\n"`)
+	out, err := r.call(ctx, "op", "log", "-n1", "--no-graph", "-T", `id ++ "\n"`)
 	if err != nil {
 		return "", err
 	}
@@ -47,7 +47,7 @@ func (r *Repo) OpHead(ctx context.Context) (string, error) {
 
 // OpRestore restores the whole repository to operation op.
 func (r *Repo) OpRestore(ctx context.Context, op string) error {
-	_, err := r.Run(ctx, "op", "restore", op)
+	_, err := r.call(ctx, "op", "restore", op)
 	return err
 }
 

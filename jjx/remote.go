@@ -7,7 +7,7 @@ import (
 
 // GitRemotes lists the repository's git remotes: name → URL.
 func (r *Repo) GitRemotes(ctx context.Context) (map[string]string, error) {
-	out, err := r.RunRead(ctx, "git", "remote", "list")
+	out, err := r.callRead(ctx, "git", "remote", "list")
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ func (t MergeTool) configArgs() []string {
 func (r *Repo) ResolveWithTool(ctx context.Context, rev, path string, t MergeTool) error {
 	args := append([]string{"resolve", "-r", rev, "--tool", t.Name}, t.configArgs()...)
 	args = append(args, "--", rootFile(path))
-	_, err := r.Run(ctx, args...)
+	_, err := r.call(ctx, args...)
 	return err
 }
 

@@ -32,7 +32,7 @@ func (e *RevsetError) Error() string {
 // as a user error, the error is a *RevsetError with exit code usage;
 // another failure of jj is returned as such.
 func (r *Repo) CheckRevset(ctx context.Context, revset string) error {
-	_, err := r.RunRead(ctx, "log", "--no-graph", "--limit", "1", "-r", revset, "-T", `""`)
+	_, err := r.callRead(ctx, "log", "--no-graph", "--limit", "1", "-r", revset, "-T", `""`)
 	if err == nil {
 		return nil
 	}

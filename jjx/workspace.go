@@ -22,7 +22,7 @@ type WorkspaceInfo struct {
 
 // Workspaces lists the repository's workspaces.
 func (r *Repo) Workspaces(ctx context.Context) ([]WorkspaceInfo, error) {
-	out, err := r.Run(ctx, "workspace", "list", "-T",
+	out, err := r.call(ctx, "workspace", "list", "-T",
 		`"{\"name\":" ++ json(name) ++ ",\"change_id\":" ++ json(target.change_id()) ++ ",\"commit_id\":" ++ json(target.commit_id()) ++ "}\n"`)
 	if err != nil {
 		return nil, err
@@ -73,19 +73,26 @@ func (r *Repo) WorkspaceAdd(ctx context.Context, o AddWorkspaceOptions) error {
 		args = append(args, "-m", o.Message)
 	}
 	if gitNeedsNoColocate() {
-		_, err := r.Run(ctx, append(append(append([]string{}, args...), "--no-colocate"), o.Path)...)
+		_, err := r.call(ctx, append(append(append([]string{}, args...), "--no-colocate"), o.Path)...)
 		if err == nil || !strings.Contains(err.Error(), "unexpected argument '--no-colocate'") {
 			return err
 		}
 		// An older jj without colocated workspaces: the flag is not needed.
 	}
-	_, err := r.Run(ctx, append(args, o.Path)...)
+	_, err := r.call(ctx, append(args, o.Path)...)
+	return err
+}
+
+// UpdateStale brings a stale working copy (ErrStale) up to date: run on
+// the workspace's own Repo.
+func (r *Repo) UpdateStale(ctx context.Context) error {
+	_, err := r.call(ctx, "workspace", "update-stale")
 	return err
 }
 
 // WorkspaceForget stops tracking the named workspaces (files stay on disk).
 func (r *Repo) WorkspaceForget(ctx context.Context, names ...string) error {
-	_, err := r.Run(ctx, append([]string{"workspace", "forget"}, names...)...)
+	_, err := r.call(ctx, append([]string{"workspace", "forget"}, names...)...)
 	return err
 }
 
@@ -142,7 +149,7 @@ func (p *Pool) Attach(name string) *Workspace {
 func (p *Pool) Release(ctx context.Context, w *Workspace) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := p.Repo.WorkspaceForget(ctx, w.Name); err != nil && !strings.Contains(err.Error(), "No such workspace") {
+	if err := p.Repo.WorkspaceForget(ctx, w.Name); err != nil && !errors.Is(err, ErrNoWorkspace) {
 		return fmt.Errorf("release %s: %w", w.Name, err)
 	}
 	if err := os.RemoveAll(w.Path); err != nil {

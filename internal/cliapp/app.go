@@ -29,6 +29,9 @@ type Spec struct {
 	Usage       string // one line
 	Description string // paragraphs for --help and the man page
 	Commands    []*cli.Command
+	// Skill is the agent-facing guide that `skill` prints (Markdown with
+	// front matter name and description); see skill.go.
+	Skill string
 }
 
 // New builds the app for s, with the shared flags and commands added.
@@ -55,6 +58,9 @@ func New(s Spec) *cli.App {
 		doctorCommand(s.Name),
 		completionCommand(app),
 	)
+	if s.Skill != "" {
+		app.Commands = append(app.Commands, skillCommand(s))
+	}
 	for _, c := range app.Commands {
 		setUsageErrors(c)
 		addCommonFlags(c)
@@ -84,6 +90,10 @@ func Run(s Spec, args []string, stdout, stderr io.Writer) int {
 	app := New(s)
 	app.Writer = stdout
 	app.ErrWriter = stderr
+	if n := len(args); n >= 2 && args[n-1] == CompletionFlag {
+		complete(app, args, stdout)
+		return 0
+	}
 	ctx, stop := interruptible(s.Name, stderr)
 	defer stop()
 	err := app.RunContext(ctx, args)

@@ -1,7 +1,6 @@
 package cliapp
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -60,59 +59,137 @@ func completionCommand(app *cli.App) *cli.Command {
 	}
 }
 
-// CompletionScript returns the completion script of app for shell.
+// CompletionScript returns the completion script of app for shell. Each
+// script completes the binary (jj-kaisen …) and its alias form (jj kaisen
+// …, gh specstack …), by wrapping the host's completion function: load it
+// after jj's (or gh's) own. See the README ("Completion").
 func CompletionScript(app *cli.App, shell string) (string, error) {
-	fn := "_" + strings.ReplaceAll(app.Name, "-", "_")
+	host, sub, _ := strings.Cut(app.Name, "-")
+	r := strings.NewReplacer("BIN", app.Name, "FN", "_"+strings.ReplaceAll(app.Name, "-", "_"), "HOST", host, "SUB", sub)
 	switch shell {
 	case "bash":
-		return fmt.Sprintf(bashCompletion, fn, app.Name), nil
+		return r.Replace(bashCompletion), nil
 	case "zsh":
-		return fmt.Sprintf(zshCompletion, app.Name, fn), nil
+		return r.Replace(zshCompletion), nil
 	case "fish":
-		return fmt.Sprintf(fishCompletion, app.Name), nil
+		return r.Replace(fishCompletion), nil
 	}
 	return "", exitcode.New(exitcode.Usage, "completion: unknown shell %q: choose bash, zsh or fish", shell)
 }
 
-// The scripts ask the binary itself for candidates (urfave/cli's hidden
-// --generate-bash-completion flag), passing the words typed so far as
-// separate arguments, never through eval.
-const bashCompletion = `# bash completion for %[2]s
-%[1]s() {
-  local cur=${COMP_WORDS[COMP_CWORD]}
-  local -a words=("${COMP_WORDS[@]:1:COMP_CWORD-1}")
-  if [[ $cur == -* ]]; then words+=("$cur"); fi
-  local IFS=$'\n'
-  COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" "${words[@]}" --generate-bash-completion 2>/dev/null | cut -d: -f1)" -- "$cur"))
+// The scripts ask the binary itself for candidates (BIN WORDS... CUR
+// --generate-bash-completion, see CompletionFlag), passing the words typed
+// so far as separate arguments, never through eval. A line ":suffix=.md"
+// asks for file names with that suffix, ":dirs" for directories.
+const bashCompletion = `# bash completion for BIN and ` + "`HOST SUB`" + `; load it after HOST's own:
+#   source <(BIN completion bash)
+FN_complete() { # $1: the command to ask; $2: the index of its first argument
+  local cur=${COMP_WORDS[COMP_CWORD]} line IFS=$'\n'
+  local -a words=("${COMP_WORDS[@]:$2:COMP_CWORD-$2}") out
+  out=($("$1" "${words[@]}" "$cur" --generate-bash-completion 2>/dev/null))
+  COMPREPLY=()
+  for line in "${out[@]}"; do
+    case $line in
+      :suffix=*)
+        compopt -o filenames 2>/dev/null
+        COMPREPLY+=($(compgen -f -X "!*${line#:suffix=}" -- "$cur") $(compgen -d -- "$cur")) ;;
+      :dirs)
+        compopt -o filenames 2>/dev/null
+        COMPREPLY+=($(compgen -d -- "$cur")) ;;
+      *) COMPREPLY+=("$line") ;;
+    esac
+  done
 }
-complete -o bashdefault -o default -F %[1]s %[2]s
-`
-
-const zshCompletion = `#compdef %[1]s
-%[2]s() {
-  local -a opts
-  local cur=${words[CURRENT]}
-  local -a args=("${(@)words[2,CURRENT-1]}")
-  if [[ $cur == -* ]]; then args+=("$cur"); fi
-  opts=("${(@f)$(${words[1]} "${(@)args}" --generate-bash-completion 2>/dev/null)}")
-  if [[ -n "${opts[1]}" ]]; then
-    _describe 'values' opts
-  else
-    _files
+FN() { FN_complete "${COMP_WORDS[0]}" 1; }
+complete -o bashdefault -o default -F FN BIN
+# HOST SUB …: wrap HOST's completion function (loaded lazily by
+# bash-completion, so load it first); everything else goes to it.
+if [[ -z ${FN_HOST_prev+set} ]]; then
+  if ! complete -p HOST >/dev/null 2>&1 && declare -F _completion_loader >/dev/null; then
+    _completion_loader HOST >/dev/null 2>&1
   fi
-}
-compdef %[2]s %[1]s
+  FN_HOST_spec=$(complete -p HOST 2>/dev/null)
+  FN_HOST_prev=
+  if [[ $FN_HOST_spec =~ -F\ ([^ ]+)\  ]]; then FN_HOST_prev=${BASH_REMATCH[1]}; fi
+  FN_HOST() {
+    if [[ ${COMP_WORDS[1]} == SUB ]] && ((COMP_CWORD >= 2)); then
+      compopt +o nospace 2>/dev/null
+      FN_complete BIN 2
+    elif [[ -n $FN_HOST_prev ]]; then
+      "$FN_HOST_prev" "$@"
+    fi
+  }
+  if [[ -n $FN_HOST_prev ]]; then
+    eval "${FN_HOST_spec/-F $FN_HOST_prev /-F FN_HOST }"
+  else
+    complete -o bashdefault -o default -F FN_HOST HOST
+  fi
+fi
 `
 
-const fishCompletion = `# fish completion for %[1]s
-function __%[1]s_complete
+const zshCompletion = `#compdef BIN
+# zsh completion for BIN and ` + "`HOST SUB`" + `; load it after compinit and HOST's own:
+#   source <(BIN completion zsh)
+FN_complete() { # $1: the command to ask; $2: the index of its first argument
+  local cur=${words[CURRENT]} line
+  local -a out cands
+  out=("${(@f)$("$1" "${(@)words[$2,CURRENT-1]}" "$cur" --generate-bash-completion 2>/dev/null)}")
+  for line in "${out[@]}"; do
+    case $line in
+      (:suffix=*) _files -g "*${line#:suffix=}"; return ;;
+      (:dirs) _files -/; return ;;
+      (?*) cands+=("$line") ;;
+    esac
+  done
+  if (( ${#cands} )); then compadd -a cands; else _files; fi
+}
+FN() { FN_complete "${words[1]}" 2; }
+compdef FN BIN
+# HOST SUB …: wrap HOST's completion function; everything else goes to it.
+if [[ -z ${FN_HOST_prev+set} ]]; then
+  typeset -g FN_HOST_prev=${_comps[HOST]}
+  FN_HOST() {
+    if [[ ${words[2]} == SUB ]] && (( CURRENT > 2 )); then
+      FN_complete BIN 3
+    elif [[ -n $FN_HOST_prev ]]; then
+      $FN_HOST_prev "$@"
+    fi
+  }
+  compdef FN_HOST HOST
+fi
+# autoloaded from fpath as _BIN: complete the line that loaded it
+if [[ ${funcstack[1]} == _BIN ]]; then FN "$@"; fi
+`
+
+const fishCompletion = `# fish completion for BIN and ` + "`HOST SUB`" + `:
+#   BIN completion fish > ~/.config/fish/completions/BIN.fish
+# (and, for HOST SUB, source it from ~/.config/fish/config.fish)
+function _FN_complete --argument-names cmd skip
     set -l words (commandline -opc)
-    set -e words[1]
+    set -e words[1..$skip]
     set -l cur (commandline -ct)
-    if string match -q -- '-*' $cur
-        set -a words $cur
+    set -l any
+    for line in ($cmd $words $cur --generate-bash-completion 2>/dev/null)
+        switch $line
+            case ':suffix=*'
+                __fish_complete_suffix (string replace ':suffix=' '' -- $line)
+                set any 1
+            case ':dirs'
+                __fish_complete_directories $cur
+                set any 1
+            case '*'
+                echo $line
+                set any 1
+        end
     end
-    %[1]s $words --generate-bash-completion 2>/dev/null | string replace -r ':.*' ''
+    if test -z "$any"
+        __fish_complete_path $cur
+    end
 end
-complete -c %[1]s -f -a '(__%[1]s_complete)'
+function _FN_HOST_SUB
+    set -l words (commandline -opc)
+    test (count $words) -ge 2; and test "$words[2]" = SUB
+end
+complete -c BIN -f -a '(_FN_complete BIN 1)'
+complete -c HOST -n _FN_HOST_SUB -f -a '(_FN_complete BIN 2)'
 `

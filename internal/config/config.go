@@ -22,6 +22,7 @@ const FileName = "specstack.toml"
 type Config struct {
 	Worker   WorkerConfig   `toml:"worker"`
 	Kaisen   KaisenConfig   `toml:"kaisen"`
+	Review   ReviewConfig   `toml:"review"`
 	OpenSpec OpenSpecConfig `toml:"openspec"`
 	Stack    StackConfig    `toml:"stack"`
 	GitHub   GitHubConfig   `toml:"github"`
@@ -71,7 +72,7 @@ func Load(root string) (*Config, error) {
 			return nil, fmt.Errorf("config %s: %w (fix or remove the file)", p, err)
 		}
 		if keys := md.Undecoded(); len(keys) > 0 {
-			return nil, fmt.Errorf("config %s: unknown key %q (see README \"Configuration\")", p, keys[0].String())
+			return nil, unknownKey(p, keys[0].String())
 		}
 		if md.IsDefined("github", "timeout") {
 			if _, err := ParseTimeout(cfg.GitHub.Timeout); err != nil {

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -34,6 +35,10 @@ func TestLoadErrors(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{"[worker\n", "specstack.toml"},
 		{"[worker]\ncomand = \"x\"\n", `unknown key "worker.comand"`},
+		// the installed man page, not the README, lists the keys
+		{"[worker]\ncomand = \"x\"\n", "known keys of [worker]: command, reviewer, test, timeout"},
+		{"[worker]\ncomand = \"x\"\n", "CONFIGURATION in man jj-kaisen"},
+		{"[kaisn]\nx = 1\n", "known sections: [worker], [kaisen], [openspec], [stack], [github]"},
 	} {
 		root := t.TempDir()
 		os.WriteFile(filepath.Join(root, FileName), []byte(tc.body), 0o644)
@@ -45,6 +50,33 @@ func TestLoadErrors(t *testing.T) {
 	cfg, err := Load(t.TempDir())
 	if err != nil || len(cfg.Files) != 0 {
 		t.Errorf("no files: %+v %v", cfg, err)
+	}
+}
+
+// TestKeysDocumented keeps Keys (the man pages' CONFIGURATION) equal to
+// the keys Load accepts.
+func TestKeysDocumented(t *testing.T) {
+	var accepted []string
+	ct := reflect.TypeOf(Config{})
+	for i := 0; i < ct.NumField(); i++ {
+		sec := ct.Field(i).Tag.Get("toml")
+		if sec == "" || sec == "-" {
+			continue
+		}
+		st := ct.Field(i).Type
+		for j := 0; j < st.NumField(); j++ {
+			accepted = append(accepted, sec+"."+st.Field(j).Tag.Get("toml"))
+		}
+	}
+	var documented []string
+	for _, k := range Keys {
+		documented = append(documented, k.Section+"."+k.Name)
+		if k.Example == "" || k.Meaning == "" || k.Binary == "" {
+			t.Errorf("key %s.%s: example, meaning and binary are required", k.Section, k.Name)
+		}
+	}
+	if !slices.Equal(accepted, documented) {
+		t.Errorf("config.Keys documents %v, Load accepts %v", documented, accepted)
 	}
 }
 

@@ -7,6 +7,13 @@ type KaisenConfig struct {
 	TestMap map[string]string `toml:"test-map"`
 }
 
+// ReviewConfig configures reviews.
+type ReviewConfig struct {
+	// MinConfidence (0-100) turns a reviewer's confidence score below it
+	// into a blocking result; 0 disables the gate.
+	MinConfidence int `toml:"min-confidence"`
+}
+
 // OpenSpecConfig configures jj-openspec.
 type OpenSpecConfig struct {
 	// MinGroupTasks is the minimum number of tasks a group needs before

@@ -81,19 +81,10 @@ func joinReason(a, b string) string {
 	return a + "; " + b
 }
 
-// workspaceRange snapshots task t's workspace and reads revset there.
+// workspaceRange snapshots task t's workspace (updating a stale working
+// copy) and reads revset there.
 func (r *Runner) workspaceRange(ctx context.Context, t *TaskState, revset string) ([]jjx.CommitDetail, error) {
-	if t.Path == "" || !fileExists(t.Path) {
-		return nil, fmt.Errorf("workspace directory %q is missing", t.Path)
-	}
-	ws := r.Repo.At(t.Path)
-	cs, err := ws.LogDetail(ctx, revset)
-	if err != nil && strings.Contains(err.Error(), "stale") {
-		if _, uerr := ws.Run(ctx, "workspace", "update-stale"); uerr == nil {
-			cs, err = ws.LogDetail(ctx, revset)
-		}
-	}
-	return cs, err
+	return r.Backend.logIn(ctx, Workspace{Name: t.Workspace, Path: t.Path}, revset)
 }
 
 // workspaceHead snapshots task t's workspace and returns its @.

@@ -24,6 +24,10 @@ type Coverage struct {
 	Preserved []string       `json:"preserved_workspaces"`
 	Artifacts string         `json:"artifacts"`
 	StartOp   string         `json:"start_op"`
+	Receipts  []Receipt      `json:"receipts"` // every gate's evidence, oldest first
+	// ConfidenceOverrides are the recorded reasons for passing reviews
+	// whose confidence was below min-confidence.
+	ConfidenceOverrides []string `json:"confidence_overrides,omitempty"`
 }
 
 // WaveCoverage is one wave of a Coverage.
@@ -62,7 +66,8 @@ func (r *Runner) Report() *Coverage {
 func BuildCoverage(d *Doc, artifacts string) *Coverage {
 	st := Fold(d)
 	c := &Coverage{RunID: d.Header.RunID, Plan: d.Header.Plan, Phase: "running", Halted: st.Halted,
-		Gate: st.Gate, GateNote: st.GateReason, Preserved: []string{}, Artifacts: artifacts, StartOp: d.Header.StartOp}
+		Gate: st.Gate, GateNote: st.GateReason, Preserved: []string{}, Artifacts: artifacts, StartOp: d.Header.StartOp,
+		Receipts: append([]Receipt{}, st.Receipts...), ConfidenceOverrides: st.Overrides}
 	switch {
 	case st.Aborted:
 		c.Phase = "aborted"
@@ -175,6 +180,9 @@ func (c *Coverage) Text(w io.Writer) error {
 		fmt.Fprintf(&b, "final gate: FAILED: %s\n", c.GateNote)
 	case GateNone:
 		b.WriteString("final gate: none — no test command configured, no automated check ran on the combined result\n")
+	}
+	for _, o := range c.ConfidenceOverrides {
+		fmt.Fprintf(&b, "confidence override: %s\n", o)
 	}
 	for _, p := range c.Preserved {
 		fmt.Fprintf(&b, "workspace preserved: %s\n", p)

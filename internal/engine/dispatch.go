@@ -115,23 +115,6 @@ func (r *Runner) runImplementer(ctx context.Context, w int, t *TaskState) error 
 	return r.collectAndRecord(ctx, t, &res)
 }
 
-// job builds the worker job for task t.
-func (r *Runner) job(w int, t *TaskState, role string) Job {
-	j := Job{
-		Command: r.worker(), Dir: t.Path, Role: role, Task: fmt.Sprint(t.Num),
-		Brief: r.BriefPath(t.Num), Report: r.ReportPath(t.Num), Log: r.LogPath(t.Num),
-		PIDFile: r.PIDPath(t.Num), Timeout: r.timeout(),
-		Environment: []string{"SPECSTACK_ARTIFACTS=" + ArtifactsDir(r.Dir)},
-	}
-	if role == RoleFixer {
-		j.Findings = r.FindingsPath(t.Num)
-	}
-	if w > 1 {
-		j.PriorWaves = r.PriorWavesPath()
-	}
-	return j
-}
-
 func (r *Runner) collectAndRecord(ctx context.Context, t *TaskState, res *Result) error {
 	ev, err := r.Collect(ctx, t, res)
 	if err != nil {
@@ -157,8 +140,7 @@ func (r *Runner) resetWorkspace(ctx context.Context, t *TaskState) error {
 		return fmt.Errorf("task %d: read the workspace before restarting its worker: %w", t.Num, err)
 	}
 	ws := r.Repo.At(t.Path)
-	args := append([]string{"new", "-m", fmt.Sprintf("Task %d: %s", t.Num, t.Title)}, t.Base...)
-	if _, err := ws.Run(ctx, args...); err != nil {
+	if _, err := ws.New(ctx, fmt.Sprintf("Task %d: %s", t.Num, t.Title), true, t.Base...); err != nil {
 		return fmt.Errorf("task %d: reset its workspace: %w", t.Num, err)
 	}
 	var ids []string

@@ -9,9 +9,16 @@
 //   - scheduling: Waves (order-keeping greedy colouring of the overlap
 //     graph), Overlaps, Parallelism, Frontier and RunFrontier (start what
 //     is ready as dependencies complete, for gh-specstack);
-//   - dispatch: Parallel (bounded), RunJob (the worker protocol: sh -c in
-//     the workspace, stdin closed, SPECSTACK_* variables, its own process
-//     group, timeout, log file) and StopOrphan;
+//   - dispatch: Parallel (bounded), Job and RunJob (the worker protocol:
+//     sh -c in the workspace, stdin closed, SPECSTACK_* variables, its own
+//     process group, timeout, log file; every job is built in job.go, so
+//     step mode's `fan-out --json` prints exactly what the driver runs)
+//     and StopOrphan;
+//   - workspaces: Backend, a task workspace's life (provision at a base,
+//     refresh, collect files and lines from the VCS, integrate, release),
+//     with JJBackend (jj workspaces, squash into @) and GitBackend (git
+//     worktrees, rebase and fast-forward); TestBackendContract holds both
+//     to one contract;
 //   - results: ReportStatus (a worker's "Status:" line) and ReadFindings
 //     (a reviewer's JSON findings).
 //
@@ -23,5 +30,8 @@
 // smallest-first, conflicts), then Gate and Complete; Drive runs whatever
 // the ledger says is left, so a killed or halted run resumes, and step
 // commands (CollectWave, RecordReview, …) share the same ledger. Abort
-// restores the start operation.
+// restores the start operation. Tests and the final gate leave receipts
+// (command, exit, output digest, role, tree) and a passing receipt for the
+// same command and tree is reused; BuildLog renders the ledger with the
+// Breakpoint resume continues from.
 package engine

@@ -134,7 +134,7 @@ func (r *Runner) releaseAll(ctx context.Context, ts []*TaskState) error {
 		// One of them is gone already: forget the others one by one.
 		for _, t := range ts {
 			if t.Workspace != "" && !t.Released {
-				if err := r.Pool.Release(ctx, r.Pool.Attach(t.Workspace)); err != nil && !strings.Contains(err.Error(), "No such workspace") {
+				if err := r.Backend.Release(ctx, Workspace{Name: t.Workspace}); err != nil {
 					return err
 				}
 			}
@@ -172,10 +172,8 @@ func (r *Runner) order(ts []*TaskState) {
 }
 
 func (r *Runner) release(ctx context.Context, t *TaskState) error {
-	if err := r.Pool.Release(ctx, r.Pool.Attach(t.Workspace)); err != nil {
-		if !strings.Contains(err.Error(), "No such workspace") {
-			return err
-		}
+	if err := r.Backend.Release(ctx, Workspace{Name: t.Workspace}); err != nil {
+		return err
 	}
 	return r.record(Event{Kind: EvReleased, Task: t.Num, Wave: t.Wave, Workspace: t.Workspace})
 }
@@ -314,7 +312,7 @@ var symbolRe = lazyregexp.New(`^\+\s*(?:export\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:a
 func (r *Runner) waveSummary(ctx context.Context, before string, ts []*TaskState) ([]string, error) {
 	syms := map[string][]string{} // file -> symbols
 	if before != "" && len(ts) > 0 {
-		out, err := r.Repo.Run(ctx, "diff", "--git", "--from", before, "--to", "@")
+		out, err := r.Repo.DiffGit(ctx, before, "@")
 		if err != nil {
 			return nil, fmt.Errorf("summarize the wave: %w", err)
 		}

@@ -69,7 +69,15 @@ func (r *Runner) Gate(ctx context.Context) error {
 	}
 	log := r.art("gate.log")
 	r.logf("gate: running %q in %s", cmd, r.Repo.Root)
-	res := RunJob(ctx, Job{Command: cmd, Dir: r.Repo.Root, Role: "test", Task: "all", Log: log, Timeout: r.timeout()})
+	at, err := r.Repo.One(ctx, "@")
+	if err != nil {
+		return fmt.Errorf("gate: read @: %w", err)
+	}
+	res, err := r.runGate(ctx, 0, 0, RoleGate, r.testJob(cmd, r.Repo.Root, "all", log), at.CommitID)
+	if err != nil {
+		return err
+	}
+	crashPoint("gate-ran")
 	if ctx.Err() != nil {
 		return exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 	}

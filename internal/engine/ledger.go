@@ -45,6 +45,9 @@ type Options struct {
 	SkipReview  bool              `toml:"skip_review,omitempty"`
 	Timeout     string            `toml:"timeout,omitempty"` // per worker, a Go duration
 	MaxFixes    int               `toml:"max_fixes,omitempty"`
+	// MinConfidence: a reviewer's confidence below it blocks ([review]
+	// min-confidence); 0 disables the gate.
+	MinConfidence int `toml:"min_confidence,omitempty"`
 }
 
 // Event kinds, in the order a task usually meets them.
@@ -71,6 +74,10 @@ const (
 	EvResumed         = "resumed"
 	EvComplete        = "complete" // Commit: @ when it completed
 	EvAborted         = "aborted"
+	EvReceipt         = "receipt" // a gate's evidence: Command, ExitCode, Digest, Tree
+	// EvConfidenceOverride: a reviewer's confidence was below the
+	// threshold and a person let the run pass anyway (Reason says why).
+	EvConfidenceOverride = "confidence-override"
 )
 
 // Worker statuses, from the worker's report or its exit.
@@ -121,6 +128,9 @@ type Event struct {
 	Important int       `toml:"important,omitempty"`
 	Other     int       `toml:"other,omitempty"`
 	Findings  string    `toml:"findings,omitempty"` // path of a findings file
+	Command   string    `toml:"command,omitempty"`  // receipt: the command run
+	Digest    string    `toml:"digest,omitempty"`   // receipt: sha256 of its output
+	Tree      string    `toml:"tree,omitempty"`     // receipt: the tree it ran on
 }
 
 // Doc is a run's ledger document.
@@ -182,6 +192,9 @@ type State struct {
 	Complete   bool
 	Aborted    bool
 	AbortedOp  string
+	Receipts   []Receipt // oldest first
+	// Overrides are the reasons given for passing low-confidence reviews.
+	Overrides []string
 }
 
 // taskEvent lists the kinds that are about one task.
@@ -281,6 +294,10 @@ func Fold(d *Doc) *State {
 			s.Complete = true
 		case EvAborted:
 			s.Aborted, s.AbortedOp = true, e.Op
+		case EvReceipt:
+			s.Receipts = append(s.Receipts, receiptOf(e))
+		case EvConfidenceOverride:
+			s.Overrides = append(s.Overrides, e.Reason)
 		}
 	}
 	return s

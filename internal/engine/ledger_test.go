@@ -204,3 +204,30 @@ func TestFoldCheckpoint(t *testing.T) {
 		})
 	}
 }
+
+// TestPassingReceipt: a receipt is reused only for the same role, command
+// and tree, when it passed, and never from a reuse record.
+func TestPassingReceipt(t *testing.T) {
+	s := &State{Receipts: []Receipt{
+		{Role: RoleGate, Command: "make test", Tree: "t1", ExitCode: 0, Digest: "d1"},
+		{Role: RoleGate, Command: "make test", Tree: "t2", ExitCode: 1, Digest: "d2"},
+		{Role: RoleGate, Command: "make test", Tree: "t3", ExitCode: 0, Digest: "d3", Reused: true},
+	}}
+	tests := []struct {
+		role, command, tree string
+		want                string // digest of the reused receipt, "" for none
+	}{
+		{RoleGate, "make test", "t1", "d1"},
+		{RoleGate, "make test", "t9", ""}, // another tree
+		{RoleGate, "make lint", "t1", ""}, // another command
+		{"test", "make test", "t1", ""},   // another role
+		{RoleGate, "make test", "t2", ""}, // it failed
+		{RoleGate, "make test", "t3", ""}, // only a reuse record
+	}
+	for _, tt := range tests {
+		rc, ok := s.passingReceipt(tt.role, tt.command, tt.tree)
+		if got := map[bool]string{true: rc.Digest}[ok]; got != tt.want {
+			t.Errorf("passingReceipt(%s, %s, %s) = %q, want %q", tt.role, tt.command, tt.tree, got, tt.want)
+		}
+	}
+}

@@ -56,18 +56,34 @@ func (f Finding) Blocking() bool {
 // {"findings": [...]}, or one finding object per line. A missing or empty
 // file means no findings.
 func ReadFindings(path string) ([]Finding, error) {
+	fs, _, err := ReadReview(path)
+	return fs, err
+}
+
+// ReadReview reads a findings file and the reviewer's confidence score
+// (0-100), which the object form may carry beside its findings:
+// {"confidence": 85, "findings": [...]}; nil when it reports none.
+func ReadReview(path string) ([]Finding, *int, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read findings %s: %w", path, err)
+		return nil, nil, fmt.Errorf("read findings %s: %w", path, err)
 	}
 	fs, err := ParseFindings(data)
 	if err != nil {
-		return nil, fmt.Errorf("read findings %s: %w", path, err)
+		return nil, nil, fmt.Errorf("read findings %s: %w", path, err)
 	}
-	return fs, nil
+	var conf struct {
+		Confidence *int `json:"confidence"`
+	}
+	if text := strings.TrimSpace(string(data)); strings.HasPrefix(text, "{") && json.Unmarshal([]byte(text), &conf) == nil && conf.Confidence != nil {
+		if c := *conf.Confidence; c < 0 || c > 100 {
+			return nil, nil, fmt.Errorf("read findings %s: confidence %d is not between 0 and 100", path, c)
+		}
+	}
+	return fs, conf.Confidence, nil
 }
 
 // ParseFindings reads findings: a JSON array, an object {"findings":

@@ -156,3 +156,40 @@ func FuzzParseFindings(f *testing.F) {
 		}
 	})
 }
+
+// TestReadReviewConfidence: the object form carries the reviewer's
+// confidence beside its findings; the other forms carry none; a score
+// outside 0-100 is an error.
+func TestReadReviewConfidence(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       int // -1: none
+		findings   int
+		wantErr    bool
+	}{
+		{"object", `{"confidence": 40, "findings": [{"severity": "suggestion", "message": "m"}]}`, 40, 1, false},
+		{"object without", `{"findings": []}`, -1, 0, false},
+		{"array", `[{"severity": "critical", "message": "m"}]`, -1, 1, false},
+		{"zero", `{"confidence": 0, "findings": []}`, 0, 0, false},
+		{"too high", `{"confidence": 101, "findings": []}`, -1, 0, true},
+		{"negative", `{"confidence": -1, "findings": []}`, -1, 0, true},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), "findings.json")
+		if err := os.WriteFile(path, []byte(tt.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fs, conf, err := ReadReview(path)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("%s: err %v, want error %v", tt.name, err, tt.wantErr)
+			continue
+		}
+		got := -1
+		if conf != nil {
+			got = *conf
+		}
+		if !tt.wantErr && (got != tt.want || len(fs) != tt.findings) {
+			t.Errorf("%s: confidence %d, %d findings; want %d, %d", tt.name, got, len(fs), tt.want, tt.findings)
+		}
+	}
+}

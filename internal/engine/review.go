@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -230,11 +232,16 @@ func (r *Runner) testTask(ctx context.Context, w int, t *TaskState) ([]Finding, 
 	if len(cmds) == 0 {
 		return nil, false, r.record(Event{Kind: EvTests, Task: t.Num, Wave: w, Status: TestNoSurface})
 	}
+	// The tree the tests run on; unreadable, they run without reuse.
+	head, _ := r.workspaceHead(ctx, t)
 	var fs []Finding
 	status := GatePassed
 	for _, c := range cmds {
 		log := r.art(fmt.Sprintf("task-%d-test.log", t.Num))
-		res := RunJob(ctx, Job{Command: c, Dir: t.Path, Role: "test", Task: fmt.Sprint(t.Num), Log: log, Timeout: r.timeout()})
+		res, err := r.runGate(ctx, w, t.Num, "test", r.testJob(c, t.Path, fmt.Sprint(t.Num), log), head.CommitID)
+		if err != nil {
+			return nil, true, err
+		}
 		if ctx.Err() != nil {
 			return nil, true, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 		}
@@ -316,9 +323,9 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 		nums = append(nums, fmt.Sprint(t.Num))
 		fmt.Fprintf(&brief, "## Task %d: %s\n- brief: %s\n- report: %s\n- change: %s\n- files: %s\n", t.Num, t.Title,
 			r.BriefPath(t.Num), r.ReportPath(t.Num), t.Change, strings.Join(t.Files, ", "))
-		args := []string{"diff", "--git", "-r", union(t.Changes)}
+		diffOf := func() ([]byte, error) { return r.Repo.DiffGitOf(ctx, union(t.Changes)) }
 		if f := from[t.Num]; f != "" {
-			args = []string{"diff", "--git", "--from", f, "--to", t.Change}
+			diffOf = func() ([]byte, error) { return r.Repo.DiffGit(ctx, f, t.Change) }
 			fmt.Fprintf(&brief, "- fix delta: jj diff --from %s --to %s\n- earlier findings: %s\n", f, t.Change, r.FindingsPath(t.Num))
 		} else {
 			fmt.Fprintf(&brief, "- diff: jj diff -r '%s'\n", union(t.Changes))
@@ -327,7 +334,7 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 			brief.WriteString("\n")
 			continue
 		}
-		out, err := r.Repo.Run(ctx, args...)
+		out, err := diffOf()
 		if err != nil {
 			return nil, fmt.Errorf("diff for review of task %d: %w", t.Num, err)
 		}
@@ -338,7 +345,8 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 		brief.WriteString("## The wave's other tasks (their briefs, for context)\n" + others + "\n")
 	}
 	brief.WriteString("Write findings as a JSON array of {\"task\", \"severity\" (critical|important|suggestion|cannot-verify), \"file\", \"line\", \"message\"} to SPECSTACK_FINDINGS.\n")
-	briefPath, diffPath, findingsPath := r.art(stem+".md"), r.art(stem+".diff"), r.art(stem+"-findings.json")
+	job := r.reviewJob(ts[0].Path, nums, stem)
+	briefPath, diffPath, findingsPath := job.Brief, job.Diff, job.Findings
 	if err := os.WriteFile(briefPath, []byte(brief.String()), 0o644); err != nil {
 		return nil, err
 	}
@@ -349,22 +357,32 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 	if err := r.record(Event{Kind: EvDispatched, Wave: w, Role: RoleReviewer, Reason: "tasks " + strings.Join(nums, ",")}); err != nil {
 		return nil, err
 	}
-	res := RunJob(ctx, Job{
-		Command: r.reviewer(), Dir: ts[0].Path, Role: RoleReviewer, Task: strings.Join(nums, ","),
-		Brief: briefPath, Report: r.art(stem + "-report.md"), Findings: findingsPath, Diff: diffPath,
-		Log: r.art(stem + ".log"), Timeout: r.timeout(),
-		Environment: []string{"SPECSTACK_ARTIFACTS=" + ArtifactsDir(r.Dir)},
-	})
+	res := RunJob(ctx, job)
 	if ctx.Err() != nil {
 		return nil, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
+	}
+	// The reviewer's receipt: what it judged is exactly the diff it was
+	// given (a batch spans several workspaces), so that is its identity.
+	// Judgement is never reused.
+	diffSum := sha256.Sum256([]byte(diff.String()))
+	rc := Event{Kind: EvReceipt, Wave: w, Role: RoleReviewer, Command: job.Command, ExitCode: res.ExitCode,
+		Digest: res.Digest, Tree: "diff-sha256:" + hex.EncodeToString(diffSum[:])}
+	if res.Err != nil && rc.ExitCode == 0 {
+		rc.ExitCode = -1
+	}
+	if err := r.record(rc); err != nil {
+		return nil, err
 	}
 	if res.ExitCode != 0 || res.Err != nil {
 		return nil, r.halt(ctx, exitcode.New(exitcode.Halted, "reviewer for wave %d (tasks %s) exited %d: no review happened; see %s, then `jj kaisen resume`",
 			w, strings.Join(nums, ","), res.ExitCode, r.art(stem+".log")))
 	}
-	fs, err := ReadFindings(findingsPath)
+	fs, confidence, err := ReadReview(findingsPath)
 	if err != nil {
 		return nil, r.halt(ctx, exitcode.Wrap(exitcode.Halted, err))
+	}
+	if err := r.confidenceGate(ctx, w, nums, confidence, findingsPath); err != nil {
+		return nil, err
 	}
 	out := map[int][]Finding{}
 	for _, f := range fs {
@@ -411,4 +429,21 @@ func owners(f Finding, ts []*TaskState) []int {
 		}
 	}
 	return res
+}
+
+// confidenceGate blocks a review whose reviewer reported a confidence
+// below the run's min-confidence, unless the run was given an override
+// reason, which is recorded.
+func (r *Runner) confidenceGate(ctx context.Context, w int, nums []string, confidence *int, findings string) error {
+	min := r.Doc.Header.Options.MinConfidence
+	if min <= 0 || confidence == nil || *confidence >= min {
+		return nil
+	}
+	what := fmt.Sprintf("the reviewer of wave %d (tasks %s) reported confidence %d, below min-confidence %d", w, strings.Join(nums, ","), *confidence, min)
+	if r.ConfidenceOverride != "" {
+		r.logf("%s: passed by override: %s", what, r.ConfidenceOverride)
+		return r.record(Event{Kind: EvConfidenceOverride, Wave: w, Role: RoleReviewer, Findings: findings,
+			Reason: fmt.Sprintf("%s; overridden: %s", what, r.ConfidenceOverride)})
+	}
+	return r.halt(ctx, exitcode.New(exitcode.Halted, "%s: a person must judge it (findings %s); then `jj kaisen resume --confidence-override \"REASON\"` to pass it anyway, recording why", what, findings))
 }

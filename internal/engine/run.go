@@ -35,10 +35,17 @@ type Runner struct {
 	Dir  string    // ledger directory
 	Doc  *Doc
 	Pool *jjx.Pool
-	Out  io.Writer // progress for people (stderr)
+	// Backend is the task workspaces' life on the VCS (the jj backend on
+	// Pool); Runner releases and reads task workspaces through it.
+	Backend *JJBackend
+	Out     io.Writer // progress for people (stderr)
 	// Overrides, when set, replace the recorded commands (resume with
 	// another worker, or a driver run after step mode).
 	Worker, Reviewer, Test string
+	// ConfidenceOverride, when set, is why a review whose confidence is
+	// below the run's min-confidence passes anyway (recorded in the
+	// ledger).
+	ConfidenceOverride string
 
 	mu   sync.Mutex
 	lock *ledger.Lock
@@ -91,8 +98,8 @@ func newRunner(repo *jjx.Repo, dir string, d *Doc, out io.Writer) *Runner {
 	if out == nil {
 		out = io.Discard
 	}
-	return &Runner{Repo: repo, Dir: dir, Doc: d, Out: out,
-		Pool: &jjx.Pool{Repo: repo, Dir: WorkspacesDir(d.Header.Root)}}
+	b := NewJJBackend(repo, WorkspacesDir(d.Header.Root), workspacePrefix(d))
+	return &Runner{Repo: repo, Dir: dir, Doc: d, Out: out, Pool: b.Pool, Backend: b}
 }
 
 // Close releases the lock.
@@ -165,11 +172,16 @@ func (r *Runner) PriorWavesPath() string { return r.art("prior-waves.md") }
 // orchestrating workspace and the run, so concurrent runs, and runs from
 // other workspaces, never collide ("kaisen-default-1a2b3c4d-task-3").
 func (r *Runner) WorkspaceName(n int) string {
-	prefix := strings.TrimPrefix(r.Doc.Header.Binary, "jj-")
+	return fmt.Sprintf("%stask-%d", workspacePrefix(r.Doc), n)
+}
+
+// workspacePrefix starts the names of every task workspace of run d.
+func workspacePrefix(d *Doc) string {
+	prefix := strings.TrimPrefix(d.Header.Binary, "jj-")
 	if prefix == "" {
 		prefix = "run"
 	}
-	return fmt.Sprintf("%s-%s-%s-task-%d", prefix, r.Doc.Header.Workspace, r.Doc.Header.RunID, n)
+	return fmt.Sprintf("%s-%s-%s-", prefix, d.Header.Workspace, d.Header.RunID)
 }
 
 func (r *Runner) task(n int) (Task, bool) {

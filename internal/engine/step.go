@@ -70,6 +70,9 @@ type Verdict struct {
 	Workspace string `json:"workspace,omitempty"`
 	FixFrom   string `json:"fix_from,omitempty"`
 	Delta     string `json:"delta,omitempty"` // the command showing the fix delta
+	// Job is the fixer job the driver would run for a failed review:
+	// start it as fan-out's jobs are started.
+	Job *JobSpec `json:"job,omitempty"`
 }
 
 // RecordReview records a verdict on task n from a person or an agent.
@@ -113,6 +116,8 @@ func (r *Runner) RecordReview(ctx context.Context, n int, passed bool, findingsF
 	}
 	v.FixFrom = head.CommitID
 	v.Delta = fmt.Sprintf("jj diff --from %s --to %s", head.CommitID, t.Change)
+	job := r.job(t.Wave, t, RoleFixer).Spec()
+	v.Job = &job
 	return v, r.record(
 		Event{Kind: EvReviewFailed, Task: n, Wave: t.Wave, Critical: v.Critical, Important: v.Important, Other: v.Other, Findings: v.Findings},
 		Event{Kind: EvFixing, Task: n, Wave: t.Wave, Commit: head.CommitID, Attempt: t.Fixes},

@@ -2,12 +2,17 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -44,13 +49,29 @@ type Result struct {
 	ExitCode int // -1 when killed or never started
 	TimedOut bool
 	Err      error
+	Digest   string // sha256 of what it printed (stdout and stderr, as interleaved)
 }
 
-// RunJob runs the worker with stdin closed, in its own process group (so
-// a timeout or cancellation kills everything it started), with the
-// SPECSTACK_* variables naming its inputs and outputs. Untrusted text
-// (task text, findings) reaches the worker only through those files.
-func RunJob(ctx context.Context, j Job) Result {
+// digestWriter hashes what the process prints on its way to the log;
+// stdout and stderr are copied by two goroutines, hence the lock.
+type digestWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+	h  hash.Hash
+}
+
+func (d *digestWriter) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.h.Write(p)
+	return d.w.Write(p)
+}
+
+// Env is the variables the worker gets on top of the environment it
+// inherits: the SPECSTACK_* protocol variables naming its inputs and
+// outputs, then the job's extra ones. Driver mode starts the worker with
+// exactly these; step mode prints them for whoever starts it.
+func (j Job) Env() []string {
 	env := []string{
 		"SPECSTACK_WORKSPACE=" + j.Dir,
 		"SPECSTACK_BRIEF=" + j.Brief,
@@ -66,7 +87,60 @@ func RunJob(ctx context.Context, j Job) Result {
 	if j.PriorWaves != "" {
 		env = append(env, "SPECSTACK_PRIOR_WAVES="+j.PriorWaves)
 	}
-	env = append(env, j.Environment...)
+	return append(env, j.Environment...)
+}
+
+// Argv is the process the job starts: the configured command run by
+// sh -c, after the shell records its process group in PIDFile. It is nil
+// when no command is configured (step mode, where an agent starts its
+// own worker).
+func (j Job) Argv() []string {
+	if j.Command == "" {
+		return nil
+	}
+	script := j.Command
+	if j.PIDFile != "" {
+		// The shell is the process group leader (Setpgid): its pid names
+		// the group, so a resumed run can stop a worker a killed run left.
+		script = `echo $$ > "$SPECSTACK_PIDFILE"` + "\n" + script
+	}
+	return []string{"sh", "-c", script}
+}
+
+// JobSpec is a job as step mode prints it (`fan-out --json`): start Argv
+// in Dir with Env added to the environment, stdin closed, output appended
+// to Log, killed after Timeout (none when empty). It is exactly what the
+// driver would have run.
+type JobSpec struct {
+	Argv    []string          `json:"argv"`
+	Dir     string            `json:"dir"`
+	Env     map[string]string `json:"env"`
+	Log     string            `json:"log"`
+	Timeout string            `json:"timeout,omitempty"`
+}
+
+// Spec renders the job for step mode.
+func (j Job) Spec() JobSpec {
+	s := JobSpec{Argv: j.Argv(), Dir: j.Dir, Env: map[string]string{}, Log: j.Log}
+	for _, kv := range j.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		s.Env[k] = v
+	}
+	if j.Timeout > 0 {
+		s.Timeout = j.Timeout.String()
+	}
+	return s
+}
+
+// RunJob runs the job: Argv in Dir with Env, stdin closed, in its own
+// process group (so a timeout or cancellation kills everything it
+// started). Untrusted text (task text, findings) reaches the worker only
+// through the files Env names.
+func RunJob(ctx context.Context, j Job) Result {
+	argv := j.Argv()
+	if argv == nil {
+		return Result{ExitCode: -1, Err: fmt.Errorf("%s job for task %s: no command configured", j.Role, j.Task)}
+	}
 	if err := os.MkdirAll(filepath.Dir(j.Log), 0o755); err != nil {
 		return Result{ExitCode: -1, Err: fmt.Errorf("worker log %s: %w", j.Log, err)}
 	}
@@ -76,20 +150,15 @@ func RunJob(ctx context.Context, j Job) Result {
 	}
 	defer log.Close()
 	fmt.Fprintf(log, "== %s %s task %s at %s\n", time.Now().UTC().Format(time.RFC3339), j.Role, j.Task, j.Dir)
-	script := j.Command
-	if j.PIDFile != "" {
-		// The shell is the process group leader (Setpgid): its pid names
-		// the group, so a resumed run can stop a worker a killed run left.
-		script = `echo $$ > "$SPECSTACK_PIDFILE"` + "\n" + script
-	}
+	out := &digestWriter{w: log, h: sha256.New()}
 	err = xec.Run(ctx, xec.Cmd{
-		Name: "sh", Args: []string{"-c", script}, Dir: j.Dir, Env: env,
-		Stdout: log, Stderr: log, Timeout: j.Timeout, Setpgid: true,
+		Name: argv[0], Args: argv[1:], Dir: j.Dir, Env: j.Env(),
+		Stdout: out, Stderr: out, Timeout: j.Timeout, Setpgid: true,
 	})
 	if j.PIDFile != "" {
 		os.Remove(j.PIDFile)
 	}
-	res := Result{ExitCode: 0}
+	res := Result{ExitCode: 0, Digest: hex.EncodeToString(out.h.Sum(nil))}
 	if err != nil {
 		res.ExitCode = xec.ExitCode(err)
 		res.Err = err

@@ -11,6 +11,13 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 )
 
+// StatusView is `status --json`: one shape whether or not a run exists
+// (run is null when the ledger holds none). The run lists its receipts.
+type StatusView struct {
+	LedgerDir string           `json:"ledger_dir"`
+	Run       *engine.Coverage `json:"run"`
+}
+
 func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "status",
@@ -24,13 +31,21 @@ func statusCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if !ok {
-				return cliapp.Emit(c, map[string]any{"run": nil, "ledger_dir": dir}, func(w io.Writer) error {
+			v := StatusView{LedgerDir: dir}
+			if ok {
+				v.Run = engine.BuildCoverage(d, engine.ArtifactsDir(dir))
+			}
+			return cliapp.Emit(c, v, func(w io.Writer) error {
+				if v.Run == nil {
 					_, err := fmt.Fprintf(w, "no run in the ledger (%s)\n", dir)
 					return err
-				})
-			}
-			return emitStatus(c, d, dir)
+				}
+				if err := v.Run.Text(w); err != nil {
+					return err
+				}
+				_, err := fmt.Fprintf(w, "ledger: %s\n", engine.LedgerPath(dir))
+				return err
+			})
 		},
 	}
 }

@@ -17,9 +17,10 @@ var taskFlag = &cli.StringSliceFlag{Name: "task", Usage: "an ad-hoc task `TEXT` 
 
 func planCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "plan",
-		Usage:     "show a plan's tasks, overlaps, waves, parallelism and pre-flight findings (read-only)",
-		ArgsUsage: "PLAN",
+		Name:         "plan",
+		Usage:        "show a plan's tasks, overlaps, waves, parallelism and pre-flight findings (read-only)",
+		ArgsUsage:    "PLAN",
+		BashComplete: cliapp.CompleteSuffix(".md"),
 		Description: `Reads PLAN (tasks as "### Task N: title" headings with optional **Files:**
 lists of Create:/Modify:/Test: paths, or a plain markdown list) or the --task
 flags, and prints the overlap graph and the waves: each task goes to the
@@ -57,9 +58,10 @@ Modify: path missing at the base. Changes nothing.`,
 
 func briefCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "brief",
-		Usage:     "print task N's full text with the plan's preamble prepended",
-		ArgsUsage: "PLAN N",
+		Name:         "brief",
+		Usage:        "print task N's full text with the plan's preamble prepended",
+		ArgsUsage:    "PLAN N",
+		BashComplete: cliapp.CompleteSuffix(".md"),
 		Description: `Prints the brief a worker gets for task N: the plan's preamble (goal, global
 constraints, shared definitions) followed by the task's full text, so that the
 brief stands alone.`,

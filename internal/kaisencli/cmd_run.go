@@ -16,9 +16,10 @@ import (
 
 func runCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "run",
-		Usage:     "run a plan's tasks in waves of jj workspaces, review, squash into @ smallest-first, gate",
-		ArgsUsage: "PLAN",
+		Name:         "run",
+		Usage:        "run a plan's tasks in waves of jj workspaces, review, squash into @ smallest-first, gate",
+		ArgsUsage:    "PLAN",
+		BashComplete: cliapp.CompleteSuffix(".md"),
 		Description: `Driver mode: the whole workflow in one command. Checks the prerequisites,
 records the run in the ledger (plan, parent change, start operation, baseline
 diff of @), then per wave: provisions one workspace per task (wave 1 on @-,
@@ -48,6 +49,7 @@ with "resume"; "abort" undoes it.`,
 				return err
 			}
 			defer r.Close()
+			r.ConfidenceOverride = c.String("confidence-override")
 			return finish(c, r, r.Drive(c.Context))
 		},
 	}
@@ -55,9 +57,10 @@ with "resume"; "abort" undoes it.`,
 
 func startCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "start",
-		Usage:     "step mode: check prerequisites, record the run and write briefs; starts no worker",
-		ArgsUsage: "PLAN",
+		Name:         "start",
+		Usage:        "step mode: check prerequisites, record the run and write briefs; starts no worker",
+		ArgsUsage:    "PLAN",
+		BashComplete: cliapp.CompleteSuffix(".md"),
 		Description: `Step mode, for an agent that dispatches its own subagents: does what "run"
 does before the first wave (prerequisites, ledger header, briefs) and prints
 the wave plan. Continue with fan-out, collect, review record, fan-in and

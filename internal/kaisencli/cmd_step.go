@@ -27,26 +27,15 @@ func stepRunner(c *cli.Context) (*engine.Runner, error) {
 	return r, nil
 }
 
-// DispatchView is one task of `fan-out`: everything an agent needs to
-// start a worker itself.
-type DispatchView struct {
-	Task       int               `json:"task"`
-	Title      string            `json:"title"`
-	Workspace  string            `json:"workspace"`
-	Path       string            `json:"path"`
-	Brief      string            `json:"brief"`
-	Report     string            `json:"report"`
-	PriorWaves string            `json:"prior_waves,omitempty"`
-	Env        map[string]string `json:"env"`
-}
-
 func fanOutCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "fan-out",
-		Usage: "step mode: provision wave N's workspaces and print, per task, workspace, path, brief and report; starts nothing",
+		Usage: "step mode: provision wave N's workspaces and print, per task, workspace, path, brief, report and the worker job; starts nothing",
 		Description: `Creates one workspace per task of the wave (wave 1 on @-, later waves on @)
-and prints what a worker needs: run it in PATH with the variables of "env" (or
-point it at BRIEF and REPORT). The worker must write "Status: DONE" (or
+and prints what a worker needs. With --json each task's "job" is exactly what
+the driver would run: start "argv" (empty when no worker command is set: use
+your own) in "dir" with the variables of "env" added to the environment, stdin
+closed, output to "log". The worker must write "Status: DONE" (or
 DONE_WITH_CONCERNS, BLOCKED, NEEDS_CONTEXT) to REPORT. Then run collect.`,
 		Flags: []cli.Flag{waveFlag},
 		Action: func(c *cli.Context) error {
@@ -65,24 +54,9 @@ DONE_WITH_CONCERNS, BLOCKED, NEEDS_CONTEXT) to REPORT. Then run collect.`,
 			if err := r.Provision(c.Context, w); err != nil {
 				return err
 			}
-			nums, _ := r.WaveTasks(w)
-			st := r.State()
-			var views []DispatchView
-			for _, n := range nums {
-				t := st.Tasks[n]
-				if t.Squashed || t.Workspace == "" {
-					continue
-				}
-				v := DispatchView{Task: n, Title: t.Title, Workspace: t.Workspace, Path: t.Path, Brief: r.BriefPath(n), Report: r.ReportPath(n),
-					Env: map[string]string{
-						"SPECSTACK_WORKSPACE": t.Path, "SPECSTACK_BRIEF": r.BriefPath(n), "SPECSTACK_REPORT": r.ReportPath(n),
-						"SPECSTACK_TASK": fmt.Sprint(n), "SPECSTACK_ROLE": engine.RoleImplementer,
-					}}
-				if w > 1 {
-					v.PriorWaves = r.PriorWavesPath()
-					v.Env["SPECSTACK_PRIOR_WAVES"] = v.PriorWaves
-				}
-				views = append(views, v)
+			views, err := r.WaveJobs(w)
+			if err != nil {
+				return err
 			}
 			return cliapp.Emit(c, views, func(out io.Writer) error {
 				for _, v := range views {
@@ -162,7 +136,8 @@ func reviewCommand() *cli.Command {
 {"severity": critical|important|suggestion|cannot-verify, "message", "file",
 "line"}; critical or important findings fail the review and record the fix's
 starting commit, so the re-review can be scoped to exactly the fix delta
-(printed). Record --passed once the fix is approved.`,
+(printed); with --json, "job" is the fixer job the driver would run (start it
+as fan-out's jobs). Record --passed once the fix is approved.`,
 			Flags: []cli.Flag{
 				&cli.IntFlag{Name: "task", Usage: "the task `N`"},
 				&cli.BoolFlag{Name: "passed", Usage: "the task passed review"},

@@ -10,6 +10,7 @@ func commands() []*cli.Command {
 		runCommand(),
 		resumeCommand(),
 		statusCommand(),
+		logCommand(),
 		abortCommand(),
 		sweepCommand(),
 		artifactsCommand(),

@@ -84,6 +84,7 @@ func (s *session) open(c *cli.Context) (*engine.Runner, error) {
 	}
 	// Empty when the command has no such flag or it was not given.
 	r.Worker, r.Reviewer, r.Test = c.String("worker"), c.String("reviewer"), c.String("test")
+	r.ConfidenceOverride = c.String("confidence-override")
 	return r, nil
 }
 
@@ -100,8 +101,11 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "timeout", Usage: "per-worker `DURATION` such as 30m (default: [worker] timeout, else none)"},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "accept a wave plan with overlaps or low parallelism"},
 		&cli.BoolFlag{Name: "fresh", Usage: "start over although an unfinished run is in the ledger (its workspaces are kept)"},
+		confidenceOverrideFlag,
 	}
 }
+
+var confidenceOverrideFlag = &cli.StringFlag{Name: "confidence-override", Usage: "pass a review whose confidence is below [review] min-confidence anyway, recording `REASON` in the ledger"}
 
 // overrideFlags let resume and step commands replace the recorded commands.
 func overrideFlags() []cli.Flag {
@@ -109,19 +113,24 @@ func overrideFlags() []cli.Flag {
 		&cli.StringFlag{Name: "worker", Usage: "use this implementer/fixer `CMD` instead of the recorded one"},
 		&cli.StringFlag{Name: "reviewer", Usage: "use this reviewer `CMD` instead of the recorded one"},
 		&cli.StringFlag{Name: "test", Usage: "use this test `CMD` instead of the recorded one"},
+		confidenceOverrideFlag,
 	}
 }
 
 // options builds the run's options from flags over configuration.
 func (s *session) options(c *cli.Context, tasks []engine.Task) (engine.Options, error) {
 	o := engine.Options{
-		Worker:      pick(c.String("worker"), s.cfg.Worker.Command),
-		Reviewer:    pick(c.String("reviewer"), s.cfg.Worker.Reviewer),
-		Test:        pick(c.String("test"), s.cfg.Worker.Test),
-		TestMap:     s.cfg.Kaisen.TestMap,
-		MaxParallel: s.cfg.Kaisen.MaxParallel,
-		SkipReview:  c.Bool("skip-review"),
-		Timeout:     pick(c.String("timeout"), s.cfg.Worker.Timeout),
+		Worker:        pick(c.String("worker"), s.cfg.Worker.Command),
+		Reviewer:      pick(c.String("reviewer"), s.cfg.Worker.Reviewer),
+		Test:          pick(c.String("test"), s.cfg.Worker.Test),
+		TestMap:       s.cfg.Kaisen.TestMap,
+		MaxParallel:   s.cfg.Kaisen.MaxParallel,
+		SkipReview:    c.Bool("skip-review"),
+		Timeout:       pick(c.String("timeout"), s.cfg.Worker.Timeout),
+		MinConfidence: s.cfg.Review.MinConfidence,
+	}
+	if o.MinConfidence < 0 || o.MinConfidence > 100 {
+		return o, exitcode.New(exitcode.Usage, "[review] min-confidence %d in %s: give a score from 0 to 100", o.MinConfidence, strings.Join(s.cfg.Files, ", "))
 	}
 	if c.IsSet("max-parallel") {
 		o.MaxParallel = c.Int("max-parallel")

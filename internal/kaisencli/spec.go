@@ -31,5 +31,6 @@ and needs --yes (else exit 5).
 Use it as "jj kaisen VERB" after:
    jj config set --user aliases.kaisen '["util","exec","--","jj-kaisen"]'`,
 		Commands: append(commands(), conflictcli.Commands()...),
+		Skill:    skill,
 	}
 }

@@ -15,9 +15,10 @@ import (
 
 func archiveCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "archive",
-		Usage:     "merge a change's delta specs into openspec/specs/ and move it to the archive",
-		ArgsUsage: "CHANGE",
+		Name:         "archive",
+		Usage:        "merge a change's delta specs into openspec/specs/ and move it to the archive",
+		ArgsUsage:    "CHANGE",
+		BashComplete: completeChange,
 		Description: `Archives CHANGE natively, with the semantics of "openspec archive CHANGE":
 its delta specs are validated; each is applied to its main spec in the order
 RENAMED, REMOVED, MODIFIED, ADDED (operations already applied are no-ops, a

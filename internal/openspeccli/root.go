@@ -2,6 +2,7 @@ package openspeccli
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/urfave/cli/v2"
 
@@ -64,4 +65,27 @@ func classify(err error) error {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	return err
+}
+
+// completeChange prints the active changes' names, for the completion
+// scripts, when no CHANGE is typed yet.
+func completeChange(c *cli.Context) {
+	if c.NArg() > 0 {
+		return
+	}
+	dir, err := cliapp.RepoDir(c)
+	if err != nil {
+		return
+	}
+	r, err := spec.FindRoot(dir)
+	if err != nil {
+		return
+	}
+	names, err := r.ChangeNames()
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		fmt.Fprintln(c.App.Writer, n)
+	}
 }

@@ -26,8 +26,10 @@ and rebase find changes written against specs that moved since (their base
 read from jj or git history) and merge them forward.
 
 Use it as "jj openspec VERB" after:
-   jj config set --user aliases.openspec '["util","exec","--","jj-openspec"]'`,
+   jj config set --user aliases.openspec \
+       '["util","exec","--","jj-openspec"]'`,
 		Commands: withRecovery(append([]*cli.Command{listCommand(), statusCommand(), validateCommand(), checkCommand(), rebaseCommand(), archiveCommand(), tasksCommand(), cliCommand()}, conflictcli.CommandsWith(conflictcli.Options{TextMarkers: textMarkers})...)),
+		Skill:    skill,
 	}
 }
 

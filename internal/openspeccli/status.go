@@ -12,9 +12,10 @@ import (
 
 func statusCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "status",
-		Usage:     "show a change's artifacts, whether it is ready to apply and why, and its task progress",
-		ArgsUsage: "CHANGE",
+		Name:         "status",
+		Usage:        "show a change's artifacts, whether it is ready to apply and why, and its task progress",
+		ArgsUsage:    "CHANGE",
+		BashComplete: completeChange,
 		Description: `Reads the change against its workflow schema: the one its .openspec.yaml
 names, else openspec/config.yaml's, else the built-in spec-driven (proposal,
 specs, design, tasks; apply requires tasks). A project schema at

@@ -15,9 +15,10 @@ import (
 
 func tasksCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "tasks",
-		Usage:     "show a change's task groups, their file areas and the fan-out verdict; tick or untick tasks",
-		ArgsUsage: "CHANGE",
+		Name:         "tasks",
+		Usage:        "show a change's task groups, their file areas and the fan-out verdict; tick or untick tasks",
+		ArgsUsage:    "CHANGE",
+		BashComplete: completeChange,
 		Description: `Lists the "## " groups of the change's tasks.md with their tasks, the file
 area each group's lines name (paths and globs), and the separability
 verdict: fan out one worker per group only when at least two groups are
@@ -141,9 +142,10 @@ func tickCommand(name string, checked bool) *cli.Command {
 		verb = "untick (clear)"
 	}
 	return &cli.Command{
-		Name:      name,
-		Usage:     verb + " tasks of a change by id, changing only their boxes",
-		ArgsUsage: "CHANGE ID...",
+		Name:         name,
+		Usage:        verb + " tasks of a change by id, changing only their boxes",
+		ArgsUsage:    "CHANGE ID...",
+		BashComplete: completeChange,
 		Action: func(c *cli.Context) error {
 			args, err := cliapp.Args(c)
 			if err != nil {

@@ -14,9 +14,10 @@ import (
 
 func validateCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "validate",
-		Usage:     "check a change's delta specs and tasks with OpenSpec's rules",
-		ArgsUsage: "CHANGE",
+		Name:         "validate",
+		Usage:        "check a change's delta specs and tasks with OpenSpec's rules",
+		ArgsUsage:    "CHANGE",
+		BashComplete: completeChange,
 		Description: `Applies the change-delta rules of "openspec validate CHANGE": delta sections
 and requirement blocks, scenarios, SHALL/MUST, duplicates and cross-section
 conflicts, RENAMED pairs, MODIFIED blocks that would drop a scenario of the

@@ -29,5 +29,6 @@ a deadline: GH_SPECSTACK_TIMEOUT (a Go duration such as 30s or 2m), else
 [github] timeout in specstack.toml, else 30s; a request GitHub does not answer
 in time fails (exit 1) naming the request and the limit.`,
 		Commands: commands(),
+		Skill:    skill,
 	}
 }

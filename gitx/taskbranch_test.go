@@ -1,0 +1,77 @@
+package gitx_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/specstack/specstack/gitx"
+)
+
+// TestTaskBranch: a task worktree on its own branch, what the worker left
+// committed, counted and rebased; a conflicting rebase is aborted and
+// reported as a *ConflictError naming the file.
+func TestTaskBranch(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	base := run(t, f.dir, "rev-parse", "HEAD")
+	wt := filepath.Join(t.TempDir(), "task-1")
+	if err := f.repo.BranchCreate(ctx, "task-1", base); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.repo.BranchCreate(ctx, "task-1", base); err == nil {
+		t.Error("creating an existing branch succeeded")
+	}
+	if err := f.repo.WorktreeAttach(ctx, wt, "task-1"); err != nil {
+		t.Fatal(err)
+	}
+	w := f.repo.At(wt)
+	if committed, err := w.CommitAll(ctx, "Task 1"); err != nil || committed {
+		t.Errorf("CommitAll of a clean worktree: %v, %v", committed, err)
+	}
+	if err := os.WriteFile(filepath.Join(wt, "a.txt"), []byte("A\nmore\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(wt, "new.txt"), []byte("n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if committed, err := w.CommitAll(ctx, "Task 1"); err != nil || !committed {
+		t.Fatalf("CommitAll: %v, %v", committed, err)
+	}
+	stats, err := w.NumStat(ctx, base, "HEAD")
+	if want := []gitx.FileStat{{Path: "a.txt", Added: 2, Removed: 1}, {Path: "new.txt", Added: 1}}; err != nil || !slices.Equal(stats, want) {
+		t.Errorf("NumStat: %+v, %v; want %+v", stats, err, want)
+	}
+	if tree, err := w.Tree(ctx, "HEAD"); err != nil || len(tree) != 40 {
+		t.Errorf("Tree: %q, %v", tree, err)
+	}
+
+	// main moves on with a conflicting edit of a.txt: the rebase conflicts,
+	// is aborted, and the branch is left as it was.
+	commit(t, f.dir, "a.txt", "a changed on main\n")
+	before := run(t, wt, "rev-parse", "HEAD")
+	err = w.RebaseBranch(ctx, "main")
+	var ce *gitx.ConflictError
+	if !errors.Is(err, gitx.ErrConflict) || !errors.As(err, &ce) || !slices.Equal(ce.Files, []string{"a.txt"}) {
+		t.Fatalf("RebaseBranch onto a conflicting main: %v; want a *ConflictError naming a.txt", err)
+	}
+	if after := run(t, wt, "rev-parse", "HEAD"); after != before {
+		t.Errorf("the aborted rebase moved the branch: %s -> %s", before, after)
+	}
+	if st := run(t, wt, "status", "--porcelain"); st != "" {
+		t.Errorf("the aborted rebase left the worktree dirty:\n%s", st)
+	}
+
+	// Release: worktree and branch gone.
+	if err := f.repo.WorktreeForceRemove(ctx, wt); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.repo.BranchDelete(ctx, "task-1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, f.dir, "branch", "--list", "task-*"); got != "" {
+		t.Errorf("branches left: %s", got)
+	}
+}

@@ -1,0 +1,61 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Key documents one configuration key: the man pages' CONFIGURATION
+// section and the unknown-key error are rendered from Keys, and a test
+// keeps Keys equal to the keys Load accepts.
+type Key struct {
+	Section string // the [table]
+	Name    string
+	Example string // a TOML value
+	Binary  string // which binary reads it
+	Meaning string
+}
+
+// Keys lists every key, in the order of Config's fields.
+var Keys = []Key{
+	{"worker", "command", `"my-agent --task-file \"$SPECSTACK_BRIEF\""`, "jj-kaisen",
+		"implementer and fixer command, run by sh -c in the task's workspace (--worker wins)"},
+	{"worker", "reviewer", `"my-reviewer"`, "jj-kaisen",
+		"reviewer command; writes findings to $SPECSTACK_FINDINGS (--reviewer wins)"},
+	{"worker", "test", `"go test ./..."`, "jj-kaisen",
+		"the full test command: per task in its workspace unless [kaisen] test-map is set, and once in @ at the end (--test wins)"},
+	{"worker", "timeout", `"30m"`, "jj-kaisen",
+		"limit per worker, a Go duration (--timeout wins; default none)"},
+	{"kaisen", "max-parallel", `4`, "jj-kaisen",
+		"workers at once (default: all tasks of a wave)"},
+	{"kaisen", "test-map", `{ "src/**" = "go test ./..." }`, "jj-kaisen",
+		"path glob to the test command covering it; a task runs the commands whose glob matches a file it changed"},
+	{"openspec", "min-group-tasks", `2`, "jj-openspec",
+		"unchecked tasks a group needs before tasks recommends fan-out (default 2)"},
+	{"stack", "human-label", `"ready-for-human"`, "gh-specstack",
+		"label of tickets that need a person; they are excluded with everything depending on them (--human-label wins)"},
+	{"stack", "stack-mode", `"native"`, "gh-specstack",
+		"native (a GitHub stack) or chain (a plain --base chain) (--stack-mode wins)"},
+	{"github", "timeout", `"30s"`, "gh-specstack",
+		"limit per GitHub request, a Go duration (GH_SPECSTACK_TIMEOUT wins; default 30s)"},
+}
+
+// unknownKey explains an unknown key: the known keys of its section (or
+// the known sections), and where every key is documented.
+func unknownKey(path, key string) error {
+	section, _, _ := strings.Cut(key, ".")
+	var known, sections []string
+	for _, k := range Keys {
+		if k.Section == section {
+			known = append(known, k.Name)
+		}
+		if s := "[" + k.Section + "]"; len(sections) == 0 || sections[len(sections)-1] != s {
+			sections = append(sections, s)
+		}
+	}
+	hint := "known sections: " + strings.Join(sections, ", ")
+	if len(known) > 0 {
+		hint = fmt.Sprintf("known keys of [%s]: %s", section, strings.Join(known, ", "))
+	}
+	return fmt.Errorf("config %s: unknown key %q (%s; every key is described under CONFIGURATION in man jj-kaisen, jj-openspec or gh-specstack)", path, key, hint)
+}

@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Backend is a task workspace's life on one VCS: provision it at a base,
+// hand its path to a worker, refresh and collect what the worker left
+// (read from the VCS, never from the worker), integrate that into the
+// target, release it. JJBackend works on jj workspaces, GitBackend on git
+// worktrees. Failures the engine acts on are values (ErrConflict and
+// *ConflictError, jjx.ErrStale, jjx.ErrNoWorkspace), never text.
+//
+// Every method is safe for use from many goroutines.
+type Backend interface {
+	// VCS names the backend: "jj" or "git".
+	VCS() string
+	// Provision creates workspace ws.Name at ws.Base, its change
+	// described ws.Message, and returns it with its Path. A workspace of
+	// that name exactly as asked (a provision killed after its last
+	// step) is adopted; one left half-made (a provision killed between
+	// its steps) is removed and made again.
+	Provision(ctx context.Context, ws Workspace) (Workspace, error)
+	// Path is where workspace name lives, whether or not it exists.
+	Path(name string) string
+	// Refresh brings the VCS's view of the workspace up to date with
+	// its files (jj: a snapshot, updating a stale working copy).
+	Refresh(ctx context.Context, ws Workspace) error
+	// Collect reads what the workspace holds above its base: the
+	// change, its tree and the files touched with line counts. With git
+	// the files the worker left uncommitted are committed first.
+	Collect(ctx context.Context, ws Workspace) (Produced, error)
+	// Integrate brings p into the target (jj: squash into the
+	// orchestrating workspace's @; git: rebase the task branch onto the
+	// target branch and fast-forward it, keeping history linear). A
+	// conflict is a *ConflictError naming the files.
+	Integrate(ctx context.Context, p Produced) error
+	// Release removes the workspace and, with git, its task branch. It
+	// is idempotent: releasing what is gone succeeds.
+	Release(ctx context.Context, ws Workspace) error
+	// Workspaces lists the names of the task workspaces that exist.
+	Workspaces(ctx context.Context) ([]string, error)
+}
+
+// Workspace is one task's workspace.
+type Workspace struct {
+	Name    string
+	Path    string
+	Base    []string // revisions it starts from (jj change IDs, a git SHA)
+	Message string   // the description of its change ("Task 3: …")
+}
+
+// Produced is what a workspace holds above its base.
+type Produced struct {
+	Workspace string
+	Change    string   // jj change ID, or the git commit
+	Changes   []string // every change above the base, newest first
+	Commit    string   // the newest commit
+	Tree      string   // the identity of its tree (git tree SHA; jj commit ID)
+	Files     []FileLines
+}
+
+// Empty reports that the worker left nothing.
+func (p Produced) Empty() bool { return p.Commit == "" }
+
+// FileLines is a file touched, with its line counts.
+type FileLines struct {
+	Path    string `json:"path"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+}
+
+// ErrConflict reports an integration that conflicts; errors.As finds the
+// *ConflictError naming the files.
+var ErrConflict = errors.New("integration conflicts")
+
+// ConflictError names the conflicted files of an integration.
+type ConflictError struct {
+	Workspace string
+	Files     []string
+	Err       error // the VCS layer's error, when it reported one
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("integrate %s: conflicts in %s", e.Workspace, strings.Join(e.Files, ", "))
+}
+
+// Is makes errors.Is(err, ErrConflict) true.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+func (e *ConflictError) Unwrap() error { return e.Err }

@@ -1,0 +1,218 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/specstack/specstack/gitx"
+)
+
+// GitBackend is the Backend on git worktrees: each task a worktree on a
+// new branch (named as the workspace) at its base SHA; the worker's files
+// are committed on that branch, which is rebased onto Target and
+// fast-forwarded into it, so history stays linear.
+type GitBackend struct {
+	Repo   *gitx.Repo // the work tree where Target is checked out
+	Dir    string     // parent directory of the task worktrees
+	Target string     // the branch tasks are integrated into
+	Prefix string     // task branch names start with it (Workspaces lists those)
+
+	mu sync.Mutex // serializes provision, integration and release
+}
+
+func (b *GitBackend) VCS() string { return "git" }
+
+func (b *GitBackend) Path(name string) string { return filepath.Join(b.Dir, name) }
+
+func (b *GitBackend) Provision(ctx context.Context, ws Workspace) (Workspace, error) {
+	ws.Path = b.Path(ws.Name)
+	if len(ws.Base) != 1 {
+		return ws, fmt.Errorf("provision %s: a git worktree starts from one commit, not %d", ws.Name, len(ws.Base))
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	sha, err := b.Repo.Resolve(ctx, ws.Base[0])
+	if err != nil {
+		return ws, fmt.Errorf("provision %s: %w", ws.Name, err)
+	}
+	ok, err := b.asAsked(ctx, ws, sha)
+	if err != nil || ok {
+		return ws, err
+	}
+	// Whatever a provision killed between its steps left (a branch
+	// without its worktree, a worktree without its directory) goes.
+	if err := b.remove(ctx, ws); err != nil {
+		return ws, err
+	}
+	if err := os.MkdirAll(b.Dir, 0o755); err != nil {
+		return ws, fmt.Errorf("provision %s: %w", ws.Name, err)
+	}
+	if err := b.Repo.BranchCreate(ctx, ws.Name, sha); err != nil {
+		return ws, fmt.Errorf("provision %s: %w", ws.Name, err)
+	}
+	crashPoint("provision-git-branch")
+	if err := b.Repo.WorktreeAttach(ctx, ws.Path, ws.Name); err != nil {
+		return ws, fmt.Errorf("provision %s: %w", ws.Name, err)
+	}
+	return ws, nil
+}
+
+// asAsked reports whether ws exists as Provision makes it: its worktree
+// registered with its directory, on its branch, at the base (or on what
+// a worker committed there).
+func (b *GitBackend) asAsked(ctx context.Context, ws Workspace, sha string) (bool, error) {
+	wt, err := b.worktree(ctx, ws.Path)
+	if err != nil || wt == nil || !fileExists(ws.Path) {
+		return false, err
+	}
+	if wt.Branch != ws.Name {
+		return false, nil
+	}
+	// At the base, or on what a worker committed there.
+	return b.Repo.IsAncestor(ctx, sha, wt.HEAD)
+}
+
+func (b *GitBackend) worktree(ctx context.Context, path string) (*gitx.Worktree, error) {
+	wts, err := b.Repo.Worktrees(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range wts {
+		if wts[i].Path == filepath.Clean(path) {
+			return &wts[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// remove removes ws's worktree, directory and branch, whichever exist.
+func (b *GitBackend) remove(ctx context.Context, ws Workspace) error {
+	wt, err := b.worktree(ctx, ws.Path)
+	if err != nil {
+		return err
+	}
+	if wt != nil && fileExists(ws.Path) {
+		if err := b.Repo.WorktreeForceRemove(ctx, ws.Path); err != nil {
+			return err
+		}
+	}
+	if fileExists(ws.Path) {
+		if !strings.HasPrefix(ws.Path, b.Dir+string(filepath.Separator)) {
+			return fmt.Errorf("worktree directory %s is outside %s: remove it yourself", ws.Path, b.Dir)
+		}
+		if err := os.RemoveAll(ws.Path); err != nil {
+			return fmt.Errorf("remove worktree directory: %w", err)
+		}
+	}
+	if err := b.Repo.WorktreePrune(ctx); err != nil {
+		return err
+	}
+	if _, ok, err := b.Repo.Ref(ctx, "refs/heads/"+ws.Name); err != nil {
+		return err
+	} else if ok {
+		return b.Repo.BranchDelete(ctx, ws.Name)
+	}
+	return nil
+}
+
+// Refresh does nothing: git reads the work tree's files directly.
+func (b *GitBackend) Refresh(ctx context.Context, ws Workspace) error {
+	if !fileExists(ws.Path) {
+		return fmt.Errorf("worktree directory %q is missing", ws.Path)
+	}
+	return nil
+}
+
+func (b *GitBackend) Collect(ctx context.Context, ws Workspace) (Produced, error) {
+	p := Produced{Workspace: ws.Name}
+	if err := b.Refresh(ctx, ws); err != nil {
+		return p, err
+	}
+	w := b.Repo.At(ws.Path)
+	if _, err := w.CommitAll(ctx, ws.Message); err != nil {
+		return p, err
+	}
+	head, err := w.Resolve(ctx, "HEAD")
+	if err != nil {
+		return p, err
+	}
+	base, err := w.Resolve(ctx, ws.Base[0])
+	if err != nil {
+		return p, err
+	}
+	if head == base {
+		return p, nil
+	}
+	stats, err := w.NumStat(ctx, base, head)
+	if err != nil {
+		return p, err
+	}
+	for _, s := range stats {
+		p.Files = append(p.Files, FileLines{Path: s.Path, Added: s.Added, Removed: s.Removed})
+	}
+	if p.Tree, err = w.Tree(ctx, head); err != nil {
+		return p, err
+	}
+	p.Change, p.Commit, p.Changes = head, head, []string{head}
+	return p, nil
+}
+
+func (b *GitBackend) Integrate(ctx context.Context, p Produced) error {
+	if p.Empty() {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	w := b.Repo.At(b.Path(p.Workspace))
+	if err := w.RebaseBranch(ctx, b.Target); err != nil {
+		var ce *gitx.ConflictError
+		if errors.As(err, &ce) {
+			return &ConflictError{Workspace: p.Workspace, Files: ce.Files, Err: err}
+		}
+		return fmt.Errorf("integrate %s: %w", p.Workspace, err)
+	}
+	if err := b.Repo.MergeFastForward(ctx, p.Workspace); err != nil {
+		return fmt.Errorf("integrate %s: %w", p.Workspace, err)
+	}
+	return nil
+}
+
+func (b *GitBackend) Release(ctx context.Context, ws Workspace) error {
+	ws.Path = b.Path(ws.Name)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.remove(ctx, ws); err != nil {
+		return fmt.Errorf("release %s: %w", ws.Name, err)
+	}
+	return nil
+}
+
+func (b *GitBackend) Workspaces(ctx context.Context) ([]string, error) {
+	branches, err := b.Repo.Branches(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var names []string
+	for name := range branches {
+		if strings.HasPrefix(name, b.Prefix) {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	wts, err := b.Repo.Worktrees(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, wt := range wts {
+		if n := filepath.Base(wt.Path); strings.HasPrefix(n, b.Prefix) && filepath.Dir(wt.Path) == filepath.Clean(b.Dir) && !seen[n] {
+			names = append(names, n)
+		}
+	}
+	return names, nil
+}

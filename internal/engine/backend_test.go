@@ -1,0 +1,291 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/specstack/specstack/gitx"
+	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/testenv"
+	"github.com/specstack/specstack/internal/xec"
+	"github.com/specstack/specstack/jjx"
+)
+
+// childEnv, when set, makes the test binary a child that provisions one
+// git workspace and is killed by the crash point it names (see
+// TestBackendContract's kill -9 case).
+const childEnv = "SPECSTACK_BACKEND_CHILD"
+
+func TestMain(m *testing.M) {
+	if repo := os.Getenv(childEnv); repo != "" {
+		b := &engine.GitBackend{Repo: &gitx.Repo{Dir: repo}, Dir: os.Getenv(childEnv + "_DIR"), Target: "main", Prefix: "task-"}
+		_, err := b.Provision(context.Background(), engine.Workspace{Name: os.Getenv(childEnv + "_NAME"), Base: []string{os.Getenv(childEnv + "_BASE")}, Message: "child"})
+		os.Stderr.WriteString("child provision returned (the crash point did not fire): " + errString(err) + "\n")
+		os.Exit(3)
+	}
+	os.Exit(m.Run())
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
+
+// fixture is one backend on a fresh repository whose base commit holds
+// a.txt and b.txt (ten lines each).
+type fixture struct {
+	b      engine.Backend
+	root   string // the target's working copy
+	base   string
+	onBase func(t *testing.T, path string) bool // the workspace's change sits on base
+}
+
+const tenLines = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"
+
+func run(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	out, err := xec.Output(t.Context(), xec.Cmd{Name: name, Args: args, Dir: dir})
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func newFixture(t *testing.T, vcs string) fixture {
+	t.Helper()
+	testenv.RequireJJ(t)
+	testenv.Isolate(t)
+	dir := t.TempDir()
+	root := filepath.Join(dir, "repo")
+	wsDir := filepath.Join(dir, "workspaces")
+	switch vcs {
+	case "jj":
+		run(t, dir, "jj", "git", "init", "--no-colocate", root)
+		write(t, root, "a.txt", tenLines)
+		write(t, root, "b.txt", tenLines)
+		run(t, root, "jj", "describe", "-m", "base")
+		run(t, root, "jj", "new")
+		repo, err := jjx.Open(t.Context(), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := run(t, root, "jj", "log", "--no-graph", "-r", "@-", "-T", "change_id")
+		return fixture{b: engine.NewJJBackend(repo, wsDir, "task-"), root: root, base: base,
+			onBase: func(t *testing.T, path string) bool {
+				return run(t, path, "jj", "log", "--no-graph", "-r", "@-", "-T", "change_id") == base
+			}}
+	case "git":
+		run(t, dir, "git", "init", "--quiet", "-b", "main", root)
+		write(t, root, "a.txt", tenLines)
+		write(t, root, "b.txt", tenLines)
+		run(t, root, "git", "add", "--all")
+		run(t, root, "git", "commit", "--quiet", "-m", "base")
+		base := run(t, root, "git", "rev-parse", "HEAD")
+		return fixture{b: &engine.GitBackend{Repo: &gitx.Repo{Dir: root}, Dir: wsDir, Target: "main", Prefix: "task-"}, root: root, base: base,
+			onBase: func(t *testing.T, path string) bool {
+				return run(t, path, "git", "rev-parse", "HEAD") == base
+			}}
+	}
+	t.Fatalf("no backend %q", vcs)
+	return fixture{}
+}
+
+func write(t *testing.T, dir, name, body string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// worker is a scripted worker: it runs sh -c script in the workspace, as
+// the engine's jobs do (the script is the test's own, trusted text).
+func worker(t *testing.T, ws engine.Workspace, script string) {
+	t.Helper()
+	if err := xec.Run(t.Context(), xec.Cmd{Name: "sh", Args: []string{"-c", script}, Dir: ws.Path}); err != nil {
+		t.Fatalf("worker in %s: %v", ws.Name, err)
+	}
+}
+
+// TestBackendContract holds both backends to one contract, on real jj and
+// real git.
+func TestBackendContract(t *testing.T) {
+	for _, vcs := range []string{"jj", "git"} {
+		t.Run(vcs, func(t *testing.T) {
+			f := newFixture(t, vcs)
+			ctx := t.Context()
+			b := f.b
+			if b.VCS() != vcs {
+				t.Fatalf("VCS() = %q", b.VCS())
+			}
+			provision := func(name string) engine.Workspace {
+				t.Helper()
+				ws, err := b.Provision(ctx, engine.Workspace{Name: name, Base: []string{f.base}, Message: "Task: " + name})
+				if err != nil {
+					t.Fatalf("provision %s: %v", name, err)
+				}
+				if ws.Path != b.Path(name) || !f.onBase(t, ws.Path) {
+					t.Fatalf("provision %s: %+v is not at %s on the base", name, ws, b.Path(name))
+				}
+				return ws
+			}
+			collect := func(ws engine.Workspace) engine.Produced {
+				t.Helper()
+				p, err := b.Collect(ctx, ws)
+				if err != nil {
+					t.Fatalf("collect %s: %v", ws.Name, err)
+				}
+				return p
+			}
+
+			// Provision at the base; a scripted worker edits; collect
+			// reads the files and lines from the VCS.
+			ws1 := provision("task-1")
+			worker(t, ws1, `sed -i 's/^1$/one/' a.txt && printf 'eleven\ntwelve\n' >> a.txt`)
+			p1 := collect(ws1)
+			if want := []engine.FileLines{{Path: "a.txt", Added: 3, Removed: 1}}; !slices.Equal(p1.Files, want) || p1.Empty() || p1.Tree == "" {
+				t.Errorf("collect task-1: %+v; want files %v and a change with a tree", p1, want)
+			}
+			ws2 := provision("task-2")
+			worker(t, ws2, `sed -i 's/^10$/ten/' b.txt && echo new > c.txt`)
+			p2 := collect(ws2)
+			if want := []engine.FileLines{{Path: "b.txt", Added: 1, Removed: 1}, {Path: "c.txt", Added: 1}}; !slices.Equal(p2.Files, want) {
+				t.Errorf("collect task-2: %+v; want files %v", p2.Files, want)
+			}
+			// A workspace nobody touched holds nothing.
+			ws5 := provision("task-5")
+			if p := collect(ws5); !p.Empty() || len(p.Files) != 0 {
+				t.Errorf("collect of an untouched workspace: %+v", p)
+			}
+
+			// Two disjoint tasks integrate cleanly.
+			for _, p := range []engine.Produced{p1, p2} {
+				if err := b.Integrate(ctx, p); err != nil {
+					t.Fatalf("integrate %s: %v", p.Workspace, err)
+				}
+			}
+			if got := read(t, f.root, "a.txt"); !strings.HasPrefix(got, "one\n") || !strings.HasSuffix(got, "twelve\n") {
+				t.Errorf("target a.txt after integration:\n%s", got)
+			}
+			if got := read(t, f.root, "c.txt"); got != "new\n" {
+				t.Errorf("target c.txt after integration: %q", got)
+			}
+
+			// Two overlapping tasks: the second reports a conflict naming
+			// the file.
+			ws3, ws4 := provision("task-3"), provision("task-4")
+			worker(t, ws3, `sed -i 's/^5$/five (task 3)/' a.txt`)
+			worker(t, ws4, `sed -i 's/^5$/FIVE (task 4)/' a.txt`)
+			p3, p4 := collect(ws3), collect(ws4)
+			if err := b.Integrate(ctx, p3); err != nil {
+				t.Fatalf("integrate task-3: %v", err)
+			}
+			err := b.Integrate(ctx, p4)
+			var ce *engine.ConflictError
+			if !errors.Is(err, engine.ErrConflict) || !errors.As(err, &ce) || !slices.Equal(ce.Files, []string{"a.txt"}) {
+				t.Errorf("integrate overlapping task-4: %v; want a conflict naming a.txt", err)
+			}
+
+			// A provision killed between its steps is repaired by the next
+			// provision of that task.
+			halfMade(t, f, "task-6")
+			ws6 := provision("task-6")
+			worker(t, ws6, `echo six > six.txt`)
+			if p := collect(ws6); !slices.Equal(p.Files, []engine.FileLines{{Path: "six.txt", Added: 1}}) {
+				t.Errorf("collect of the repaired task-6: %+v", p.Files)
+			}
+			// A provision asked again of a workspace that is as asked
+			// adopts it (the worker's files stay).
+			if again, err := b.Provision(ctx, engine.Workspace{Name: "task-6", Base: []string{f.base}, Message: "Task: task-6"}); err != nil || read(t, again.Path, "six.txt") != "six\n" {
+				t.Errorf("provision again of a good workspace: %v; its files must stay", err)
+			}
+
+			// Release leaves no workspace, worktree or branch behind, and
+			// releasing again succeeds.
+			for _, ws := range []engine.Workspace{ws1, ws2, ws3, ws4, ws5, ws6, ws6} {
+				if err := b.Release(ctx, ws); err != nil {
+					t.Errorf("release %s: %v", ws.Name, err)
+				}
+				if fileExists(ws.Path) {
+					t.Errorf("release %s left %s", ws.Name, ws.Path)
+				}
+			}
+			if left, err := b.Workspaces(ctx); err != nil || len(left) != 0 {
+				t.Errorf("after release: workspaces %v, %v", left, err)
+			}
+			switch vcs {
+			case "jj":
+				if got := run(t, f.root, "jj", "workspace", "list", "-T", `name ++ "\n"`); got != "default" {
+					t.Errorf("jj workspaces after release:\n%s", got)
+				}
+			case "git":
+				if got := run(t, f.root, "git", "branch", "--list", "task-*"); got != "" {
+					t.Errorf("git branches after release:\n%s", got)
+				}
+				if got := run(t, f.root, "git", "worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
+					t.Errorf("git worktrees after release:\n%s", got)
+				}
+			}
+		})
+	}
+}
+
+// halfMade leaves workspace name as a provision killed between its
+// steps does. jj: `jj workspace add` is two operations, and a kill
+// between them leaves a workspace whose working copy sits on root()
+// (made here with jj itself). git: the test binary provisions in a child
+// that SIGKILLs itself between creating the branch and adding the
+// worktree.
+func halfMade(t *testing.T, f fixture, name string) {
+	t.Helper()
+	path := f.b.Path(name)
+	switch f.b.VCS() {
+	case "jj":
+		run(t, f.root, "jj", "workspace", "add", "--no-colocate", "--name", name, "-r", "root()", path)
+		if f.onBase(t, path) {
+			t.Fatal("the half-made jj workspace is on the base already")
+		}
+	case "git":
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gb := f.b.(*engine.GitBackend)
+		err = xec.Run(t.Context(), xec.Cmd{Name: exe, Args: []string{"-test.run=^$"}, Env: []string{
+			childEnv + "=" + f.root, childEnv + "_DIR=" + gb.Dir, childEnv + "_NAME=" + name, childEnv + "_BASE=" + f.base,
+			engine.CrashEnv + "=provision-git-branch",
+		}})
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("child provision: %v; want it killed by SIGKILL at the crash point", err)
+		}
+		if got := run(t, f.root, "git", "branch", "--list", name); got == "" {
+			t.Fatal("the killed provision left no branch: the crash point is not between its steps")
+		}
+		if fileExists(path) {
+			t.Fatal("the killed provision made the worktree: the crash point is not between its steps")
+		}
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Role of the final gate's receipts (per-task tests are "test").
+const RoleGate = "gate"
+
+// Receipt is the evidence a gate leaves: the command, how it exited, a
+// digest of what it printed, the role that ran it and the identity of the
+// exact tree it ran on (jj: the commit ID of the workspace's @; a
+// reviewer's: "diff-sha256:" and the digest of the diff it judged). A
+// test or the final gate asked again for the same command and tree
+// reuses a passing receipt instead of running; any other tree, or a
+// failed receipt, runs it again. Reviewers' judgement is never reused.
+type Receipt struct {
+	At       time.Time `json:"at"`
+	Wave     int       `json:"wave,omitempty"`
+	Task     int       `json:"task,omitempty"` // 0 for the final gate
+	Role     string    `json:"role"`
+	Command  string    `json:"command"`
+	ExitCode int       `json:"exit_code"`
+	Digest   string    `json:"digest"` // sha256 of its output
+	Tree     string    `json:"tree"`
+	Reused   bool      `json:"reused,omitempty"` // this ask reused an earlier receipt
+}
+
+func receiptOf(e Event) Receipt {
+	return Receipt{At: e.At, Wave: e.Wave, Task: e.Task, Role: e.Role, Command: e.Command,
+		ExitCode: e.ExitCode, Digest: e.Digest, Tree: e.Tree, Reused: e.Reason == reusedReason}
+}
+
+const reusedReason = "reused"
+
+// passingReceipt returns the newest receipt of a run of command by role
+// on tree that passed.
+func (s *State) passingReceipt(role, command, tree string) (Receipt, bool) {
+	for i := len(s.Receipts) - 1; i >= 0; i-- {
+		rc := s.Receipts[i]
+		if !rc.Reused && rc.Role == role && rc.Command == command && rc.Tree == tree && rc.ExitCode == 0 {
+			return rc, true
+		}
+	}
+	return Receipt{}, false
+}
+
+// runGate runs job j as a gate on tree, or reuses a matching receipt (and
+// says so), and records the receipt either way. An interrupted run
+// records nothing.
+func (r *Runner) runGate(ctx context.Context, w, task int, role string, j Job, tree string) (Result, error) {
+	if rc, ok := r.State().passingReceipt(role, j.Command, tree); ok && tree != "" {
+		r.logf("%s: %q already passed on tree %s (receipt of %s, output %s): not run again",
+			gateLabel(role, task), j.Command, short(tree), rc.At.Format(time.RFC3339), short(rc.Digest))
+		ev := Event{Kind: EvReceipt, Wave: w, Task: task, Role: role, Command: j.Command, Tree: tree, Digest: rc.Digest, Reason: reusedReason}
+		return Result{ExitCode: 0}, r.record(ev)
+	}
+	res := RunJob(ctx, j)
+	if ctx.Err() != nil {
+		return res, nil
+	}
+	ev := Event{Kind: EvReceipt, Wave: w, Task: task, Role: role, Command: j.Command, Tree: tree,
+		ExitCode: res.ExitCode, Digest: res.Digest}
+	if res.Err != nil && res.ExitCode == 0 {
+		ev.ExitCode = -1
+	}
+	return res, r.record(ev)
+}
+
+func gateLabel(role string, task int) string {
+	if task == 0 {
+		return role
+	}
+	return fmt.Sprintf("task %d: %s", task, role)
+}

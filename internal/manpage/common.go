@@ -1,0 +1,170 @@
+package manpage
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/specstack/specstack/internal/config"
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// environment is each binary's ENVIRONMENT section.
+var environment = map[string]string{
+	"jj-kaisen": `# ENVIRONMENT
++ PATH
+where jj (0.30 or later) and git are found
+
++ TMPDIR
+the task workspaces are made under $TMPDIR/jj-workspaces (default /tmp)
+
++ XDG_CONFIG_HOME
+the user's configuration is $XDG_CONFIG_HOME/specstack/config.toml
+(default ~/.config)
+
++ SPECSTACK_*
+set for every worker, never read from the caller: see WORKER PROTOCOL`,
+	"jj-openspec": `# ENVIRONMENT
++ PATH
+where jj and git are found, and openspec for the cli verb
+
++ XDG_CONFIG_HOME
+the user's configuration is $XDG_CONFIG_HOME/specstack/config.toml
+(default ~/.config)
+
++ XDG_STATE_HOME
+outside any repository the lock and archive journal live under
+$XDG_STATE_HOME/specstack/jj-openspec/ (default ~/.local/state)`,
+	"gh-specstack": `# ENVIRONMENT
++ GH_TOKEN, GITHUB_TOKEN, GH_ENTERPRISE_TOKEN
+the token, as for every gh extension (else gh auth login's)
+
++ GH_HOST
+the GitHub host (default github.com)
+
++ GH_REPO
+the repository OWNER/NAME (default: from the origin remote)
+
++ GH_SPECSTACK_API_URL
+the REST API base URL (a GitHub Enterprise proxy, or a test server;
+plain http allowed); then no request goes anywhere else
+
++ GH_SPECSTACK_TIMEOUT
+each request's deadline, a Go duration such as 30s (wins over [github]
+timeout; default 30s)
+
++ PATH
+where git, jj (in a jj repository) and gh (for install-extension) are found
+
++ XDG_CONFIG_HOME, XDG_DATA_HOME
+the user's configuration ($XDG_CONFIG_HOME/specstack/config.toml) and the
+extension directory ($XDG_DATA_HOME/specstack/gh-extension)`,
+}
+
+// configuration renders CONFIGURATION from config.Keys.
+func configuration() string {
+	var b strings.Builder
+	b.WriteString(`# CONFIGURATION
+specstack.toml at the repository root and the user's
+$XDG_CONFIG_HOME/specstack/config.toml (default ~/.config) configure all
+three binaries; the repository's file wins key by key, and flags win over
+both. An unknown key, a malformed file or a bad duration is a usage error
+(exit 2) naming the file and the key; doctor lists the files it read. Every
+key, with the binary that reads it:
+`)
+	section := ""
+	for _, k := range config.Keys {
+		if k.Section != section {
+			section = k.Section
+		}
+		fmt.Fprintf(&b, "\n+ [%s] %s = %s\n%s (%s)\n", k.Section, k.Name, k.Example, k.Meaning, k.Binary)
+	}
+	return b.String()
+}
+
+// exitStatus renders EXIT STATUS as a table (tbl) from exitcode.Table.
+// nokeep: kept rows get a blank line before them at some positions.
+func exitStatus(notes string) string {
+	var b strings.Builder
+	b.WriteString(".SH EXIT STATUS\n.TS\nnokeep;\nl l lx.\n\\fBcode\\fR\t\\fBname\\fR\t\\fBmeaning\\fR\n")
+	for _, e := range exitcode.Table {
+		fmt.Fprintf(&b, "%d\t%s\tT{\n%s\nT}\n", e.Code, escape(e.Name), escapeLine(e.Meaning))
+	}
+	b.WriteString(".TE\n")
+	b.WriteString(render(notes))
+	return b.String()
+}
+
+// exitNotes is each binary's paragraph after the table.
+var exitNotes = map[string]string{
+	"jj-kaisen": `A run (run, resume, gate) exits 0 when every task was merged or its change
+was empty, 9 when it completed with a task not merged (each named with why;
+its workspace is kept), 8 when the final gate is red. While a run is live,
+another run, start or ledger command exits 3 naming the pid that holds the
+lock; an unfinished run nobody drives makes run and start exit 5 (resume,
+abort or --fresh). conflicts exits 4 when there are some. SIGINT or SIGTERM
+cancels the command: exit 10, and resume continues from the ledger.`,
+	"jj-openspec": `A change that does not exist is 2 (the message names those there are);
+failed validation, a delta that cannot be applied, an input that is not a
+regular file or a symbolic link out of the repository is 6; unchecked tasks
+without --yes are 5; another archive holding the lock is 3; no openspec/
+directory, or no openspec on PATH for cli, is 7; an existing archive folder
+or a spec changed under the archive is 1. cli returns openspec's own code.
+SIGINT or SIGTERM: exit 10 (an interrupted archive is finished by the next
+command).`,
+	"gh-specstack": `A checkout off the default branch without --base, or stacks not enabled
+without --stack-mode, is 5; a cycle among tickets, a ticket without a
+recipe or GitHub data that makes no sense is 6, every such ticket named;
+another link holding the lock is 3; a GitHub request that fails or is not
+answered in time is 1; no gh for install-extension is 7.`,
+}
+
+// shellCompletion is every page's SHELL COMPLETION section.
+func shellCompletion(name string) string {
+	host, sub, _ := strings.Cut(name, "-")
+	return strings.NewReplacer("BIN", name, "HOST", host, "SUB", sub).Replace(`# SHELL COMPLETION
+BIN completion bash|zsh|fish prints a script completing both BIN and
+the alias form HOST SUB: verbs, flags (also "run --" then TAB), plan
+files (*.md) for jj-kaisen's plan, brief, run and start, change names for
+jj-openspec's status, validate, archive and tasks. The alias form wraps
+HOST's own completion, which keeps answering everything else, so load the
+script after HOST's. make install puts the scripts where bash-completion,
+zsh and fish find them, but those load a script only when BIN itself is
+completed: for HOST SUB load it from your shell's start-up file.
+
++ bash (~/.bashrc, after HOST's completion)
+
+    source <(BIN completion bash)
+
++ zsh (~/.zshrc, after compinit and HOST's completion)
+
+    source <(BIN completion zsh)
+
++ fish (~/.config/fish/config.fish)
+
+    BIN completion fish | source
+
+bash is checked by the test suite; zsh and fish are not.`)
+}
+
+// agents is every page's AGENTS section.
+func agents(name string) string {
+	return strings.ReplaceAll(`# AGENTS
+BIN skill prints the guide an AI agent follows to use BIN (Markdown with
+name and description front matter): when to use which verb, the step
+sequence with the JSON each step prints, and what to do on each exit code.
+BIN skill --install DIR writes it to DIR/BIN/SKILL.md, atomically; a
+symbolic link leading out of DIR is refused (exit 6).
+
+    BIN skill --install ~/.claude/skills`, "BIN", name)
+}
+
+// seeAlso ends every page.
+func seeAlso(name string) string {
+	var others []string
+	for _, s := range Specs() {
+		if s.Name != name {
+			others = append(others, s.Name+"(1)")
+		}
+	}
+	return "# SEE ALSO\n" + strings.Join(others, ", ") + ", jj(1), git(1)\n"
+}
