@@ -101,6 +101,10 @@ func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) 
 	if len(req.Hunks) > 0 && (req.All || len(targets) != 1) {
 		return rep, fmt.Errorf("--hunk needs exactly one PATH (%w)", ErrBadRequest)
 	}
+	// Files of the working copy that jj records as resolved but whose
+	// text holds markers (as `jj openspec rebase` writes them): resolved
+	// in place, their markers being the only record of the conflict.
+	text := map[string]bool{}
 	for _, p := range targets {
 		// Nothing is read or written through a link leaving the
 		// repository, whichever revision is resolved.
@@ -108,6 +112,13 @@ func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) 
 			return rep, err
 		}
 		if !slices.Contains(conflicted, p) {
+			if ok, err := textConflict(ctx, repo, c, p); err != nil || ok {
+				if err != nil {
+					return rep, err
+				}
+				text[p] = true
+				continue
+			}
 			return rep, fmt.Errorf("%s at %s: %w (conflicted there: %s)", p, short(c.ChangeID), ErrNotConflicted, listOrNone(conflicted))
 		}
 	}
@@ -139,6 +150,11 @@ func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) 
 			continue
 		}
 		out.Strategy = s.String()
+		if text[p] {
+			out.Resolution, out.Error = resolveText(ctx, repo, p, s, req.Hunks)
+			rep.Files = append(rep.Files, out)
+			continue
+		}
 		out.Resolution, out.Error = resolveOne(ctx, repo, at, c, p, s, req.Hunks, req.Program, report.Name())
 		rep.Files = append(rep.Files, out)
 	}
@@ -160,6 +176,10 @@ func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) 
 			f.Left = []HunkReport{}
 		}
 		f.Conflicted = slices.Contains(remaining, f.Path)
+		if text[f.Path] {
+			f.Conflicted = len(f.Left) > 0
+			continue
+		}
 		// Never claim what jj does not record.
 		switch {
 		case f.Error != "":
@@ -422,4 +442,49 @@ func maxSides(f *File) int {
 		n = max(n, len(h.Sides))
 	}
 	return n
+}
+
+// textConflict reports whether p, which jj does not record as conflicted
+// in c, holds readable conflict markers in the working copy (c must be @).
+func textConflict(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string) (bool, error) {
+	wc, err := repo.One(ctx, "@")
+	if err != nil {
+		return false, fmt.Errorf("find the working copy: %w", err)
+	}
+	if wc.ChangeID != c.ChangeID {
+		return false, nil
+	}
+	file, err := confine.RegularFile(repo.Root, p)
+	if err != nil {
+		return false, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return false, nil
+	}
+	f := Parse(data)
+	return len(f.Hunks) > 0 && len(f.Problems) == 0, nil
+}
+
+// resolveText applies s to the markers in the working-copy file p.
+func resolveText(ctx context.Context, repo *jjx.Repo, p string, s Strategy, hunks []int) (Resolution, string) {
+	file, err := confine.RegularFile(repo.Root, p)
+	if err != nil {
+		return Resolution{}, err.Error()
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return Resolution{}, fmt.Sprintf("read %s: %v", file, err)
+	}
+	res := ResolveHunks(Parse(data), s, hunks)
+	if !res.Changed {
+		return res, ""
+	}
+	if err := replaceFile(file, res.Content); err != nil {
+		return res, err.Error()
+	}
+	if err := repo.Snapshot(ctx); err != nil {
+		return res, fmt.Sprintf("snapshot the working copy: %v", err)
+	}
+	return res, ""
 }

@@ -154,3 +154,20 @@ func mentionsKey(raw, key string) bool {
 	}
 	return false
 }
+
+// ChangeBase returns the base: field of the change's .openspec.yaml (a
+// commit ID recording the main specs the change's deltas were written
+// against), or "" when there is none.
+func (r Root) ChangeBase(change string) string {
+	raw, err := regfile.Read(filepath.Join(r.ChangeDir(change), ".openspec.yaml"))
+	if err != nil {
+		return ""
+	}
+	v, err := parseYAMLite(string(raw))
+	if err != nil {
+		return ""
+	}
+	m, _ := v.(map[string]any)
+	s, _ := m["base"].(string)
+	return strings.TrimSpace(s)
+}

@@ -18,8 +18,28 @@ import (
 )
 
 // Commands returns conflicts, resolve and the hidden merge-tool.
-func Commands() []*cli.Command {
-	return []*cli.Command{conflictsCommand(), resolveCommand(), mergeToolCommand()}
+func Commands() []*cli.Command { return CommandsWith(Options{}) }
+
+// TextConflict is a working-copy file whose text holds conflict markers
+// that jj does not record as a conflict (as `jj openspec rebase` writes
+// them).
+type TextConflict struct {
+	Path  string `json:"path"` // repository-relative
+	Hunks int    `json:"hunks"`
+	Line  int    `json:"line"` // first opening marker
+}
+
+// Options adapt the shared commands to a binary.
+type Options struct {
+	// TextMarkers, when set, lists the text conflicts of the workspace at
+	// root; conflicts reports them when it looks at @.
+	TextMarkers func(root string) ([]TextConflict, error)
+}
+
+// CommandsWith returns conflicts, resolve and the hidden merge-tool,
+// adapted by opts.
+func CommandsWith(opts Options) []*cli.Command {
+	return []*cli.Command{conflictsCommand(opts), resolveCommand(), mergeToolCommand()}
 }
 
 func open(c *cli.Context) (*jjx.Repo, error) {

@@ -13,7 +13,7 @@ import (
 	"github.com/specstack/specstack/internal/plural"
 )
 
-func conflictsCommand() *cli.Command {
+func conflictsCommand(opts Options) *cli.Command {
 	return &cli.Command{
 		Name:      "conflicts",
 		Usage:     "list conflicted revisions and their conflicted files (exit 4 when there are some)",
@@ -23,7 +23,10 @@ conflicted files with the number of hunks and sides jj wrote in them. Exits 0
 when there are none and 4 (conflicts) when there are some, so scripts can
 test it; unlike "jj resolve --list", which exits 2 when there are none. jj
 parses REVSET on its own, as one argument: a revset it refuses (a syntax
-error, an unknown name) is a usage error (exit 2) with jj's message.`,
+error, an unknown name) is a usage error (exit 2) with jj's message.
+In jj-openspec, with REVSET @, files of the OpenSpec changes whose text
+holds conflict markers jj does not record (a conflicting "jj openspec
+rebase" writes them) are listed too, and count as conflicts.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "revisions", Aliases: []string{"r"}, Value: "@", Usage: "the `REVSET` to look in"},
 		},
@@ -43,10 +46,15 @@ error, an unknown name) is a usage error (exit 2) with jj's message.`,
 			if out.Revisions == nil {
 				out.Revisions = []conflict.RevisionConflicts{}
 			}
+			if opts.TextMarkers != nil && out.Revset == "@" {
+				if out.TextMarkers, err = opts.TextMarkers(repo.Root); err != nil {
+					return err
+				}
+			}
 			if err := cliapp.Emit(c, out, out.text); err != nil {
 				return err
 			}
-			if len(revs) > 0 {
+			if len(revs) > 0 || len(out.TextMarkers) > 0 {
 				return cliapp.Silent(exitcode.Conflicts)
 			}
 			return nil
@@ -55,13 +63,14 @@ error, an unknown name) is a usage error (exit 2) with jj's message.`,
 }
 
 type conflictsView struct {
-	Revset    string                       `json:"revset"`
-	Revisions []conflict.RevisionConflicts `json:"revisions"`
+	Revset      string                       `json:"revset"`
+	Revisions   []conflict.RevisionConflicts `json:"revisions"`
+	TextMarkers []TextConflict               `json:"text_markers,omitempty"`
 }
 
 func (v conflictsView) text(w io.Writer) error {
 	var b strings.Builder
-	if len(v.Revisions) == 0 {
+	if len(v.Revisions) == 0 && len(v.TextMarkers) == 0 {
 		fmt.Fprintf(&b, "no conflicts in %s\n", v.Revset)
 	}
 	for _, r := range v.Revisions {
@@ -75,6 +84,12 @@ func (v conflictsView) text(w io.Writer) error {
 			for _, p := range f.Problems {
 				fmt.Fprintf(&b, "    problem: %s\n", p)
 			}
+		}
+	}
+	if len(v.TextMarkers) > 0 {
+		b.WriteString("conflict markers in the working copy (not recorded by jj; `resolve --strategy ours|theirs PATH` takes a side):\n")
+		for _, t := range v.TextMarkers {
+			fmt.Fprintf(&b, "  %s:%d: %d %s\n", t.Path, t.Line, t.Hunks, plural.Word(t.Hunks, "hunk", "hunks"))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

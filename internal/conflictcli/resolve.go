@@ -36,7 +36,10 @@ revision REV (default @, any revision works) by a strategy:
 strategy cannot resolve safely keeps its markers and is reported with the
 reason; nothing is dropped silently. jj runs this binary as a merge tool for
 the one call, so the revision is rewritten in place and history stays clean.
---hunk N limits the strategy to hunk N of the one PATH given. Flags may
+In the working copy, a file jj does not record as conflicted but whose text
+holds conflict markers (as "jj openspec rebase" writes them into a delta)
+is resolved in place the same way. --hunk N limits the strategy to hunk N
+of the one PATH given. Flags may
 follow the paths; after "--" everything is a path, however it looks.
 
 REV is parsed by jj on its own and must name one revision, else it is a usage

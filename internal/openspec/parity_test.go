@@ -184,6 +184,17 @@ func TestParity(t *testing.T) {
 					if d := diffTrees(wantTree, gotTree); d != "" {
 						t.Errorf("archive %s: trees differ:\n%s", change, d)
 					}
+					// Both ways: the drift check (above; a plain directory has
+					// no history, so no base) and --no-drift-check.
+					c := t.TempDir()
+					extract(t, file, c)
+					_, noErr, noCode := jjOpenSpec("--repo", c, "archive", change, "--yes", "--no-drift-check")
+					if (noCode == 0) != (gotCode == 0) {
+						t.Errorf("archive %s --no-drift-check: exit %d, without the flag %d\n%s", change, noCode, gotCode, noErr)
+					}
+					if d := diffTrees(wantTree, tree(t, c)); d != "" {
+						t.Errorf("archive %s --no-drift-check: trees differ:\n%s", change, d)
+					}
 				})
 			}
 		})

@@ -8,8 +8,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/spec"
+	"github.com/specstack/specstack/spec/drift"
 )
 
 func archiveCommand() *cli.Command {
@@ -41,13 +43,21 @@ No path is read or written through a symbolic link that leads out of the
 repository (openspec/specs/CAP, openspec/specs or openspec/changes/archive
 linking elsewhere): exit 6, naming the link and where it points.
 
+Drift check: before writing anything (and for --dry-run), a change whose
+delta specs hold conflict markers, or whose MODIFIED, REMOVED or RENAMED
+targets moved in the live spec since the change's base (the "stale"
+finding of check), is refused (exit 6) with the findings and the
+"jj openspec rebase CHANGE" that fixes it. Where no base is known (no
+history), archive behaves exactly as OpenSpec's; --no-drift-check skips the
+check, giving exactly OpenSpec's behaviour everywhere.
+
 Unchecked tasks stop the archive (exit 5) with the list, unless --yes.
 --dry-run prints the unified diff of every spec it would change and writes
 nothing (and takes no lock). --skip-specs moves the change without touching
 the specs.
 
-Exit codes: 2 when CHANGE does not exist, 6 when validation fails, a delta
-cannot be applied (the message names the spec and requirement) or a link
+Exit codes: 2 when CHANGE does not exist, 6 when validation fails, the
+drift check refuses, a delta cannot be applied (the message names the spec and requirement) or a link
 leaves the repository, 5 for unchecked tasks without --yes, 3 when another
 jj-openspec holds the lock, 1 when the archive folder already exists or a
 spec changed under it.`,
@@ -55,6 +65,7 @@ spec changed under it.`,
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "archive even when tasks are unchecked"},
 			&cli.BoolFlag{Name: "skip-specs", Usage: "move the change to the archive without updating the specs"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the unified diff of the specs it would change; write nothing"},
+			&cli.BoolFlag{Name: "no-drift-check", Usage: "skip the stale-base and conflict-marker checks: exactly OpenSpec's archive"},
 		},
 		Action: runArchive,
 	}
@@ -94,6 +105,17 @@ func runArchive(c *cli.Context) error {
 		defer lock.Release()
 		dir = journalDir(ledger)
 	}
+	// The drift check runs first, so a stale change gets its finding and
+	// fix rather than the merge's refusal; a failure to read history is
+	// reported only when the archive itself would go ahead.
+	var driftErr error
+	if !c.Bool("no-drift-check") && !c.Bool("skip-specs") {
+		var refused bool
+		refused, driftErr = driftCheck(c, r, name)
+		if refused {
+			return driftErr
+		}
+	}
 	plan, err := r.PlanArchive(name, spec.ArchiveOptions{Yes: c.Bool("yes") || dry, SkipSpecs: c.Bool("skip-specs")})
 	if err != nil {
 		if plan != nil && len(plan.Validation) > 0 && !cliapp.JSON(c) {
@@ -106,6 +128,9 @@ func runArchive(c *cli.Context) error {
 			}
 		}
 		return classify(err)
+	}
+	if driftErr != nil {
+		return driftErr
 	}
 	rep := archiveReport{Change: plan.Change, ArchivedAs: plan.ArchiveName, Path: relTo(r, plan.ArchivePath), DryRun: dry,
 		Specs: plan.Changes(), Totals: plan.Totals, Tasks: plan.Progress, Warnings: plan.Warnings}
@@ -151,4 +176,42 @@ func relTo(r spec.Root, p string) string {
 		return rel
 	}
 	return p
+}
+
+// driftCheck refuses the archive of a change whose deltas hold conflict
+// markers or were written against specs that moved since (exit 6).
+func driftCheck(c *cli.Context, r spec.Root, name string) (refused bool, err error) {
+	if err := r.CheckChange(name); err != nil {
+		return false, nil // PlanArchive says so
+	}
+	markers, err := drift.MarkerIssues(r, name)
+	if err != nil {
+		return false, fmt.Errorf("look for conflict markers in change %q: %w", name, err)
+	}
+	if len(markers) > 0 {
+		var b strings.Builder
+		for _, i := range markers {
+			fmt.Fprintf(&b, "\n  %s:%d: %s", i.Path, i.Line, i.Message)
+		}
+		return true, exitcode.New(exitcode.Invalid, "change %q: refusing to archive unresolved conflict markers (nothing was changed):%s", name, b.String())
+	}
+	p, err := drift.Open(c.Context, r)
+	if err != nil {
+		return false, err
+	}
+	rep, err := p.Check(c.Context, []string{name})
+	if err != nil {
+		return false, fmt.Errorf("drift check of change %q: %w", name, err)
+	}
+	var stale []string
+	for _, f := range rep.Findings {
+		if f.Kind == drift.Stale && f.Change == name {
+			stale = append(stale, strings.TrimRight(describeFinding(f), "\n"))
+		}
+	}
+	if len(stale) == 0 {
+		return false, nil
+	}
+	return true, exitcode.New(exitcode.Invalid, "change %q was written against specs that moved since (nothing was changed):\n%s\nrun `jj openspec rebase %s` to merge it forward, or archive with --no-drift-check for OpenSpec's behaviour",
+		name, strings.Join(stale, "\n"), name)
 }

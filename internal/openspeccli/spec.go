@@ -4,10 +4,14 @@
 package openspeccli
 
 import (
+	"path/filepath"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/conflictcli"
+	"github.com/specstack/specstack/spec"
+	"github.com/specstack/specstack/spec/drift"
 )
 
 // Spec describes the jj-openspec binary.
@@ -17,12 +21,48 @@ func Spec() cliapp.Spec {
 		Usage: "OpenSpec verbs on jj workspaces",
 		Description: `jj-openspec runs OpenSpec verbs on jj workspaces: list, status, validate
 and archive natively (with the same results as the OpenSpec CLI), tasks with
-their file areas and a separability verdict for per-group fan-out.
+their file areas and a separability verdict for per-group fan-out; check
+and rebase find changes written against specs that moved since (their base
+read from jj or git history) and merge them forward.
 
 Use it as "jj openspec VERB" after:
    jj config set --user aliases.openspec \
        '["util","exec","--","jj-openspec"]'`,
-		Commands: withRecovery(append([]*cli.Command{initCommand(), listCommand(), statusCommand(), validateCommand(), archiveCommand(), tasksCommand(), cliCommand()}, conflictcli.Commands()...)),
+		Commands: withRecovery(append([]*cli.Command{initCommand(), listCommand(), statusCommand(), validateCommand(), checkCommand(), rebaseCommand(), archiveCommand(), tasksCommand(), cliCommand()}, conflictcli.CommandsWith(conflictcli.Options{TextMarkers: textMarkers})...)),
 		Skill:    skill,
 	}
+}
+
+// textMarkers lists the files of the open changes of the OpenSpec project
+// at the workspace root whose text holds conflict markers (a conflicting
+// rebase writes them), for conflicts.
+func textMarkers(root string) ([]conflictcli.TextConflict, error) {
+	r, err := spec.FindRoot(root)
+	if err != nil {
+		return nil, nil // no OpenSpec project: nothing of ours to list
+	}
+	names, err := r.ChangeNames()
+	if err != nil {
+		return nil, err
+	}
+	prefix, err := filepath.Rel(root, r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []conflictcli.TextConflict
+	for _, n := range names {
+		issues, err := drift.MarkerIssues(r, n)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range issues {
+			p := filepath.ToSlash(filepath.Join(prefix, filepath.FromSlash(i.Path)))
+			if k := len(out); k > 0 && out[k-1].Path == p {
+				out[k-1].Hunks++
+				continue
+			}
+			out = append(out, conflictcli.TextConflict{Path: p, Hunks: 1, Line: i.Line})
+		}
+	}
+	return out, nil
 }

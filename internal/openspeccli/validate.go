@@ -9,6 +9,7 @@ import (
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/spec"
+	"github.com/specstack/specstack/spec/drift"
 )
 
 func validateCommand() *cli.Command {
@@ -20,7 +21,9 @@ func validateCommand() *cli.Command {
 		Description: `Applies the change-delta rules of "openspec validate CHANGE": delta sections
 and requirement blocks, scenarios, SHALL/MUST, duplicates and cross-section
 conflicts, RENAMED pairs, MODIFIED blocks that would drop a scenario of the
-main spec, deltas archive would refuse (INFO), and the task file checks.
+main spec, deltas archive would refuse (INFO), and the task file checks;
+beyond OpenSpec, unresolved conflict markers (which a conflicting rebase
+writes) are an ERROR each, with file and line.
 Issues carry OpenSpec's levels (ERROR, WARNING, INFO). Exits 6 (invalid)
 when an ERROR is found, or with --strict a WARNING.`,
 		Flags: []cli.Flag{
@@ -57,6 +60,15 @@ func runValidate(c *cli.Context) error {
 	rep, err := r.ValidateChange(name, spec.ValidateOptions{MainSpecs: true, Tasks: true}, c.Bool("strict"))
 	if err != nil {
 		return classify(err)
+	}
+	// Conflict markers a rebase left: OpenSpec would take them as text.
+	markers, err := drift.MarkerIssues(r, name)
+	if err != nil {
+		return fmt.Errorf("look for conflict markers in change %q: %w", name, err)
+	}
+	if len(markers) > 0 {
+		rep.Issues = append(markers, rep.Issues...)
+		rep.Valid = false
 	}
 	out := validateReport{ID: rep.Change, Type: "change", Valid: rep.Valid, Issues: rep.Issues}
 	out.Summary.Errors = rep.Count(spec.LevelError)
