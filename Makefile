@@ -39,7 +39,7 @@ install: build
 test: SHELL := bash
 test:
 	@toolpath="$$(testdata/tools/provision '$(CACHE)')" || { echo "make test: could not provision jj; see testdata/tools/install-jj" >&2; exit 1; }; \
-	set -o pipefail; export PATH="$$toolpath:$$PATH" REQUIRE_JJ=$${REQUIRE_JJ:-1}; \
+	set -o pipefail; export PATH="$$toolpath:$$PATH" REQUIRE_JJ=$${REQUIRE_JJ:-1} SPECSTACK_CACHE='$(CACHE)'; \
 	{ $(GO) test -count=1 -timeout 45m -json ./...; echo "=== fuzz"; $(MAKE) --no-print-directory fuzz FUZZFLAGS=-json; } | $(GO) run ./testdata/tools/testsum
 
 unit:

@@ -140,6 +140,8 @@ func TestRandomParity(t *testing.T) {
 		}
 	}
 	_ = r
+	stampTree(t, a)
+	stampTree(t, b)
 	accepted, valid := 0, 0
 	for i := 0; i < n; i++ {
 		change := fmt.Sprintf("change-%02d", i)

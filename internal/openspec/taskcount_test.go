@@ -55,6 +55,7 @@ func TestTaskCountParity(t *testing.T) {
 		}
 		want[name] = spec.CountTasks(content)
 	}
+	stampTree(t, dir)
 	out, errOut, code := realOpenSpec(t, dir, "list", "--json")
 	if code != 0 {
 		t.Fatalf("openspec list: exit %d: %s", code, errOut)
