@@ -276,6 +276,11 @@ func TestMain(m *testing.M) {
 	if pool != nil {
 		pool.stopAll()
 	}
+	if !cacheOff() {
+		if err := pruneCache(); err != nil {
+			fmt.Fprintf(os.Stderr, "prune the parity cache: %v\n", err)
+		}
+	}
 	os.Exit(code)
 }
 

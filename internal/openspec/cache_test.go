@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -359,4 +360,27 @@ func store(file string, e cacheEntry) error {
 		return fmt.Errorf("write parity cache entry: %w", err)
 	}
 	return nil
+}
+
+// pruneCache removes the entries written before yesterday: their keys hold
+// their day, so no run can find them again.
+func pruneCache() error {
+	root, err := cacheDir()
+	if err != nil {
+		return err
+	}
+	cutoff := time.Now().Add(-48 * time.Hour)
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if info, err := d.Info(); err == nil && info.ModTime().Before(cutoff) {
+			return os.Remove(p)
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
