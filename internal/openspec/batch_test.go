@@ -294,6 +294,7 @@ func TestMain(m *testing.M) {
 // warning the CLI prints once per process, twice (a batch that shared
 // that module's state would print it once).
 func TestBatchMatchesProcess(t *testing.T) {
+	t.Parallel() // beside the other suites running the CLI (batchWorkers bounds them)
 	durationMs := regexp.MustCompile(`"durationMs": \d+`)
 	requireOpenSpec(t)
 	rules := func(t *testing.T, dir string) {

@@ -121,6 +121,7 @@ func (i issue) String() string {
 // repository and requires the same task counts, validation verdicts and
 // issues, and archive results.
 func TestParity(t *testing.T) {
+	t.Parallel() // beside the other suites running the CLI (batchWorkers bounds them)
 	requireOpenSpec(t)
 	for _, file := range corpus(t) {
 		name := filepath.Base(file)
