@@ -70,7 +70,12 @@ function freshModules(dist) {
   return fresh;
 }
 
-const entryURL = pathToFileURL(path.join(pkgDir, 'dist', 'cli', 'index.js')).href;
+const entry = path.join(pkgDir, 'dist', 'cli', 'index.js');
+if (!fs.existsSync(entry) || !/^export (async )?function runCli\(/m.test(fs.readFileSync(entry, 'utf8'))) {
+  process.stderr.write(`batch.mjs: ${entry} does not export runCli: this OpenSpec CLI is laid out differently; run the tests with PARITY_BATCH=off\n`);
+  process.exit(2);
+}
+const entryURL = pathToFileURL(entry).href;
 
 register('./batch-hooks.mjs', import.meta.url, { data: { fresh: [...freshModules(path.join(pkgDir, 'dist'))].map((f) => pathToFileURL(f).href) } });
 
