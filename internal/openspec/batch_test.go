@@ -25,7 +25,7 @@ const batchTimeout = 2 * time.Minute
 
 // batchRuns is how many invocations a batch process serves before it is
 // replaced: each run keeps its own instance of the CLI's modules.
-const batchRuns = 60
+const batchRuns = 120
 
 // batchProc is one `node testdata/batch.mjs` process.
 type batchProc struct {
