@@ -50,7 +50,8 @@ unit:
 # fuzz-instrumented test binary is built once (`go test -c -fuzz`, the
 # packages side by side) and each target runs it as `go test -fuzz` would:
 # in the package directory, with go's fuzz cache (-test.fuzzcachedir) and
-# a deadline (-test.timeout).
+# the flags go test adds (-test.timeout 10m, which bounds the seed inputs;
+# FUZZTIME bounds the fuzzing; -test.paniconexit0).
 fuzz: SHELL := bash
 fuzz:
 	@bin="$$(mktemp -d)"; trap 'rm -rf "$$bin"' EXIT; \
