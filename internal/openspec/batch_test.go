@@ -33,7 +33,7 @@ type batchProc struct {
 	req     *os.File
 	resp    *bufio.Reader
 	respF   *os.File
-	stderr  *strings.Builder
+	stderr  *lockedWriter // the process's stderr, its first 64 KiB
 	runs    int
 	waitErr chan error
 }
@@ -90,18 +90,18 @@ func startBatch() (*batchProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	var stderr strings.Builder
+	stderr := &lockedWriter{b: &strings.Builder{}}
 	cmd := exec.Command(node, script, bin)
 	// The environment openspec.Run gives a separate process.
 	cmd.Env = append(append(os.Environ(), xec.NonInteractiveEnv...), openspec.Env...)
 	cmd.ExtraFiles = []*os.File{reqR, respW} // fd 3, fd 4
-	cmd.Stderr = &lockedWriter{b: &stderr}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s %s: %w", node, script, err)
 	}
 	reqR.Close()
 	respW.Close()
-	p := &batchProc{cmd: cmd, req: reqW, resp: bufio.NewReaderSize(respR, 1<<20), respF: respR, stderr: &stderr, waitErr: make(chan error, 1)}
+	p := &batchProc{cmd: cmd, req: reqW, resp: bufio.NewReaderSize(respR, 1<<20), respF: respR, stderr: stderr, waitErr: make(chan error, 1)}
 	go func() { p.waitErr <- cmd.Wait() }()
 	return p, nil
 }
@@ -118,6 +118,12 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 		w.b.Write(p)
 	}
 	return len(p), nil
+}
+
+func (w *lockedWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
 
 func (p *batchProc) stop() {
