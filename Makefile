@@ -39,19 +39,36 @@ install: build
 test: SHELL := bash
 test:
 	@toolpath="$$(testdata/tools/provision '$(CACHE)')" || { echo "make test: could not provision jj; see testdata/tools/install-jj" >&2; exit 1; }; \
-	set -o pipefail; export PATH="$$toolpath:$$PATH" REQUIRE_JJ=$${REQUIRE_JJ:-1}; \
+	set -o pipefail; export PATH="$$toolpath:$$PATH" REQUIRE_JJ=$${REQUIRE_JJ:-1} SPECSTACK_CACHE='$(CACHE)'; \
 	{ $(GO) test -count=1 -timeout 45m -json ./...; echo "=== fuzz"; $(MAKE) --no-print-directory fuzz FUZZFLAGS=-json; } | $(GO) run ./testdata/tools/testsum
 
 unit:
 	$(GO) test -short ./...
 
-# FUZZFLAGS=-json streams `go test -json` (for testsum); otherwise one line
-# per target and go test's own output.
+# FUZZFLAGS=-json streams `go test -json` events (for testsum); otherwise
+# one line per target and the test binary's own output. Each package's
+# fuzz-instrumented test binary is built once (`go test -c -fuzz`, the
+# packages side by side) and each target runs it as `go test -fuzz` would:
+# in the package directory, with go's fuzz cache (-test.fuzzcachedir) and
+# the flags go test adds (-test.timeout 10m, which bounds the seed inputs;
+# FUZZTIME bounds the fuzzing; -test.paniconexit0).
+fuzz: SHELL := bash
 fuzz:
-	@for t in $(FUZZ); do \
-		pkg=$${t%%:*}; name=$${t##*:}; \
-		[ -n "$(FUZZFLAGS)" ] || echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
-		$(GO) test $(FUZZFLAGS) -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg || exit 1; \
+	@bin="$$(mktemp -d)"; trap 'rm -rf "$$bin"' EXIT; \
+	mod="$$($(GO) list -m)"; fuzzcache="$$($(GO) env GOCACHE)/fuzz"; pids=(); pkgs=(); \
+	for pkg in $$(printf '%s\n' $(FUZZ) | sed 's/:.*//' | awk '!seen[$$0]++'); do \
+		$(GO) test -c -fuzz . -o "$$bin/$${pkg//\//_}.test" "./$$pkg" & pids+=($$!); pkgs+=("$$pkg"); \
+	done; \
+	for i in "$${!pids[@]}"; do wait "$${pids[$$i]}" || { echo "FAIL fuzz: could not build the test binary of $${pkgs[$$i]}"; exit 1; }; done; \
+	for t in $(FUZZ); do \
+		pkg=$${t%%:*}; name=$${t##*:}; test="$$bin/$${pkg//\//_}.test"; \
+		flags=(-test.run '^$$' -test.fuzz "^$$name\$$" -test.fuzztime $(FUZZTIME) -test.fuzzcachedir "$$fuzzcache/$$mod/$$pkg" -test.timeout 10m -test.paniconexit0); \
+		if [ -n "$(FUZZFLAGS)" ]; then \
+			(cd "$$pkg" && $(GO) tool test2json -t -p "$$mod/$$pkg" "$$test" -test.v=test2json "$${flags[@]}") || exit 1; \
+		else \
+			echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+			(cd "$$pkg" && "$$test" "$${flags[@]}") || exit 1; \
+		fi; \
 	done
 
 # bench: the Go benchmarks, then the side-by-side scripts of testdata/bench

@@ -3,8 +3,12 @@
 package e2e
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -27,8 +31,28 @@ var Commands = map[string]func(){
 	"exits":           exits,
 }
 
+// TestMain runs the scripts two per CPU at once unless -parallel says
+// otherwise: a script spends much of its time waiting (on jj's and git's
+// writes, on children it polls or times out), so two per CPU finish the
+// suite sooner than one.
 func TestMain(m *testing.M) {
+	if !parallelGiven(os.Args[1:]) {
+		if f := flag.Lookup("test.parallel"); f != nil {
+			_ = f.Value.Set(strconv.Itoa(2 * runtime.GOMAXPROCS(0)))
+		}
+	}
 	testscript.Main(m, Commands)
+}
+
+// parallelGiven reports whether args set -test.parallel.
+func parallelGiven(args []string) bool {
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name == "test.parallel" {
+			return true
+		}
+	}
+	return false
 }
 
 func TestScripts(t *testing.T) {

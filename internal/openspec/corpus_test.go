@@ -57,23 +57,7 @@ var stampBase = time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
 // "mtime PATH: RFC3339-TIME" line in the corpus comment sets one file's.
 func stampTimes(t testing.TB, file, dir string) {
 	t.Helper()
-	var paths []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			paths = append(paths, p)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(paths)
-	for k, p := range paths {
-		at := stampBase.Add(time.Duration(k) * 7654321700 / 1000)
-		if err := os.Chtimes(p, at, at); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stampTree(t, dir)
 	ar, err := txtar.ParseFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +73,40 @@ func stampTimes(t testing.TB, file, dir string) {
 			t.Fatalf("%s: %q: %v", file, line, err)
 		}
 		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(name)), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// stampTree gives the files under dir the times stampTimes describes,
+// and every directory (dir too) stampBase, so that a tree written by a
+// test is the same, times included, on every run (the parity cache's key
+// holds them).
+func stampTree(t testing.TB, dir string) {
+	t.Helper()
+	var files, dirs []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+		case d.IsDir():
+			dirs = append(dirs, p)
+		case d.Type().IsRegular():
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	for k, p := range files {
+		at := stampBase.Add(time.Duration(k) * 7654321700 / 1000)
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range dirs {
+		if err := os.Chtimes(p, stampBase, stampBase); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -40,7 +40,39 @@ func jjOpenSpec(args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
+// realOpenSpec runs the real OpenSpec CLI in dir with a private HOME and
+// returns its stdout, its stderr (allow-listed lines dropped) and its exit
+// code: from the parity cache (cache_test.go) when an earlier run had the
+// same key, else run in a batch process (batch_test.go), or in a process of
+// its own under PARITY_BATCH=off.
 func realOpenSpec(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	if cacheOff() {
+		return realOpenSpecUncached(t, dir, args...)
+	}
+	run := func() (string, string, int, error) {
+		out, errOut, code := realOpenSpecUncached(t, dir, args...)
+		return out, errOut, code, nil
+	}
+	out, errOut, code, err := cachedRun(dir, args, batchMode(), run)
+	if err != nil {
+		t.Fatalf("openspec %v: %v", args, err)
+	}
+	return out, errOut, code
+}
+
+// realOpenSpecUncached runs the real OpenSpec CLI, in a batch process
+// unless PARITY_BATCH=off.
+func realOpenSpecUncached(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	if batchMode() {
+		return batchOpenSpec(t, dir, args...)
+	}
+	return processOpenSpec(t, dir, args...)
+}
+
+// processOpenSpec runs the real OpenSpec CLI as its own process.
+func processOpenSpec(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	res, err := openspec.Run(t.Context(), openspec.Cmd{Args: args, Dir: dir, Env: isolated(t), Stdout: &out, Stderr: &errb})
@@ -89,6 +121,7 @@ func (i issue) String() string {
 // repository and requires the same task counts, validation verdicts and
 // issues, and archive results.
 func TestParity(t *testing.T) {
+	t.Parallel() // beside the other suites running the CLI (batchWorkers bounds them)
 	requireOpenSpec(t)
 	for _, file := range corpus(t) {
 		name := filepath.Base(file)

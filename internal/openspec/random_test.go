@@ -115,6 +115,7 @@ func randDelta(r *rand.Rand, existing []string) string {
 
 // TestRandomParity archives and validates random changes with both tools.
 func TestRandomParity(t *testing.T) {
+	t.Parallel() // beside the other suites running the CLI (batchWorkers bounds them)
 	requireOpenSpec(t)
 	// PARITY_SEED=N explores other samples; the default one is fixed.
 	seed := uint64(7)
@@ -140,6 +141,8 @@ func TestRandomParity(t *testing.T) {
 		}
 	}
 	_ = r
+	stampTree(t, a)
+	stampTree(t, b)
 	accepted, valid := 0, 0
 	for i := 0; i < n; i++ {
 		change := fmt.Sprintf("change-%02d", i)

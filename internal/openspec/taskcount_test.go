@@ -39,6 +39,7 @@ func randomTaskFile(r *rand.Rand, lines int) string {
 // TestTaskCountParity writes random tasks.md files and requires the
 // completed/total counts of `openspec list --json` from spec.CountTasks.
 func TestTaskCountParity(t *testing.T) {
+	t.Parallel() // beside the other suites running the CLI (batchWorkers bounds them)
 	requireOpenSpec(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	dir := t.TempDir()
@@ -55,6 +56,7 @@ func TestTaskCountParity(t *testing.T) {
 		}
 		want[name] = spec.CountTasks(content)
 	}
+	stampTree(t, dir)
 	out, errOut, code := realOpenSpec(t, dir, "list", "--json")
 	if code != 0 {
 		t.Fatalf("openspec list: exit %d: %s", code, errOut)
