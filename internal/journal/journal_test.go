@@ -263,6 +263,31 @@ func TestRecoverRollsForward(t *testing.T) {
 	sameTree(t, tree(t, f.root), tree(t, want.root))
 }
 
+// TestRecoverRemovesHalfWrittenTemps: a kill -9 inside a target's
+// atomic write leaves renameio's temporary file (".spec.md" and random
+// digits) beside it; recovery removes it, and nothing else.
+func TestRecoverRemovesHalfWrittenTemps(t *testing.T) {
+	want := newFixture(t)
+	if err := Run(want.dir, want.in); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t)
+	interrupt(t, f, 1)
+	target := f.in.Writes[1].Path
+	temp := filepath.Join(filepath.Dir(target), "."+filepath.Base(target)+"557911728")
+	writeFile(t, temp, "half written")
+	keep := filepath.Join(filepath.Dir(target), "."+filepath.Base(target)+"-notes")
+	writeFile(t, keep, "a user's file")
+	writeFile(t, filepath.Join(filepath.Dir(want.in.Writes[1].Path), filepath.Base(keep)), "a user's file")
+	if _, err := Recover(f.dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(temp); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("temporary file %s left behind (%v)", temp, err)
+	}
+	sameTree(t, tree(t, f.root), tree(t, want.root))
+}
+
 func TestRecoverRefusesFilesChangedSince(t *testing.T) {
 	f := newFixture(t)
 	interrupt(t, f, 1)

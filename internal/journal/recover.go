@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/specstack/specstack/internal/ledger"
 )
@@ -89,6 +90,11 @@ func Recover(dir string) (*Recovered, error) {
 	if err := syncDirs(dirsOf(writes)); err != nil {
 		return nil, err
 	}
+	for _, w := range rec.Writes {
+		if err := removeTemps(w.Path); err != nil {
+			return nil, fmt.Errorf("finish the interrupted %s: %w", rec.What, err)
+		}
+	}
 	if m.From != "" && !moveDone {
 		if err := move(m); err != nil {
 			return nil, fmt.Errorf("finish the interrupted %s: %w", rec.What, err)
@@ -128,4 +134,29 @@ func stateOf(w writeRecord) (fileState, error) {
 		return isOther, nil
 	}
 	return isOther, fmt.Errorf("read %s: %w", w.Path, err)
+}
+
+// removeTemps removes what a kill -9 inside the atomic write of path left
+// beside it: renameio's temporary files, named "." + path's name + the
+// decimal digits os.CreateTemp adds. Only regular files of exactly that
+// form go; anything else in the folder is the user's.
+func removeTemps(path string) error {
+	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("look for half-written files beside %s: %w", path, err)
+	}
+	for _, e := range entries {
+		digits, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || digits == "" || strings.Trim(digits, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove the half-written %s: %w", filepath.Join(dir, e.Name()), err)
+		}
+	}
+	return nil
 }
