@@ -9,6 +9,7 @@ import (
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/spec/drift"
 )
 
@@ -99,9 +100,9 @@ func writeCheck(w io.Writer, rep *drift.Report) error {
 		b.WriteString(describeFinding(f))
 	}
 	if rep.Clean() {
-		fmt.Fprintf(&b, "clean: %d change(s) checked (%s history)\n", len(rep.Changes), rep.History)
+		fmt.Fprintf(&b, "clean: %s checked (%s history)\n", plural.Count(len(rep.Changes), "change", "changes"), rep.History)
 	} else {
-		fmt.Fprintf(&b, "%d finding(s) in %d change(s) checked (%s history)\n", len(rep.Findings), len(rep.Changes), rep.History)
+		fmt.Fprintf(&b, "%s in %s checked (%s history)\n", plural.Count(len(rep.Findings), "finding", "findings"), plural.Count(len(rep.Changes), "change", "changes"), rep.History)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -131,7 +132,7 @@ func describeFinding(f drift.Finding) string {
 	if f.Preview != "" {
 		verdict := "merges cleanly"
 		if f.Conflicts > 0 {
-			verdict = fmt.Sprintf("%d conflict(s) to resolve", f.Conflicts)
+			verdict = plural.Count(f.Conflicts, "conflict", "conflicts") + " to resolve"
 		}
 		fmt.Fprintf(&b, "  `jj openspec rebase %s` would write (%s):\n", f.Change, verdict)
 		for _, l := range strings.Split(f.Preview, "\n") {

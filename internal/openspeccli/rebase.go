@@ -10,6 +10,7 @@ import (
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/spec/drift"
 )
 
@@ -109,7 +110,7 @@ func writeRebase(w io.Writer, res *drift.RebaseResult, dry bool) error {
 		if m.Conflicts == 0 {
 			fmt.Fprintf(&b, "merged %s %q: clean\n", m.Capability, m.Requirement)
 		} else {
-			fmt.Fprintf(&b, "merged %s %q: %d conflict(s) written as markers\n", m.Capability, m.Requirement, m.Conflicts)
+			fmt.Fprintf(&b, "merged %s %q: %s written as markers\n", m.Capability, m.Requirement, plural.Count(m.Conflicts, "conflict", "conflicts"))
 		}
 	}
 	for _, f := range res.Left {
