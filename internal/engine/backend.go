@@ -22,8 +22,14 @@ type Backend interface {
 	// described ws.Message, and returns it with its Path. A workspace of
 	// that name exactly as asked (a provision killed after its last
 	// step) is adopted; one left half-made (a provision killed between
-	// its steps) is removed and made again.
+	// its steps) is removed and made again, and the returned
+	// workspace's Remade says why.
 	Provision(ctx context.Context, ws Workspace) (Workspace, error)
+	// Check says how workspace ws differs from what Provision makes of
+	// it, for a person ("is not on its base (…)"); "" when it is as
+	// asked. Strict wants it exactly on ws.Base; otherwise what a worker
+	// committed on top of the base passes.
+	Check(ctx context.Context, ws Workspace, strict bool) (string, error)
 	// Path is where workspace name lives, whether or not it exists.
 	Path(name string) string
 	// Refresh brings the VCS's view of the workspace up to date with
@@ -51,6 +57,9 @@ type Workspace struct {
 	Path    string
 	Base    []string // revisions it starts from (jj change IDs, a git SHA)
 	Message string   // the description of its change ("Task 3: …")
+	// Remade, set by Provision, says why a half-made workspace of this
+	// name was removed and made again ("" when none was).
+	Remade string
 }
 
 // Produced is what a workspace holds above its base.

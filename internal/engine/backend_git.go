@@ -40,14 +40,17 @@ func (b *GitBackend) Provision(ctx context.Context, ws Workspace) (Workspace, er
 	if err != nil {
 		return ws, fmt.Errorf("provision %s: %w", ws.Name, err)
 	}
-	ok, err := b.asAsked(ctx, ws, sha)
-	if err != nil || ok {
+	problem, existed, err := b.check(ctx, ws, sha, false)
+	if err != nil || problem == "" {
 		return ws, err
 	}
 	// Whatever a provision killed between its steps left (a branch
 	// without its worktree, a worktree without its directory) goes.
 	if err := b.remove(ctx, ws); err != nil {
 		return ws, err
+	}
+	if existed {
+		ws.Remade = problem
 	}
 	if err := os.MkdirAll(b.Dir, 0o755); err != nil {
 		return ws, fmt.Errorf("provision %s: %w", ws.Name, err)
@@ -62,19 +65,52 @@ func (b *GitBackend) Provision(ctx context.Context, ws Workspace) (Workspace, er
 	return ws, nil
 }
 
-// asAsked reports whether ws exists as Provision makes it: its worktree
-// registered with its directory, on its branch, at the base (or on what
-// a worker committed there).
-func (b *GitBackend) asAsked(ctx context.Context, ws Workspace, sha string) (bool, error) {
+func (b *GitBackend) Check(ctx context.Context, ws Workspace, strict bool) (string, error) {
+	if ws.Path == "" {
+		ws.Path = b.Path(ws.Name)
+	}
+	if len(ws.Base) != 1 {
+		return "", fmt.Errorf("check %s: a git worktree starts from one commit, not %d", ws.Name, len(ws.Base))
+	}
+	sha, err := b.Repo.Resolve(ctx, ws.Base[0])
+	if err != nil {
+		return "", fmt.Errorf("check %s: %w", ws.Name, err)
+	}
+	problem, _, err := b.check(ctx, ws, sha, strict)
+	return problem, err
+}
+
+// check says how ws differs from what Provision makes: "" when it is its
+// worktree, registered with its directory, on its branch at the base (or,
+// unless strict, on what a worker committed there). existed reports that
+// some of it (worktree, directory or branch) is there.
+func (b *GitBackend) check(ctx context.Context, ws Workspace, sha string, strict bool) (problem string, existed bool, err error) {
 	wt, err := b.worktree(ctx, ws.Path)
-	if err != nil || wt == nil || !fileExists(ws.Path) {
-		return false, err
+	if err != nil {
+		return "", false, err
 	}
-	if wt.Branch != ws.Name {
-		return false, nil
+	dir := fileExists(ws.Path)
+	switch {
+	case wt == nil:
+		_, branch, err := b.Repo.Ref(ctx, "refs/heads/"+ws.Name)
+		if err != nil {
+			return "", false, err
+		}
+		return "is not a worktree git knows", branch || dir, nil
+	case !dir:
+		return fmt.Sprintf("has no directory at %s", ws.Path), true, nil
+	case wt.Branch != ws.Name:
+		return fmt.Sprintf("is on branch %q, not %q", wt.Branch, ws.Name), true, nil
+	case wt.HEAD == sha:
+		return "", true, nil
 	}
-	// At the base, or on what a worker committed there.
-	return b.Repo.IsAncestor(ctx, sha, wt.HEAD)
+	if !strict {
+		ok, err := b.Repo.IsAncestor(ctx, sha, wt.HEAD)
+		if err != nil || ok {
+			return "", true, err
+		}
+	}
+	return fmt.Sprintf("is not on its base (its HEAD is %s, the ledger says %s)", short(wt.HEAD), short(sha)), true, nil
 }
 
 func (b *GitBackend) worktree(ctx context.Context, path string) (*gitx.Worktree, error) {

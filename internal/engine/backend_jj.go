@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,63 +38,107 @@ func (b *JJBackend) Provision(ctx context.Context, ws Workspace) (Workspace, err
 	}
 	// A provision killed part-way (jj's `workspace add` is two operations;
 	// the first leaves the working copy on root()) or after its last step.
-	ok, rerr := b.asAsked(ctx, ws)
-	if rerr != nil {
-		return ws, errors.Join(err, rerr)
+	known, lerr := b.known(ctx)
+	if lerr != nil || (!known[ws.Name] && !fileExists(ws.Path)) {
+		return ws, err // nothing of that name: the provision itself failed
 	}
-	if ok {
+	problem, cerr := b.check(ctx, ws, known, true)
+	if cerr != nil {
+		return ws, errors.Join(err, cerr)
+	}
+	if problem == "" {
 		return ws, nil
 	}
-	if err := b.remove(ctx, ws); err != nil {
+	if err := b.remove(ctx, ws, known); err != nil {
 		return ws, err
 	}
 	if _, err := b.Pool.Provision(ctx, ws.Name, ws.Message, ws.Base...); err != nil {
 		return ws, err
 	}
+	ws.Remade = problem
 	return ws, nil
 }
 
-// asAsked reports whether workspace ws exists as Provision makes it:
-// known to jj, with its directory, its working copy on the base (or on
-// what a worker committed there).
-func (b *JJBackend) asAsked(ctx context.Context, ws Workspace) (bool, error) {
-	names, err := b.Repo.Workspaces(ctx)
+func (b *JJBackend) Check(ctx context.Context, ws Workspace, strict bool) (string, error) {
+	known, err := b.known(ctx)
 	if err != nil {
-		return false, fmt.Errorf("list workspaces: %w", err)
+		return "", err
 	}
-	known := false
-	for _, n := range names {
-		known = known || n.Name == ws.Name
-	}
-	if !known || !fileExists(ws.Path) {
-		return false, nil
-	}
-	at, err := b.head(ctx, ws)
-	if err != nil {
-		return false, nil // a working copy jj cannot read: made again
-	}
-	if len(ws.Base) == 0 || sameSet(at.ParentChangeIDs, ws.Base) {
-		return true, nil
-	}
-	// A worker may have committed on top of the base.
-	in, err := b.Repo.At(ws.Path).Contained(ctx, union(ws.Base), "::@-")
-	if err != nil {
-		return false, fmt.Errorf("check workspace %s against its base: %w", ws.Name, err)
-	}
-	return len(in) > 0 && !slices.Contains(slices.Collect(maps.Values(in)), false), nil
+	return b.check(ctx, ws, known, strict)
 }
 
-// remove forgets the workspace and removes its directory (only under
-// the pool's directory).
-func (b *JJBackend) remove(ctx context.Context, ws Workspace) error {
-	if err := b.Repo.WorkspaceForget(ctx, ws.Name); err != nil && !errors.Is(err, jjx.ErrNoWorkspace) {
-		return fmt.Errorf("forget workspace %s: %w", ws.Name, err)
+// known lists the names of the workspaces jj knows.
+func (b *JJBackend) known(ctx context.Context) (map[string]bool, error) {
+	wss, err := b.Repo.Workspaces(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list workspaces: %w", err)
 	}
-	if !strings.HasPrefix(ws.Path, b.Pool.Dir+string(filepath.Separator)) {
-		return fmt.Errorf("workspace directory %s is outside %s: remove it yourself", ws.Path, b.Pool.Dir)
+	known := map[string]bool{}
+	for _, w := range wss {
+		known[w.Name] = true
 	}
-	if err := os.RemoveAll(ws.Path); err != nil {
-		return fmt.Errorf("remove workspace directory: %w", err)
+	return known, nil
+}
+
+// check says how workspace ws differs from what Provision makes: "" when
+// it is as asked. known holds the names jj lists. Strict wants the
+// working copy's parents to be exactly the base; otherwise the base must
+// be among the ancestors of the working copy's parents (a worker may
+// have committed on top of it).
+func (b *JJBackend) check(ctx context.Context, ws Workspace, known map[string]bool, strict bool) (string, error) {
+	if ws.Path == "" {
+		ws.Path = b.Path(ws.Name)
+	}
+	if !known[ws.Name] {
+		return "is unknown to jj", nil
+	}
+	if !fileExists(ws.Path) {
+		return fmt.Sprintf("has no directory at %s", ws.Path), nil
+	}
+	at, err := b.logIn(ctx, ws, "@")
+	if err != nil || len(at) != 1 {
+		return fmt.Sprintf("has a working copy jj cannot read (%v)", err), nil
+	}
+	parents := at[0].ParentChangeIDs
+	if sameSet(parents, ws.Base) {
+		return "", nil
+	}
+	if !strict && len(ws.Base) > 0 {
+		in, err := b.Repo.At(ws.Path).Contained(ctx, union(ws.Base), "::@-")
+		if err != nil {
+			return "", fmt.Errorf("check workspace %s against its base: %w", ws.Name, err)
+		}
+		if !slices.ContainsFunc(ws.Base, func(c string) bool { return !in[c] }) {
+			return "", nil
+		}
+	}
+	var names []string
+	for i, id := range parents {
+		if i < len(at[0].Parents) && jjx.IsRoot(at[0].Parents[i]) {
+			names = append(names, "root()")
+		} else {
+			names = append(names, short(id))
+		}
+	}
+	return fmt.Sprintf("is not on its base (its working copy's parent is %s, the ledger says %s)", strings.Join(names, ", "), shortAll(ws.Base)), nil
+}
+
+// remove forgets the workspace (when jj knows it) and removes its
+// directory (only under the pool's directory).
+func (b *JJBackend) remove(ctx context.Context, ws Workspace, known map[string]bool) error {
+	if known[ws.Name] {
+		if err := b.Repo.WorkspaceForget(ctx, ws.Name); err != nil && !errors.Is(err, jjx.ErrNoWorkspace) {
+			return fmt.Errorf("forget workspace %s: %w", ws.Name, err)
+		}
+		delete(known, ws.Name)
+	}
+	if fileExists(ws.Path) {
+		if !strings.HasPrefix(ws.Path, b.Pool.Dir+string(filepath.Separator)) {
+			return fmt.Errorf("workspace directory %s is outside %s: remove it yourself", ws.Path, b.Pool.Dir)
+		}
+		if err := os.RemoveAll(ws.Path); err != nil {
+			return fmt.Errorf("remove workspace directory: %w", err)
+		}
 	}
 	return nil
 }

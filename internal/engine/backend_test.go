@@ -206,15 +206,28 @@ func TestBackendContract(t *testing.T) {
 			// A provision killed between its steps is repaired by the next
 			// provision of that task.
 			halfMade(t, f, "task-6")
+			half := engine.Workspace{Name: "task-6", Base: []string{f.base}, Message: "Task: task-6"}
+			if problem, err := b.Check(ctx, half, false); err != nil || problem == "" {
+				t.Errorf("check of the half-made task-6 = %q, %v; want the difference named", problem, err)
+			}
 			ws6 := provision("task-6")
+			if ws6.Remade == "" {
+				t.Error("provision of the half-made task-6 does not say it made it again")
+			}
+			if problem, err := b.Check(ctx, ws6, true); err != nil || problem != "" {
+				t.Errorf("check of the repaired task-6 = %q, %v; want it as asked", problem, err)
+			}
+			if problem, err := b.Check(ctx, ws1, false); err != nil || problem != "" {
+				t.Errorf("check of task-1 with a worker's edits = %q, %v; want it as asked", problem, err)
+			}
 			worker(t, ws6, `echo six > six.txt`)
 			if p := collect(ws6); !slices.Equal(p.Files, []engine.FileLines{{Path: "six.txt", Added: 1}}) {
 				t.Errorf("collect of the repaired task-6: %+v", p.Files)
 			}
 			// A provision asked again of a workspace that is as asked
 			// adopts it (the worker's files stay).
-			if again, err := b.Provision(ctx, engine.Workspace{Name: "task-6", Base: []string{f.base}, Message: "Task: task-6"}); err != nil || read(t, again.Path, "six.txt") != "six\n" {
-				t.Errorf("provision again of a good workspace: %v; its files must stay", err)
+			if again, err := b.Provision(ctx, half); err != nil || read(t, again.Path, "six.txt") != "six\n" || again.Remade != "" {
+				t.Errorf("provision again of a good workspace: %v (remade: %q); its files must stay", err, again.Remade)
 			}
 
 			// Release leaves no workspace, worktree or branch behind, and
