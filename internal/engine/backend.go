@@ -42,8 +42,32 @@ type Backend interface {
 	// Integrate brings p into the target (jj: squash into the
 	// orchestrating workspace's @; git: rebase the task branch onto the
 	// target branch and fast-forward it, keeping history linear). A
-	// conflict is a *ConflictError naming the files.
+	// conflict the VCS reports is a *ConflictError naming the files.
 	Integrate(ctx context.Context, p Produced) error
+	// Integrated reports which of changes still exist (the keys) and
+	// whether each is already in the target's history (with git: it, or
+	// the copy a rebase made of it).
+	Integrated(ctx context.Context, changes []string) (map[string]bool, error)
+	// Conflicts lists the target's conflicted files: the authoritative
+	// check after integrating (Integrate's own report may rest on what
+	// the VCS said while it integrated).
+	Conflicts(ctx context.Context) ([]string, error)
+	// TargetDir is the target's working copy.
+	TargetDir() string
+	// Head is the identity of the target's current commit (jj: @'s
+	// commit ID, its working copy snapshotted; git: the target's HEAD).
+	Head(ctx context.Context) (string, error)
+	// Tip is the base a new workspace starts from to hold all that is
+	// integrated (jj: @'s change ID; git: the target's HEAD).
+	Tip(ctx context.Context) ([]string, error)
+	// ChangedFiles lists the files of the target's working copy that
+	// differ from commit from, what is not committed included.
+	ChangedFiles(ctx context.Context, from string) ([]string, error)
+	// Diff is the git-style diff from commit from to the target's
+	// working copy.
+	Diff(ctx context.Context, from string) ([]byte, error)
+	// ReleaseAll releases the workspaces, in one VCS call where it can.
+	ReleaseAll(ctx context.Context, wss []Workspace) error
 	// Release removes the workspace and, with git, its task branch. It
 	// is idempotent: releasing what is gone succeeds.
 	Release(ctx context.Context, ws Workspace) error

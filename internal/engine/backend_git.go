@@ -218,6 +218,59 @@ func (b *GitBackend) Integrate(ctx context.Context, p Produced) error {
 	return nil
 }
 
+func (b *GitBackend) Integrated(ctx context.Context, changes []string) (map[string]bool, error) {
+	in := map[string]bool{}
+	for _, c := range changes {
+		sha, err := b.Repo.Resolve(ctx, c+"^{commit}")
+		if err != nil {
+			continue // gone
+		}
+		ok, err := b.Repo.Applied(ctx, b.Target, sha)
+		if err != nil {
+			return nil, err
+		}
+		in[c] = ok
+	}
+	return in, nil
+}
+
+// Conflicts lists the target work tree's unmerged files (Integrate
+// aborts a conflicting rebase, so they are a person's merge, if any).
+func (b *GitBackend) Conflicts(ctx context.Context) ([]string, error) {
+	return b.Repo.Unmerged(ctx)
+}
+
+func (b *GitBackend) TargetDir() string { return b.Repo.Dir }
+
+func (b *GitBackend) Head(ctx context.Context) (string, error) {
+	return b.Repo.Resolve(ctx, "HEAD")
+}
+
+func (b *GitBackend) Tip(ctx context.Context) ([]string, error) {
+	head, err := b.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []string{head}, nil
+}
+
+func (b *GitBackend) ChangedFiles(ctx context.Context, from string) ([]string, error) {
+	return b.Repo.ChangedPaths(ctx, from)
+}
+
+func (b *GitBackend) Diff(ctx context.Context, from string) ([]byte, error) {
+	return b.Repo.DiffFrom(ctx, from)
+}
+
+func (b *GitBackend) ReleaseAll(ctx context.Context, wss []Workspace) error {
+	for _, ws := range wss {
+		if err := b.Release(ctx, ws); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (b *GitBackend) Release(ctx context.Context, ws Workspace) error {
 	ws.Path = b.Path(ws.Name)
 	b.mu.Lock()

@@ -216,8 +216,12 @@ func (b *JJBackend) Integrate(ctx context.Context, p Produced) error {
 	if p.Empty() {
 		return nil
 	}
-	if _, err := b.Repo.SquashInto(ctx, jjx.SquashOptions{From: union(p.Changes), Into: "@"}); err != nil {
+	conflicted, err := b.Repo.SquashInto(ctx, jjx.SquashOptions{From: union(p.Changes), Into: "@"})
+	if err != nil {
 		return fmt.Errorf("integrate %s: squash into @: %w", p.Workspace, err)
+	}
+	if !conflicted {
+		return nil // jj names a conflicted @ in what it prints; Conflicts is the authoritative check
 	}
 	files, err := b.Repo.ConflictedFiles(ctx, "@")
 	if err != nil {
@@ -225,6 +229,74 @@ func (b *JJBackend) Integrate(ctx context.Context, p Produced) error {
 	}
 	if len(files) > 0 {
 		return &ConflictError{Workspace: p.Workspace, Files: files}
+	}
+	return nil
+}
+
+func (b *JJBackend) Integrated(ctx context.Context, changes []string) (map[string]bool, error) {
+	if len(changes) == 0 {
+		return map[string]bool{}, nil
+	}
+	present := make([]string, len(changes))
+	for i, c := range changes {
+		present[i] = "present(" + c + ")"
+	}
+	return b.Repo.Contained(ctx, strings.Join(present, "|"), "::@")
+}
+
+func (b *JJBackend) Conflicts(ctx context.Context) ([]string, error) {
+	return b.Repo.ConflictedFiles(ctx, "@")
+}
+
+func (b *JJBackend) TargetDir() string { return b.Repo.Root }
+
+func (b *JJBackend) Head(ctx context.Context) (string, error) {
+	at, err := b.Repo.One(ctx, "@")
+	if err != nil {
+		return "", err
+	}
+	return at.CommitID, nil
+}
+
+func (b *JJBackend) Tip(ctx context.Context) ([]string, error) {
+	ids, err := b.Repo.ChangeIDs(ctx, "@")
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) != 1 {
+		return nil, fmt.Errorf("@ names %d changes", len(ids))
+	}
+	return ids, nil
+}
+
+func (b *JJBackend) ChangedFiles(ctx context.Context, from string) ([]string, error) {
+	return b.Repo.ChangedPaths(ctx, from, "@")
+}
+
+func (b *JJBackend) Diff(ctx context.Context, from string) ([]byte, error) {
+	return b.Repo.DiffGit(ctx, from, "@")
+}
+
+// ReleaseAll forgets the workspaces in one jj call and removes their
+// directories; when one of them is gone already, it releases them one
+// by one.
+func (b *JJBackend) ReleaseAll(ctx context.Context, wss []Workspace) error {
+	if len(wss) == 0 {
+		return nil
+	}
+	names := make([]string, len(wss))
+	for i, ws := range wss {
+		names[i] = ws.Name
+	}
+	if err := b.Repo.WorkspaceForget(ctx, names...); err != nil {
+		for _, ws := range wss {
+			if err := b.Release(ctx, ws); err != nil {
+				return err
+			}
+		}
+	}
+	for _, n := range names {
+		os.RemoveAll(b.Path(n))
 	}
 	return nil
 }

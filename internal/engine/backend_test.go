@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -175,6 +176,17 @@ func TestBackendContract(t *testing.T) {
 				t.Errorf("collect of an untouched workspace: %+v", p)
 			}
 
+			if got := b.TargetDir(); got != f.root {
+				t.Errorf("TargetDir() = %q, want %q", got, f.root)
+			}
+			before, err := b.Head(ctx)
+			if err != nil || before == "" {
+				t.Fatalf("head before integration: %q, %v", before, err)
+			}
+			if in, err := b.Integrated(ctx, p1.Changes); err != nil || len(in) == 0 || in[p1.Change] {
+				t.Errorf("integrated before integration: %v, %v; want task-1's change present and not in the target", in, err)
+			}
+
 			// Two disjoint tasks integrate cleanly.
 			for _, p := range []engine.Produced{p1, p2} {
 				if err := b.Integrate(ctx, p); err != nil {
@@ -187,6 +199,24 @@ func TestBackendContract(t *testing.T) {
 			if got := read(t, f.root, "c.txt"); got != "new\n" {
 				t.Errorf("target c.txt after integration: %q", got)
 			}
+			if after, err := b.Head(ctx); err != nil || after == before {
+				t.Errorf("head after integration: %q, %v; want it moved from %q", after, err, before)
+			}
+			if tip, err := b.Tip(ctx); err != nil || len(tip) != 1 {
+				t.Errorf("tip: %v, %v; want one revision", tip, err)
+			}
+			if in, err := b.Integrated(ctx, append(p1.Changes, p2.Changes...)); err != nil || slices.Contains(slices.Collect(maps.Values(in)), false) {
+				t.Errorf("integrated after integration: %v, %v; want every change gone or in the target", in, err)
+			}
+			if got, err := b.ChangedFiles(ctx, f.base); err != nil || !slices.Equal(got, []string{"a.txt", "b.txt", "c.txt"}) {
+				t.Errorf("changed files since the base: %v, %v", got, err)
+			}
+			if d, err := b.Diff(ctx, f.base); err != nil || !strings.Contains(string(d), "+twelve\n") || !strings.Contains(string(d), "+new\n") {
+				t.Errorf("diff since the base: %v\n%s", err, d)
+			}
+			if got, err := b.Conflicts(ctx); err != nil || len(got) != 0 {
+				t.Errorf("conflicts after a clean integration: %v, %v", got, err)
+			}
 
 			// Two overlapping tasks: the second reports a conflict naming
 			// the file.
@@ -197,10 +227,16 @@ func TestBackendContract(t *testing.T) {
 			if err := b.Integrate(ctx, p3); err != nil {
 				t.Fatalf("integrate task-3: %v", err)
 			}
-			err := b.Integrate(ctx, p4)
+			err = b.Integrate(ctx, p4)
 			var ce *engine.ConflictError
 			if !errors.Is(err, engine.ErrConflict) || !errors.As(err, &ce) || !slices.Equal(ce.Files, []string{"a.txt"}) {
 				t.Errorf("integrate overlapping task-4: %v; want a conflict naming a.txt", err)
+			}
+			// jj leaves the conflict in @; git aborts the rebase and
+			// leaves the target clean.
+			want := map[string][]string{"jj": {"a.txt"}, "git": nil}[vcs]
+			if got, err := b.Conflicts(ctx); err != nil || !slices.Equal(got, want) {
+				t.Errorf("conflicts after the overlapping task-4: %v, %v; want %v", got, err, want)
 			}
 
 			// A provision killed between its steps is repaired by the next
@@ -232,6 +268,9 @@ func TestBackendContract(t *testing.T) {
 
 			// Release leaves no workspace, worktree or branch behind, and
 			// releasing again succeeds.
+			if err := b.ReleaseAll(ctx, []engine.Workspace{ws1, ws2}); err != nil {
+				t.Errorf("release task-1 and task-2 together: %v", err)
+			}
 			for _, ws := range []engine.Workspace{ws1, ws2, ws3, ws4, ws5, ws6, ws6} {
 				if err := b.Release(ctx, ws); err != nil {
 					t.Errorf("release %s: %v", ws.Name, err)

@@ -22,14 +22,18 @@ func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event,
 	if err != nil {
 		// The workspace is gone or unusable: find the change by the
 		// description it was given at provisioning.
-		cs, lerr := r.Repo.Log(ctx, fmt.Sprintf("latest(descendants(%s) & description(substring:%s))",
+		jb, jerr := r.jj()
+		if jerr != nil {
+			return ev, jerr
+		}
+		cs, lerr := jb.Repo.Log(ctx, fmt.Sprintf("latest(descendants(%s) & description(substring:%s))",
 			union(t.Base), jjx.Quote(fmt.Sprintf("Task %d:", t.Num))))
 		if lerr != nil || len(cs) == 0 {
 			ev.Status, ev.Reason = StatusNoChange, fmt.Sprintf("no change in workspace %s (%v) and none described \"Task %d:\"", t.Workspace, err, t.Num)
 			return ev, nil
 		}
 		ev.Reason = "recovered by description"
-		if changes, err = r.Repo.LogDetail(ctx, rangeOf(cs[0].CommitID)); err != nil {
+		if changes, err = jb.Repo.LogDetail(ctx, rangeOf(cs[0].CommitID)); err != nil {
 			return ev, err
 		}
 	}
@@ -84,7 +88,11 @@ func joinReason(a, b string) string {
 // workspaceRange snapshots task t's workspace (updating a stale working
 // copy) and reads revset there.
 func (r *Runner) workspaceRange(ctx context.Context, t *TaskState, revset string) ([]jjx.CommitDetail, error) {
-	return r.Backend.logIn(ctx, Workspace{Name: t.Workspace, Path: t.Path}, revset)
+	jb, err := r.jj()
+	if err != nil {
+		return nil, err
+	}
+	return jb.logIn(ctx, Workspace{Name: t.Workspace, Path: t.Path}, revset)
 }
 
 // workspaceHead snapshots task t's workspace and returns its @.

@@ -139,7 +139,11 @@ func (r *Runner) resetWorkspace(ctx context.Context, t *TaskState) error {
 	if err != nil {
 		return fmt.Errorf("task %d: read the workspace before restarting its worker: %w", t.Num, err)
 	}
-	ws := r.Repo.At(t.Path)
+	jb, err := r.jj()
+	if err != nil {
+		return err
+	}
+	ws := jb.Repo.At(t.Path)
 	if _, err := ws.New(ctx, fmt.Sprintf("Task %d: %s", t.Num, t.Title), true, t.Base...); err != nil {
 		return fmt.Errorf("task %d: reset its workspace: %w", t.Num, err)
 	}

@@ -68,12 +68,13 @@ func (r *Runner) Gate(ctx context.Context) error {
 		return r.record(Event{Kind: EvGate, Status: GateNone, Reason: "no test command configured: no automated check ran on the combined result"})
 	}
 	log := r.art("gate.log")
-	r.logf("gate: running %q in %s", cmd, r.Repo.Root)
-	at, err := r.Repo.One(ctx, "@")
+	root := r.Backend.TargetDir()
+	r.logf("gate: running %q in %s", cmd, root)
+	at, err := r.Backend.Head(ctx)
 	if err != nil {
 		return fmt.Errorf("gate: read @: %w", err)
 	}
-	res, err := r.runGate(ctx, 0, 0, RoleGate, r.testJob(cmd, r.Repo.Root, "all", log), at.CommitID)
+	res, err := r.runGate(ctx, 0, 0, RoleGate, r.testJob(cmd, root, "all", log), at)
 	if err != nil {
 		return err
 	}
@@ -101,11 +102,11 @@ func (r *Runner) Complete(ctx context.Context) error {
 	if err := r.Sweep(ctx, false); err != nil {
 		return err
 	}
-	at, err := r.Repo.One(ctx, "@")
+	at, err := r.Backend.Head(ctx)
 	if err != nil {
 		return fmt.Errorf("complete the run: read @: %w", err)
 	}
-	if err := r.record(Event{Kind: EvComplete, Commit: at.CommitID}); err != nil {
+	if err := r.record(Event{Kind: EvComplete, Commit: at}); err != nil {
 		return err
 	}
 	// Complete, yet not a success when a task was left out of @.
@@ -148,11 +149,15 @@ func (r *Runner) Abort(ctx context.Context, yes bool) error {
 			return err
 		}
 	}
-	if err := r.Repo.OpRestore(ctx, r.Doc.Header.StartOp); err != nil {
+	jb, err := r.jj()
+	if err != nil {
+		return fmt.Errorf("abort: %w", err)
+	}
+	if err := jb.Repo.OpRestore(ctx, r.Doc.Header.StartOp); err != nil {
 		return fmt.Errorf("restore operation %s: %w", short(r.Doc.Header.StartOp), err)
 	}
 	for _, t := range st.Tasks {
-		if t.Path != "" && strings.HasPrefix(t.Path, r.Pool.Dir) {
+		if t.Path != "" && strings.HasPrefix(t.Path, jb.Pool.Dir) {
 			os.RemoveAll(t.Path)
 		}
 	}

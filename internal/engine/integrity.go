@@ -27,7 +27,7 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 			return nil
 		}
 	}
-	leaked, err := r.Repo.ChangedPaths(ctx, st.BaselineCommit, "@")
+	leaked, err := r.Backend.ChangedFiles(ctx, st.BaselineCommit)
 	if err != nil {
 		return fmt.Errorf("integrity check: %w", err)
 	}
@@ -68,7 +68,11 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 // leakOperation names the newest operation in the orchestrating
 // workspace, which recorded the stray edits.
 func (r *Runner) leakOperation(ctx context.Context) string {
-	ops, err := r.Repo.OpLog(ctx, 30)
+	jb, err := r.jj()
+	if err != nil {
+		return "no operation log to name the writer"
+	}
+	ops, err := jb.Repo.OpLog(ctx, 30)
 	if err != nil {
 		return "the operation log could not be read"
 	}
@@ -91,9 +95,9 @@ func (r *Runner) leakOperation(ctx context.Context) string {
 // Rebaseline accepts @ as it is now as the new baseline (after a person
 // dealt with a failed integrity check).
 func (r *Runner) Rebaseline(ctx context.Context) error {
-	at, err := r.Repo.One(ctx, "@")
+	at, err := r.Backend.Head(ctx)
 	if err != nil {
 		return err
 	}
-	return r.record(Event{Kind: EvBaseline, Commit: at.CommitID, Reason: "accepted by a person"})
+	return r.record(Event{Kind: EvBaseline, Commit: at, Reason: "accepted by a person"})
 }

@@ -50,9 +50,9 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 		base = []string{r.Doc.Header.Target}
 		unprovisioned := func(n int) bool { return st.Tasks[n].Workspace == "" && !st.Tasks[n].Squashed }
 		if slices.ContainsFunc(nums, unprovisioned) {
-			ids, err := r.Repo.ChangeIDs(ctx, "@")
-			if err != nil || len(ids) != 1 {
-				return fmt.Errorf("wave %d: read @ to start from: %v", w, err)
+			ids, err := r.Backend.Tip(ctx)
+			if err != nil {
+				return fmt.Errorf("wave %d: read @ to start from: %w", w, err)
 			}
 			base = ids
 		}

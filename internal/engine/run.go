@@ -29,15 +29,14 @@ const LedgerFile = "run.toml"
 const DefaultMaxFixes = 2
 
 // Runner drives one run: it holds the ledger lock, the ledger, and the
-// orchestrating workspace.
+// workspace backend.
 type Runner struct {
-	Repo *jjx.Repo // the orchestrating workspace
-	Dir  string    // ledger directory
-	Doc  *Doc
-	Pool *jjx.Pool
-	// Backend is the task workspaces' life on the VCS (the jj backend on
-	// Pool); Runner releases and reads task workspaces through it.
-	Backend *JJBackend
+	Dir string // ledger directory
+	Doc *Doc
+	// Backend is the task workspaces' life on the VCS and the target they
+	// are integrated into: jj-kaisen's is the jj backend, whose target is
+	// the orchestrating workspace's @.
+	Backend Backend
 	Out     io.Writer // progress for people (stderr)
 	// Overrides, when set, replace the recorded commands (resume with
 	// another worker, or a driver run after step mode).
@@ -99,7 +98,19 @@ func newRunner(repo *jjx.Repo, dir string, d *Doc, out io.Writer) *Runner {
 		out = io.Discard
 	}
 	b := NewJJBackend(repo, WorkspacesDir(d.Header.Root), workspacePrefix(d))
-	return &Runner{Repo: repo, Dir: dir, Doc: d, Out: out, Pool: b.Pool, Backend: b}
+	return &Runner{Dir: dir, Doc: d, Out: out, Backend: b}
+}
+
+// jj returns the jj backend, for what the engine does only on jj: undo a
+// run through the operation log, name the operation that recorded a
+// leak, find a lost change by its description, reset a task's change,
+// and show reviewers jj's diffs of task changes.
+func (r *Runner) jj() (*JJBackend, error) {
+	b, ok := r.Backend.(*JJBackend)
+	if !ok {
+		return nil, fmt.Errorf("run %s: this step needs the jj backend, not %s", r.Doc.Header.RunID, r.Backend.VCS())
+	}
+	return b, nil
 }
 
 // Close releases the lock.
@@ -147,8 +158,8 @@ func (r *Runner) logf(format string, args ...any) {
 // (so abort can tell a person's later edits), and returns err.
 func (r *Runner) halt(ctx context.Context, err error) error {
 	ev := Event{Kind: EvHalted, Reason: err.Error()}
-	if at, aerr := r.Repo.One(ctx, "@"); aerr == nil {
-		ev.Commit = at.CommitID
+	if at, aerr := r.Backend.Head(ctx); aerr == nil {
+		ev.Commit = at
 	}
 	if rerr := r.record(ev); rerr != nil {
 		return errors.Join(err, rerr)
