@@ -193,6 +193,23 @@ func (r *Repo) Applied(ctx context.Context, upstream, commit string) (bool, erro
 	return strings.HasPrefix(string(out), "-"), nil
 }
 
+// ResetTo moves the branch checked out in this work tree to rev and
+// makes the work tree match it: uncommitted and untracked files go
+// (ignored files stay).
+func (r *Repo) ResetTo(ctx context.Context, rev string) error {
+	sha, err := r.Resolve(ctx, rev) // a SHA can never be read as an option
+	if err != nil {
+		return err
+	}
+	if _, err := r.git(ctx, "reset", "--hard", "--quiet", sha, "--"); err != nil {
+		return fmt.Errorf("reset %s to %s: %w", r.Dir, rev, err)
+	}
+	if _, err := r.git(ctx, "clean", "-d", "--force", "--quiet"); err != nil {
+		return fmt.Errorf("clean %s: %w", r.Dir, err)
+	}
+	return nil
+}
+
 // Unmerged lists the work tree's unmerged paths: the files a stopped
 // merge or rebase left conflicted.
 func (r *Repo) Unmerged(ctx context.Context) ([]string, error) {

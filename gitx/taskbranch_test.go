@@ -123,3 +123,26 @@ func TestTargetReads(t *testing.T) {
 		t.Errorf("Applied of an ancestor: %v, %v", ok, err)
 	}
 }
+
+// TestResetTo: the work tree's branch goes back to a commit, and what
+// was committed, changed or added since is gone.
+func TestResetTo(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	base := run(t, f.dir, "rev-parse", "HEAD")
+	commit(t, f.dir, "b.txt", "b\n")
+	for name, body := range map[string]string{"a.txt": "changed\n", "c.txt": "untracked\n"} {
+		if err := os.WriteFile(filepath.Join(f.dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.repo.ResetTo(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	if head := run(t, f.dir, "rev-parse", "HEAD"); head != base {
+		t.Errorf("HEAD after ResetTo = %s, want %s", head, base)
+	}
+	if st := run(t, f.dir, "status", "--porcelain"); st != "" {
+		t.Errorf("work tree after ResetTo:\n%s", st)
+	}
+}

@@ -35,6 +35,10 @@ type Backend interface {
 	// Refresh brings the VCS's view of the workspace up to date with
 	// its files (jj: a snapshot, updating a stale working copy).
 	Refresh(ctx context.Context, ws Workspace) error
+	// Reset gives the workspace a fresh change on its base, described
+	// ws.Message, dropping what a worker left there (one that died
+	// half-way).
+	Reset(ctx context.Context, ws Workspace) error
 	// Collect reads what the workspace holds above its base: the
 	// change, its tree and the files touched with line counts. With git
 	// the files the worker left uncommitted are committed first.

@@ -164,6 +164,19 @@ func (b *GitBackend) Refresh(ctx context.Context, ws Workspace) error {
 	return nil
 }
 
+func (b *GitBackend) Reset(ctx context.Context, ws Workspace) error {
+	if err := b.Refresh(ctx, ws); err != nil {
+		return err
+	}
+	if len(ws.Base) != 1 {
+		return fmt.Errorf("reset %s: a git worktree starts from one commit, not %d", ws.Name, len(ws.Base))
+	}
+	if err := b.Repo.At(ws.Path).ResetTo(ctx, ws.Base[0]); err != nil {
+		return fmt.Errorf("reset %s: %w", ws.Name, err)
+	}
+	return nil
+}
+
 func (b *GitBackend) Collect(ctx context.Context, ws Workspace) (Produced, error) {
 	p := Produced{Workspace: ws.Name}
 	if err := b.Refresh(ctx, ws); err != nil {

@@ -177,6 +177,27 @@ func (b *JJBackend) Refresh(ctx context.Context, ws Workspace) error {
 	return err
 }
 
+func (b *JJBackend) Reset(ctx context.Context, ws Workspace) error {
+	old, err := b.logIn(ctx, ws, fmt.Sprintf("(%s)..@", union(ws.Base)))
+	if err != nil {
+		return fmt.Errorf("read the workspace before restarting its worker: %w", err)
+	}
+	r := b.Repo.At(ws.Path)
+	if _, err := r.New(ctx, ws.Message, true, ws.Base...); err != nil {
+		return fmt.Errorf("reset its workspace: %w", err)
+	}
+	var ids []string
+	for _, c := range old {
+		ids = append(ids, c.CommitID)
+	}
+	if len(ids) > 0 {
+		if err := r.Abandon(ctx, ids...); err != nil {
+			return fmt.Errorf("abandon the half-done change: %w", err)
+		}
+	}
+	return nil
+}
+
 func (b *JJBackend) Collect(ctx context.Context, ws Workspace) (Produced, error) {
 	p := Produced{Workspace: ws.Name}
 	cs, err := b.logIn(ctx, ws, fmt.Sprintf("(%s)..@", union(ws.Base)))

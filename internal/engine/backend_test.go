@@ -266,12 +266,25 @@ func TestBackendContract(t *testing.T) {
 				t.Errorf("provision again of a good workspace: %v (remade: %q); its files must stay", err, again.Remade)
 			}
 
+			// Reset drops what a worker left, committed or not, and puts
+			// the workspace back on its base.
+			ws7 := provision("task-7")
+			worker(t, ws7, `echo seven > seven.txt`)
+			collect(ws7) // git commits it on the task branch
+			worker(t, ws7, `echo more > more.txt && sed -i 's/^2$/two/' a.txt`)
+			if err := b.Reset(ctx, ws7); err != nil {
+				t.Fatalf("reset task-7: %v", err)
+			}
+			if p := collect(ws7); !p.Empty() || !f.onBase(t, ws7.Path) || fileExists(filepath.Join(ws7.Path, "seven.txt")) || fileExists(filepath.Join(ws7.Path, "more.txt")) {
+				t.Errorf("after reset, task-7 holds %+v (on base: %v)", p, f.onBase(t, ws7.Path))
+			}
+
 			// Release leaves no workspace, worktree or branch behind, and
 			// releasing again succeeds.
 			if err := b.ReleaseAll(ctx, []engine.Workspace{ws1, ws2}); err != nil {
 				t.Errorf("release task-1 and task-2 together: %v", err)
 			}
-			for _, ws := range []engine.Workspace{ws1, ws2, ws3, ws4, ws5, ws6, ws6} {
+			for _, ws := range []engine.Workspace{ws1, ws2, ws3, ws4, ws5, ws6, ws6, ws7} {
 				if err := b.Release(ctx, ws); err != nil {
 					t.Errorf("release %s: %v", ws.Name, err)
 				}
