@@ -210,6 +210,19 @@ func (r *Repo) ResetTo(ctx context.Context, rev string) error {
 	return nil
 }
 
+// Diff is the git diff from commit from to commit to.
+func (r *Repo) Diff(ctx context.Context, from, to string) ([]byte, error) {
+	a, b, err := r.resolveBoth(ctx, from, to) // SHAs are never read as options
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.gitRead(ctx, "diff", "--no-color", "--no-ext-diff", a, b, "--")
+	if err != nil {
+		return nil, fmt.Errorf("diff %s..%s in %s: %w", from, to, r.Dir, err)
+	}
+	return out, nil
+}
+
 // Unmerged lists the work tree's unmerged paths: the files a stopped
 // merge or rebase left conflicted.
 func (r *Repo) Unmerged(ctx context.Context) ([]string, error) {

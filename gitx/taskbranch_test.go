@@ -98,6 +98,9 @@ func TestTargetReads(t *testing.T) {
 	if d, err := f.repo.DiffFrom(ctx, base); err != nil || !strings.Contains(string(d), "+y\n") || !strings.Contains(string(d), "+b\n") {
 		t.Errorf("DiffFrom: %v\n%s", err, d)
 	}
+	if d, err := f.repo.Diff(ctx, base, "HEAD"); err != nil || !strings.Contains(string(d), "+b\n") || strings.Contains(string(d), "+y\n") {
+		t.Errorf("Diff of the commits: %v\n%s", err, d)
+	}
 	if got, err := f.repo.Unmerged(ctx); err != nil || len(got) != 0 {
 		t.Errorf("Unmerged of a work tree with no merge: %v, %v", got, err)
 	}

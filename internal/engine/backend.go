@@ -43,6 +43,11 @@ type Backend interface {
 	// change, its tree and the files touched with line counts. With git
 	// the files the worker left uncommitted are committed first.
 	Collect(ctx context.Context, ws Workspace) (Produced, error)
+	// ChangesDiff is the git-style diff of changes together (a
+	// workspace's Produced.Changes, newest first).
+	ChangesDiff(ctx context.Context, changes []string) ([]byte, error)
+	// DiffRange is the git-style diff from commit from to commit to.
+	DiffRange(ctx context.Context, from, to string) ([]byte, error)
 	// Integrate brings p into the target (jj: squash into the
 	// orchestrating workspace's @; git: rebase the task branch onto the
 	// target branch and fast-forward it, keeping history linear). A

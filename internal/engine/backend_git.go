@@ -231,6 +231,19 @@ func (b *GitBackend) Integrate(ctx context.Context, p Produced) error {
 	return nil
 }
 
+// ChangesDiff is the diff from the parent of the oldest of changes (a
+// line of commits, newest first) to the newest.
+func (b *GitBackend) ChangesDiff(ctx context.Context, changes []string) ([]byte, error) {
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	return b.Repo.Diff(ctx, changes[len(changes)-1]+"^", changes[0])
+}
+
+func (b *GitBackend) DiffRange(ctx context.Context, from, to string) ([]byte, error) {
+	return b.Repo.Diff(ctx, from, to)
+}
+
 func (b *GitBackend) Integrated(ctx context.Context, changes []string) (map[string]bool, error) {
 	in := map[string]bool{}
 	for _, c := range changes {

@@ -254,6 +254,14 @@ func (b *JJBackend) Integrate(ctx context.Context, p Produced) error {
 	return nil
 }
 
+func (b *JJBackend) ChangesDiff(ctx context.Context, changes []string) ([]byte, error) {
+	return b.Repo.DiffGitOf(ctx, union(changes))
+}
+
+func (b *JJBackend) DiffRange(ctx context.Context, from, to string) ([]byte, error) {
+	return b.Repo.DiffGit(ctx, from, to)
+}
+
 func (b *JJBackend) Integrated(ctx context.Context, changes []string) (map[string]bool, error) {
 	if len(changes) == 0 {
 		return map[string]bool{}, nil

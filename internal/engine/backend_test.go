@@ -186,6 +186,14 @@ func TestBackendContract(t *testing.T) {
 			if in, err := b.Integrated(ctx, p1.Changes); err != nil || len(in) == 0 || in[p1.Change] {
 				t.Errorf("integrated before integration: %v, %v; want task-1's change present and not in the target", in, err)
 			}
+			for name, diff := range map[string]func() ([]byte, error){
+				"changes diff": func() ([]byte, error) { return b.ChangesDiff(ctx, p1.Changes) },
+				"diff range":   func() ([]byte, error) { return b.DiffRange(ctx, f.base, p1.Change) },
+			} {
+				if d, err := diff(); err != nil || !strings.Contains(string(d), "+twelve\n") || !strings.Contains(string(d), "-1\n") || strings.Contains(string(d), "c.txt") {
+					t.Errorf("%s of task-1: %v\n%s", name, err, d)
+				}
+			}
 
 			// Two disjoint tasks integrate cleanly.
 			for _, p := range []engine.Produced{p1, p2} {

@@ -305,10 +305,6 @@ func batch(ts []*TaskState, per int) [][]*TaskState {
 }
 
 func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map[int]string) (map[int][]Finding, error) {
-	jb, err := r.jj()
-	if err != nil {
-		return nil, err
-	}
 	attempt := 0
 	for _, t := range ts {
 		attempt = max(attempt, t.Fixes)
@@ -327,9 +323,9 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 		nums = append(nums, fmt.Sprint(t.Num))
 		fmt.Fprintf(&brief, "## Task %d: %s\n- brief: %s\n- report: %s\n- change: %s\n- files: %s\n", t.Num, t.Title,
 			r.BriefPath(t.Num), r.ReportPath(t.Num), t.Change, strings.Join(t.Files, ", "))
-		diffOf := func() ([]byte, error) { return jb.Repo.DiffGitOf(ctx, union(t.Changes)) }
+		diffOf := func() ([]byte, error) { return r.Backend.ChangesDiff(ctx, t.Changes) }
 		if f := from[t.Num]; f != "" {
-			diffOf = func() ([]byte, error) { return jb.Repo.DiffGit(ctx, f, t.Change) }
+			diffOf = func() ([]byte, error) { return r.Backend.DiffRange(ctx, f, t.Change) }
 			fmt.Fprintf(&brief, "- fix delta: jj diff --from %s --to %s\n- earlier findings: %s\n", f, t.Change, r.FindingsPath(t.Num))
 		} else {
 			fmt.Fprintf(&brief, "- diff: jj diff -r '%s'\n", union(t.Changes))
