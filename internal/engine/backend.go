@@ -35,6 +35,11 @@ type Backend interface {
 	// Refresh brings the VCS's view of the workspace up to date with
 	// its files (jj: a snapshot, updating a stale working copy).
 	Refresh(ctx context.Context, ws Workspace) error
+	// Snapshot records the workspace's files in the VCS and returns the
+	// identity of its state (jj: a snapshot, @'s commit ID; git: what
+	// the worker left committed on the task branch, as Collect does, and
+	// its HEAD).
+	Snapshot(ctx context.Context, ws Workspace) (string, error)
 	// Reset gives the workspace a fresh change on its base, described
 	// ws.Message, dropping what a worker left there (one that died
 	// half-way).

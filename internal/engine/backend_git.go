@@ -164,6 +164,17 @@ func (b *GitBackend) Refresh(ctx context.Context, ws Workspace) error {
 	return nil
 }
 
+func (b *GitBackend) Snapshot(ctx context.Context, ws Workspace) (string, error) {
+	if err := b.Refresh(ctx, ws); err != nil {
+		return "", err
+	}
+	w := b.Repo.At(ws.Path)
+	if _, err := w.CommitAll(ctx, ws.Message); err != nil {
+		return "", err
+	}
+	return w.Resolve(ctx, "HEAD")
+}
+
 func (b *GitBackend) Reset(ctx context.Context, ws Workspace) error {
 	if err := b.Refresh(ctx, ws); err != nil {
 		return err

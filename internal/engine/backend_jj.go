@@ -177,6 +177,14 @@ func (b *JJBackend) Refresh(ctx context.Context, ws Workspace) error {
 	return err
 }
 
+func (b *JJBackend) Snapshot(ctx context.Context, ws Workspace) (string, error) {
+	at, err := b.head(ctx, ws)
+	if err != nil {
+		return "", err
+	}
+	return at.CommitID, nil
+}
+
 func (b *JJBackend) Reset(ctx context.Context, ws Workspace) error {
 	old, err := b.logIn(ctx, ws, fmt.Sprintf("(%s)..@", union(ws.Base)))
 	if err != nil {

@@ -277,7 +277,15 @@ func TestBackendContract(t *testing.T) {
 			// Reset drops what a worker left, committed or not, and puts
 			// the workspace back on its base.
 			ws7 := provision("task-7")
+			ws7.Message = "Task: task-7"
+			s0, err := b.Snapshot(ctx, ws7)
+			if again, err2 := b.Snapshot(ctx, ws7); err != nil || err2 != nil || s0 == "" || again != s0 {
+				t.Errorf("snapshots of an untouched workspace: %q, %q (%v, %v); want one identity", s0, again, err, err2)
+			}
 			worker(t, ws7, `echo seven > seven.txt`)
+			if s1, err := b.Snapshot(ctx, ws7); err != nil || s1 == s0 {
+				t.Errorf("snapshot after the worker's edit: %q, %v; want it to differ from %q", s1, err, s0)
+			}
 			collect(ws7) // git commits it on the task branch
 			worker(t, ws7, `echo more > more.txt && sed -i 's/^2$/two/' a.txt`)
 			if err := b.Reset(ctx, ws7); err != nil {

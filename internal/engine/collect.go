@@ -95,16 +95,10 @@ func (r *Runner) workspaceRange(ctx context.Context, t *TaskState, revset string
 	return jb.logIn(ctx, Workspace{Name: t.Workspace, Path: t.Path}, revset)
 }
 
-// workspaceHead snapshots task t's workspace and returns its @.
-func (r *Runner) workspaceHead(ctx context.Context, t *TaskState) (jjx.Commit, error) {
-	cs, err := r.workspaceRange(ctx, t, "@")
-	if err != nil {
-		return jjx.Commit{}, err
-	}
-	if len(cs) != 1 {
-		return jjx.Commit{}, fmt.Errorf("workspace %s: @ names %d revisions", t.Workspace, len(cs))
-	}
-	return cs[0].Commit, nil
+// workspaceHead snapshots task t's workspace and returns the identity of
+// its state (jj: @'s commit ID).
+func (r *Runner) workspaceHead(ctx context.Context, t *TaskState) (string, error) {
+	return r.Backend.Snapshot(ctx, Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: fmt.Sprintf("Task %d: %s", t.Num, t.Title)})
 }
 
 func union(revs []string) string {

@@ -95,11 +95,11 @@ func (r *Runner) fix(ctx context.Context, w int, ts []*TaskState) error {
 		if err != nil {
 			return fmt.Errorf("task %d: read the change before fixing: %w", t.Num, err)
 		}
-		from[t.Num] = head.CommitID
-		if err := r.record(Event{Kind: EvFixing, Task: t.Num, Wave: w, Commit: head.CommitID, Attempt: t.Fixes + 1}); err != nil {
+		from[t.Num] = head
+		if err := r.record(Event{Kind: EvFixing, Task: t.Num, Wave: w, Commit: head, Attempt: t.Fixes + 1}); err != nil {
 			return err
 		}
-		r.logf("task %d: fixing from %s (attempt %d)", t.Num, short(head.CommitID), t.Fixes+1)
+		r.logf("task %d: fixing from %s (attempt %d)", t.Num, short(head), t.Fixes+1)
 	}
 	var mu sync.Mutex
 	var errs []error
@@ -238,7 +238,7 @@ func (r *Runner) testTask(ctx context.Context, w int, t *TaskState) ([]Finding, 
 	status := GatePassed
 	for _, c := range cmds {
 		log := r.art(fmt.Sprintf("task-%d-test.log", t.Num))
-		res, err := r.runGate(ctx, w, t.Num, "test", r.testJob(c, t.Path, fmt.Sprint(t.Num), log), head.CommitID)
+		res, err := r.runGate(ctx, w, t.Num, "test", r.testJob(c, t.Path, fmt.Sprint(t.Num), log), head)
 		if err != nil {
 			return nil, true, err
 		}
