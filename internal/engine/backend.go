@@ -53,6 +53,16 @@ type Backend interface {
 	ChangesDiff(ctx context.Context, changes []string) ([]byte, error)
 	// DiffRange is the git-style diff from commit from to commit to.
 	DiffRange(ctx context.Context, from, to string) ([]byte, error)
+	// Changes reads every change the workspace holds above its base,
+	// newest first, as the VCS records it (jj: the workspace's @
+	// included, empty or not; git: what the worker left committed first,
+	// as Collect does). The workspace is refreshed first.
+	Changes(ctx context.Context, ws Workspace) ([]Change, error)
+	// Find reads the changes a workspace whose directory is gone left
+	// above ws.Base, newest first: jj finds the newest change described
+	// with ws.Message (a part of its description), git reads the task
+	// branch. None found is no error.
+	Find(ctx context.Context, ws Workspace) ([]Change, error)
 	// Integrate brings p into the target (jj: squash into the
 	// orchestrating workspace's @; git: rebase the task branch onto the
 	// target branch and fast-forward it, keeping history linear). A
@@ -112,6 +122,14 @@ type Produced struct {
 
 // Empty reports that the worker left nothing.
 func (p Produced) Empty() bool { return p.Commit == "" }
+
+// Change is one change of a workspace, as the VCS records it.
+type Change struct {
+	Change    string // jj change ID, or the git commit
+	Commit    string
+	Divergent bool // jj: the change ID names more than one visible commit
+	Files     []FileLines
+}
 
 // FileLines is a file touched, with its line counts.
 type FileLines struct {

@@ -255,6 +255,44 @@ func (b *GitBackend) DiffRange(ctx context.Context, from, to string) ([]byte, er
 	return b.Repo.Diff(ctx, from, to)
 }
 
+// Changes reports what the worker left as one change: the task branch's
+// commits above the base, taken together.
+func (b *GitBackend) Changes(ctx context.Context, ws Workspace) ([]Change, error) {
+	head, err := b.Snapshot(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	return b.changesTo(ctx, ws, head)
+}
+
+// Find reads the task branch, which outlives its worktree until Release.
+func (b *GitBackend) Find(ctx context.Context, ws Workspace) ([]Change, error) {
+	head, ok, err := b.Repo.Ref(ctx, "refs/heads/"+ws.Name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return b.changesTo(ctx, ws, head)
+}
+
+func (b *GitBackend) changesTo(ctx context.Context, ws Workspace, head string) ([]Change, error) {
+	if len(ws.Base) != 1 {
+		return nil, fmt.Errorf("read %s: a git worktree starts from one commit, not %d", ws.Name, len(ws.Base))
+	}
+	base, err := b.Repo.Resolve(ctx, ws.Base[0])
+	if err != nil || base == head {
+		return nil, err
+	}
+	stats, err := b.Repo.NumStat(ctx, base, head)
+	if err != nil {
+		return nil, err
+	}
+	c := Change{Change: head, Commit: head}
+	for _, s := range stats {
+		c.Files = append(c.Files, FileLines{Path: s.Path, Added: s.Added, Removed: s.Removed})
+	}
+	return []Change{c}, nil
+}
+
 func (b *GitBackend) Integrated(ctx context.Context, changes []string) (map[string]bool, error) {
 	in := map[string]bool{}
 	for _, c := range changes {

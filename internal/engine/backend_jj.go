@@ -270,6 +270,32 @@ func (b *JJBackend) DiffRange(ctx context.Context, from, to string) ([]byte, err
 	return b.Repo.DiffGit(ctx, from, to)
 }
 
+func (b *JJBackend) Changes(ctx context.Context, ws Workspace) ([]Change, error) {
+	cs, err := b.logIn(ctx, ws, fmt.Sprintf("(%s)..@", union(ws.Base)))
+	return changesOf(cs), err
+}
+
+func (b *JJBackend) Find(ctx context.Context, ws Workspace) ([]Change, error) {
+	cs, err := b.Repo.Log(ctx, fmt.Sprintf("latest(descendants(%s) & description(substring:%s))", union(ws.Base), jjx.Quote(ws.Message)))
+	if err != nil || len(cs) == 0 {
+		return nil, err
+	}
+	ds, err := b.Repo.LogDetail(ctx, fmt.Sprintf("(%s)..%s", union(ws.Base), cs[0].CommitID))
+	return changesOf(ds), err
+}
+
+func changesOf(cs []jjx.CommitDetail) []Change {
+	var out []Change
+	for _, c := range cs {
+		ch := Change{Change: c.ChangeID, Commit: c.CommitID, Divergent: c.Divergent}
+		for _, f := range c.Files {
+			ch.Files = append(ch.Files, FileLines{Path: f.Path, Added: f.Added, Removed: f.Removed})
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
 func (b *JJBackend) Integrated(ctx context.Context, changes []string) (map[string]bool, error) {
 	if len(changes) == 0 {
 		return map[string]bool{}, nil

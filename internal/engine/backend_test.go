@@ -186,6 +186,26 @@ func TestBackendContract(t *testing.T) {
 			if in, err := b.Integrated(ctx, p1.Changes); err != nil || len(in) == 0 || in[p1.Change] {
 				t.Errorf("integrated before integration: %v, %v; want task-1's change present and not in the target", in, err)
 			}
+			for name, changes := range map[string]func() ([]engine.Change, error){
+				"changes": func() ([]engine.Change, error) { return b.Changes(ctx, ws1) },
+				"find":    func() ([]engine.Change, error) { return b.Find(ctx, ws1) },
+			} {
+				cs, err := changes()
+				if err != nil || len(cs) == 0 || cs[0].Change == "" {
+					t.Errorf("%s of task-1: %+v, %v", name, cs, err)
+					continue
+				}
+				var files []engine.FileLines
+				for _, c := range cs {
+					files = append(files, c.Files...)
+				}
+				if want := []engine.FileLines{{Path: "a.txt", Added: 3, Removed: 1}}; !slices.Equal(files, want) {
+					t.Errorf("%s of task-1: files %+v, want %+v", name, files, want)
+				}
+			}
+			if cs, err := b.Find(ctx, engine.Workspace{Name: "task-9", Base: []string{f.base}, Message: "Task: task-9"}); err != nil || len(cs) != 0 {
+				t.Errorf("find of a workspace never made: %+v, %v; want none", cs, err)
+			}
 			for name, diff := range map[string]func() ([]byte, error){
 				"changes diff": func() ([]byte, error) { return b.ChangesDiff(ctx, p1.Changes) },
 				"diff range":   func() ([]byte, error) { return b.DiffRange(ctx, f.base, p1.Change) },

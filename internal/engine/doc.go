@@ -37,8 +37,6 @@
 // output digest, role, tree) and a passing receipt for the same command
 // and tree is reused; BuildLog renders the ledger with the Breakpoint
 // resume continues from. What only jj does yet (abort by operation
-// restore, naming the operation that recorded a leak, reading a task's
-// changes with their divergence or recovering one by its description,
-// reviewers' diffs) reaches the jj backend through Runner.jj, which fails
-// on another backend.
+// restore, naming the operation that recorded a leak) reaches the jj
+// backend through Runner.jj, which fails on another backend.
 package engine

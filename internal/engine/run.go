@@ -102,9 +102,8 @@ func newRunner(repo *jjx.Repo, dir string, d *Doc, out io.Writer) *Runner {
 }
 
 // jj returns the jj backend, for what the engine does only on jj: undo a
-// run through the operation log, name the operation that recorded a
-// leak, find a lost change by its description, reset a task's change,
-// and show reviewers jj's diffs of task changes.
+// run through the operation log, and name the operation that recorded a
+// leak.
 func (r *Runner) jj() (*JJBackend, error) {
 	b, ok := r.Backend.(*JJBackend)
 	if !ok {
