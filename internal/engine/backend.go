@@ -99,6 +99,17 @@ type Backend interface {
 	Workspaces(ctx context.Context) ([]string, error)
 }
 
+// Undoer is a Backend that keeps an operation log (jj): a run is undone
+// by restoring the operation it started from, and edits found in a
+// working copy are traced to the operation that recorded them.
+type Undoer interface {
+	// RestoreOp puts the whole repository back as it was at operation op.
+	RestoreOp(ctx context.Context, op string) error
+	// RecordedBy names, for a person, the operation of workspace that
+	// recorded its working copy's edits.
+	RecordedBy(ctx context.Context, workspace string) string
+}
+
 // Workspace is one task's workspace.
 type Workspace struct {
 	Name    string

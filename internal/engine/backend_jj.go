@@ -12,6 +12,12 @@ import (
 	"github.com/specstack/specstack/jjx"
 )
 
+var (
+	_ Backend = (*JJBackend)(nil)
+	_ Undoer  = (*JJBackend)(nil)
+	_ Backend = (*GitBackend)(nil)
+)
+
 // JJBackend is the Backend on jj workspaces: each task a workspace of
 // Pool, integrated by squashing into the orchestrating workspace's @.
 type JJBackend struct {
@@ -380,4 +386,33 @@ func (b *JJBackend) Workspaces(ctx context.Context) ([]string, error) {
 		}
 	}
 	return names, nil
+}
+
+// RestoreOp puts the whole repository back as it was at operation op
+// (`jj op restore`).
+func (b *JJBackend) RestoreOp(ctx context.Context, op string) error {
+	return b.Repo.OpRestore(ctx, op)
+}
+
+// RecordedBy names the operation of workspace that recorded its working
+// copy's edits: the newest snapshot, failing that its newest operation.
+func (b *JJBackend) RecordedBy(ctx context.Context, workspace string) string {
+	ops, err := b.Repo.OpLog(ctx, 30)
+	if err != nil {
+		return "the operation log could not be read"
+	}
+	// The snapshot that picked the edits up; failing that, the newest
+	// operation of the workspace (a merge of concurrent operations).
+	for _, snapOnly := range []bool{true, false} {
+		for _, op := range ops {
+			if op.WorkspaceName != workspace {
+				continue
+			}
+			if snapOnly && !op.IsSnapshot && !strings.HasPrefix(op.Description, "snapshot working copy") {
+				continue
+			}
+			return fmt.Sprintf("recorded by operation %s (%s, workspace %s)", short(op.ID), op.Description, op.WorkspaceName)
+		}
+	}
+	return "no operation of the orchestrating workspace recorded it"
 }

@@ -36,7 +36,6 @@
 // start operation. Tests and the final gate leave receipts (command, exit,
 // output digest, role, tree) and a passing receipt for the same command
 // and tree is reused; BuildLog renders the ledger with the Breakpoint
-// resume continues from. What only jj does yet (abort by operation
-// restore, naming the operation that recorded a leak) reaches the jj
-// backend through Runner.jj, which fails on another backend.
+// resume continues from. Abort and the naming of a leak's operation need
+// a backend with an operation log (Undoer: jj).
 package engine

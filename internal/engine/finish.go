@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
@@ -149,15 +150,16 @@ func (r *Runner) Abort(ctx context.Context, yes bool) error {
 			return err
 		}
 	}
-	jb, err := r.jj()
-	if err != nil {
-		return fmt.Errorf("abort: %w", err)
+	u, ok := r.Backend.(Undoer)
+	if !ok {
+		return exitcode.New(exitcode.Usage, "abort: the %s backend keeps no operation log to restore run %s from", r.Backend.VCS(), r.Doc.Header.RunID)
 	}
-	if err := jb.Repo.OpRestore(ctx, r.Doc.Header.StartOp); err != nil {
+	if err := u.RestoreOp(ctx, r.Doc.Header.StartOp); err != nil {
 		return fmt.Errorf("restore operation %s: %w", short(r.Doc.Header.StartOp), err)
 	}
+	dir := filepath.Dir(r.Backend.Path("task"))
 	for _, t := range st.Tasks {
-		if t.Path != "" && strings.HasPrefix(t.Path, jb.Pool.Dir) {
+		if t.Path != "" && strings.HasPrefix(t.Path, dir) {
 			os.RemoveAll(t.Path)
 		}
 	}

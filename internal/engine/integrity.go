@@ -65,31 +65,14 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 	return r.halt(ctx, exitcode.New(exitcode.Halted, "%s", reason))
 }
 
-// leakOperation names the newest operation in the orchestrating
-// workspace, which recorded the stray edits.
+// leakOperation names the operation that recorded the stray edits in
+// the orchestrating workspace, when the backend keeps an operation log.
 func (r *Runner) leakOperation(ctx context.Context) string {
-	jb, err := r.jj()
-	if err != nil {
+	u, ok := r.Backend.(Undoer)
+	if !ok {
 		return "no operation log to name the writer"
 	}
-	ops, err := jb.Repo.OpLog(ctx, 30)
-	if err != nil {
-		return "the operation log could not be read"
-	}
-	// The snapshot that picked the edits up; failing that, the newest
-	// operation of the workspace (a merge of concurrent operations).
-	for _, snapOnly := range []bool{true, false} {
-		for _, op := range ops {
-			if op.WorkspaceName != r.Doc.Header.Workspace {
-				continue
-			}
-			if snapOnly && !op.IsSnapshot && !strings.HasPrefix(op.Description, "snapshot working copy") {
-				continue
-			}
-			return fmt.Sprintf("recorded by operation %s (%s, workspace %s)", short(op.ID), op.Description, op.WorkspaceName)
-		}
-	}
-	return "no operation of the orchestrating workspace recorded it"
+	return u.RecordedBy(ctx, r.Doc.Header.Workspace)
 }
 
 // Rebaseline accepts @ as it is now as the new baseline (after a person

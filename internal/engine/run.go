@@ -101,17 +101,6 @@ func newRunner(repo *jjx.Repo, dir string, d *Doc, out io.Writer) *Runner {
 	return &Runner{Dir: dir, Doc: d, Out: out, Backend: b}
 }
 
-// jj returns the jj backend, for what the engine does only on jj: undo a
-// run through the operation log, and name the operation that recorded a
-// leak.
-func (r *Runner) jj() (*JJBackend, error) {
-	b, ok := r.Backend.(*JJBackend)
-	if !ok {
-		return nil, fmt.Errorf("run %s: this step needs the jj backend, not %s", r.Doc.Header.RunID, r.Backend.VCS())
-	}
-	return b, nil
-}
-
 // Close releases the lock.
 func (r *Runner) Close() {
 	if r.lock != nil {
