@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -136,24 +137,106 @@ func (r *Repo) Tree(ctx context.Context, rev string) (string, error) {
 // it was, and returns a *ConflictError naming the files.
 func (r *Repo) RebaseBranch(ctx context.Context, onto string) error {
 	if _, err := r.git(ctx, "rebase", "--quiet", "--end-of-options", onto); err != nil {
-		out, uerr := r.gitRead(ctx, "diff", "--name-only", "-z", "--diff-filter=U")
+		files, uerr := r.Unmerged(ctx)
 		if _, aerr := r.git(ctx, "rebase", "--abort"); aerr != nil {
 			return fmt.Errorf("rebase onto %s: %w (and rebase --abort: %v; finish or abort it in %s)", onto, err, aerr, r.Dir)
 		}
-		if uerr == nil {
-			var files []string
-			for _, f := range strings.Split(string(out), "\x00") {
-				if f != "" {
-					files = append(files, f)
-				}
-			}
-			if len(files) > 0 {
-				return &ConflictError{Op: "rebase onto " + onto, Files: files}
-			}
+		if uerr == nil && len(files) > 0 {
+			return &ConflictError{Op: "rebase onto " + onto, Files: files}
 		}
 		return fmt.Errorf("rebase onto %s in %s: %w", onto, r.Dir, err)
 	}
 	return nil
+}
+
+// ChangedPaths lists the files of the work tree that differ from commit
+// from: tracked files changed since it and untracked files not ignored.
+func (r *Repo) ChangedPaths(ctx context.Context, from string) ([]string, error) {
+	changed, err := r.gitRead(ctx, "diff", "--name-only", "-z", "--end-of-options", from)
+	if err != nil {
+		return nil, fmt.Errorf("list files changed since %s in %s: %w", from, r.Dir, err)
+	}
+	untracked, err := r.gitRead(ctx, "ls-files", "--others", "--exclude-standard", "-z")
+	if err != nil {
+		return nil, fmt.Errorf("list untracked files in %s: %w", r.Dir, err)
+	}
+	var files []string
+	for _, f := range strings.Split(string(changed)+string(untracked), "\x00") {
+		if f != "" && !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// DiffFrom is the git diff from commit from to the work tree's tracked
+// files.
+func (r *Repo) DiffFrom(ctx context.Context, from string) ([]byte, error) {
+	out, err := r.gitRead(ctx, "diff", "--no-color", "--no-ext-diff", "--end-of-options", from)
+	if err != nil {
+		return nil, fmt.Errorf("diff from %s in %s: %w", from, r.Dir, err)
+	}
+	return out, nil
+}
+
+// Applied reports whether commit's change is in upstream: commit itself,
+// or a copy of its patch (a rebased copy), as `git cherry` finds it.
+func (r *Repo) Applied(ctx context.Context, upstream, commit string) (bool, error) {
+	if ok, err := r.IsAncestor(ctx, commit, upstream); err != nil || ok {
+		return ok, err
+	}
+	out, err := r.gitRead(ctx, "cherry", upstream, commit, commit+"^")
+	if err != nil {
+		return false, fmt.Errorf("look for %s in %s: %w", commit, upstream, err)
+	}
+	return strings.HasPrefix(string(out), "-"), nil
+}
+
+// ResetTo moves the branch checked out in this work tree to rev and
+// makes the work tree match it: uncommitted and untracked files go
+// (ignored files stay).
+func (r *Repo) ResetTo(ctx context.Context, rev string) error {
+	sha, err := r.Resolve(ctx, rev) // a SHA can never be read as an option
+	if err != nil {
+		return err
+	}
+	if _, err := r.git(ctx, "reset", "--hard", "--quiet", sha, "--"); err != nil {
+		return fmt.Errorf("reset %s to %s: %w", r.Dir, rev, err)
+	}
+	if _, err := r.git(ctx, "clean", "-d", "--force", "--quiet"); err != nil {
+		return fmt.Errorf("clean %s: %w", r.Dir, err)
+	}
+	return nil
+}
+
+// Diff is the git diff from commit from to commit to.
+func (r *Repo) Diff(ctx context.Context, from, to string) ([]byte, error) {
+	a, b, err := r.resolveBoth(ctx, from, to) // SHAs are never read as options
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.gitRead(ctx, "diff", "--no-color", "--no-ext-diff", a, b, "--")
+	if err != nil {
+		return nil, fmt.Errorf("diff %s..%s in %s: %w", from, to, r.Dir, err)
+	}
+	return out, nil
+}
+
+// Unmerged lists the work tree's unmerged paths: the files a stopped
+// merge or rebase left conflicted.
+func (r *Repo) Unmerged(ctx context.Context) ([]string, error) {
+	out, err := r.gitRead(ctx, "diff", "--name-only", "-z", "--diff-filter=U")
+	if err != nil {
+		return nil, fmt.Errorf("list unmerged paths in %s: %w", r.Dir, err)
+	}
+	var files []string
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files, nil
 }
 
 // MergeFastForward moves the branch checked out in this work tree to rev,

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/specstack/specstack/gitx"
@@ -73,5 +74,78 @@ func TestTaskBranch(t *testing.T) {
 	}
 	if got := run(t, f.dir, "branch", "--list", "task-*"); got != "" {
 		t.Errorf("branches left: %s", got)
+	}
+}
+
+// TestTargetReads: what the git backend reads of its target work tree —
+// files changed since a commit (committed, uncommitted and untracked),
+// the diff, unmerged paths — and whether a task commit is applied, as
+// itself or as a rebased copy.
+func TestTargetReads(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	base := run(t, f.dir, "rev-parse", "HEAD")
+	commit(t, f.dir, "b.txt", "b\n")
+	if err := os.WriteFile(filepath.Join(f.dir, "a.txt"), []byte("y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, "c.txt"), []byte("c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := f.repo.ChangedPaths(ctx, base); err != nil || !slices.Equal(got, []string{"a.txt", "b.txt", "c.txt"}) {
+		t.Errorf("ChangedPaths: %v, %v; want a.txt b.txt c.txt", got, err)
+	}
+	if d, err := f.repo.DiffFrom(ctx, base); err != nil || !strings.Contains(string(d), "+y\n") || !strings.Contains(string(d), "+b\n") {
+		t.Errorf("DiffFrom: %v\n%s", err, d)
+	}
+	if d, err := f.repo.Diff(ctx, base, "HEAD"); err != nil || !strings.Contains(string(d), "+b\n") || strings.Contains(string(d), "+y\n") {
+		t.Errorf("Diff of the commits: %v\n%s", err, d)
+	}
+	if got, err := f.repo.Unmerged(ctx); err != nil || len(got) != 0 {
+		t.Errorf("Unmerged of a work tree with no merge: %v, %v", got, err)
+	}
+
+	// A task commit on its own branch is not applied; its cherry-picked
+	// copy on main makes it so.
+	wt := filepath.Join(t.TempDir(), "task-1")
+	if err := f.repo.BranchCreate(ctx, "task-1", base); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.repo.WorktreeAttach(ctx, wt, "task-1"); err != nil {
+		t.Fatal(err)
+	}
+	task := commit(t, wt, "d.txt", "d\n")
+	if ok, err := f.repo.Applied(ctx, "main", task); err != nil || ok {
+		t.Errorf("Applied before the copy: %v, %v", ok, err)
+	}
+	run(t, f.dir, "cherry-pick", task)
+	if ok, err := f.repo.Applied(ctx, "main", task); err != nil || !ok {
+		t.Errorf("Applied after the copy: %v, %v", ok, err)
+	}
+	if ok, err := f.repo.Applied(ctx, "main", base); err != nil || !ok {
+		t.Errorf("Applied of an ancestor: %v, %v", ok, err)
+	}
+}
+
+// TestResetTo: the work tree's branch goes back to a commit, and what
+// was committed, changed or added since is gone.
+func TestResetTo(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	base := run(t, f.dir, "rev-parse", "HEAD")
+	commit(t, f.dir, "b.txt", "b\n")
+	for name, body := range map[string]string{"a.txt": "changed\n", "c.txt": "untracked\n"} {
+		if err := os.WriteFile(filepath.Join(f.dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.repo.ResetTo(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	if head := run(t, f.dir, "rev-parse", "HEAD"); head != base {
+		t.Errorf("HEAD after ResetTo = %s, want %s", head, base)
+	}
+	if st := run(t, f.dir, "status", "--porcelain"); st != "" {
+		t.Errorf("work tree after ResetTo:\n%s", st)
 	}
 }

@@ -16,7 +16,7 @@ const maxListed = 20
 // the files of @ that differ from the newest @ the run recorded (a
 // person's edits, a conflict resolution) — jj op restore undoes both.
 func (r *Runner) abortLoss(ctx context.Context, st *State) error {
-	files, err := r.Repo.ChangedPaths(ctx, st.Checkpoint, "@")
+	files, err := r.Backend.ChangedFiles(ctx, st.Checkpoint)
 	if err != nil {
 		return fmt.Errorf("abort: compare @ with the run's last record of it (%s): %w", short(st.Checkpoint), err)
 	}

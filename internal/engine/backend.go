@@ -22,27 +22,100 @@ type Backend interface {
 	// described ws.Message, and returns it with its Path. A workspace of
 	// that name exactly as asked (a provision killed after its last
 	// step) is adopted; one left half-made (a provision killed between
-	// its steps) is removed and made again.
+	// its steps) is removed and made again, and the returned
+	// workspace's Remade says why.
 	Provision(ctx context.Context, ws Workspace) (Workspace, error)
+	// Check says how workspace ws differs from what Provision makes of
+	// it, for a person ("is not on its base (…)"); "" when it is as
+	// asked. Strict wants it exactly on ws.Base; otherwise what a worker
+	// committed on top of the base passes.
+	Check(ctx context.Context, ws Workspace, strict bool) (string, error)
 	// Path is where workspace name lives, whether or not it exists.
 	Path(name string) string
 	// Refresh brings the VCS's view of the workspace up to date with
 	// its files (jj: a snapshot, updating a stale working copy).
 	Refresh(ctx context.Context, ws Workspace) error
+	// Snapshot records the workspace's files in the VCS and returns the
+	// identity of its state (jj: a snapshot, @'s commit ID; git: what
+	// the worker left committed on the task branch, as Collect does, and
+	// its HEAD).
+	Snapshot(ctx context.Context, ws Workspace) (string, error)
+	// Reset gives the workspace a fresh change on its base, described
+	// ws.Message, dropping what a worker left there (one that died
+	// half-way).
+	Reset(ctx context.Context, ws Workspace) error
 	// Collect reads what the workspace holds above its base: the
 	// change, its tree and the files touched with line counts. With git
 	// the files the worker left uncommitted are committed first.
 	Collect(ctx context.Context, ws Workspace) (Produced, error)
+	// ChangesDiff is the git-style diff of changes together (a
+	// workspace's Produced.Changes, newest first).
+	ChangesDiff(ctx context.Context, changes []string) ([]byte, error)
+	// DiffRange is the git-style diff from commit from to commit to.
+	DiffRange(ctx context.Context, from, to string) ([]byte, error)
+	// Changes reads every change the workspace holds above its base,
+	// newest first, as the VCS records it (jj: the workspace's @
+	// included, empty or not; git: what the worker left committed first,
+	// as Collect does). The workspace is refreshed first.
+	Changes(ctx context.Context, ws Workspace) ([]Change, error)
+	// Find reads the changes a workspace whose directory is gone left
+	// above ws.Base, newest first: jj finds the newest change described
+	// with ws.Message (a part of its description), git reads the task
+	// branch. None found is no error.
+	Find(ctx context.Context, ws Workspace) ([]Change, error)
 	// Integrate brings p into the target (jj: squash into the
 	// orchestrating workspace's @; git: rebase the task branch onto the
 	// target branch and fast-forward it, keeping history linear). A
-	// conflict is a *ConflictError naming the files.
+	// conflict the VCS reports is a *ConflictError naming the files.
 	Integrate(ctx context.Context, p Produced) error
+	// Integrated reports which of changes still exist (the keys) and
+	// whether each is already in the target's history (with git: it, or
+	// the copy a rebase made of it).
+	Integrated(ctx context.Context, changes []string) (map[string]bool, error)
+	// Conflicts lists the target's conflicted files: the authoritative
+	// check after integrating (Integrate's own report may rest on what
+	// the VCS said while it integrated).
+	Conflicts(ctx context.Context) ([]string, error)
+	// TargetDir is the target's working copy.
+	TargetDir() string
+	// Head is the identity of the target's current commit (jj: @'s
+	// commit ID, its working copy snapshotted; git: the target's HEAD).
+	Head(ctx context.Context) (string, error)
+	// Tip is the base a new workspace starts from to hold all that is
+	// integrated (jj: @'s change ID; git: the target's HEAD).
+	Tip(ctx context.Context) ([]string, error)
+	// ChangedFiles lists the files of the target's working copy that
+	// differ from commit from, what is not committed included.
+	ChangedFiles(ctx context.Context, from string) ([]string, error)
+	// Diff is the git-style diff from commit from to the target's
+	// working copy.
+	Diff(ctx context.Context, from string) ([]byte, error)
+	// ReleaseAll releases the workspaces, in one VCS call where it can.
+	ReleaseAll(ctx context.Context, wss []Workspace) error
 	// Release removes the workspace and, with git, its task branch. It
 	// is idempotent: releasing what is gone succeeds.
 	Release(ctx context.Context, ws Workspace) error
 	// Workspaces lists the names of the task workspaces that exist.
 	Workspaces(ctx context.Context) ([]string, error)
+}
+
+// Undoer is a Backend that keeps an operation log (jj): a run is undone
+// by restoring the operation it started from, and edits found in a
+// working copy are traced to the operation that recorded them.
+type Undoer interface {
+	// RestoreOp puts the whole repository back as it was at operation op.
+	RestoreOp(ctx context.Context, op string) error
+	// RecordedBy names, for a person, the operation of workspace that
+	// recorded its working copy's edits.
+	RecordedBy(ctx context.Context, workspace string) string
+}
+
+// Abandoner is the optional part of a backend whose released workspace
+// can leave changes visible in the repository (jj: a failed task's empty
+// change stays in `jj log`; git deletes the task branch on release).
+type Abandoner interface {
+	// Abandon drops the commits from the repository's visible history.
+	Abandon(ctx context.Context, commits ...string) error
 }
 
 // Workspace is one task's workspace.
@@ -51,6 +124,9 @@ type Workspace struct {
 	Path    string
 	Base    []string // revisions it starts from (jj change IDs, a git SHA)
 	Message string   // the description of its change ("Task 3: …")
+	// Remade, set by Provision, says why a half-made workspace of this
+	// name was removed and made again ("" when none was).
+	Remade string
 }
 
 // Produced is what a workspace holds above its base.
@@ -65,6 +141,15 @@ type Produced struct {
 
 // Empty reports that the worker left nothing.
 func (p Produced) Empty() bool { return p.Commit == "" }
+
+// Change is one change of a workspace, as the VCS records it.
+type Change struct {
+	Change    string // jj change ID, or the git commit
+	Commit    string
+	Divergent bool // jj: the change ID names more than one visible commit
+	Empty     bool // it changes no file
+	Files     []FileLines
+}
 
 // FileLines is a file touched, with its line counts.
 type FileLines struct {

@@ -40,14 +40,17 @@ func (b *GitBackend) Provision(ctx context.Context, ws Workspace) (Workspace, er
 	if err != nil {
 		return ws, fmt.Errorf("provision %s: %w", ws.Name, err)
 	}
-	ok, err := b.asAsked(ctx, ws, sha)
-	if err != nil || ok {
+	problem, existed, err := b.check(ctx, ws, sha, false)
+	if err != nil || problem == "" {
 		return ws, err
 	}
 	// Whatever a provision killed between its steps left (a branch
 	// without its worktree, a worktree without its directory) goes.
 	if err := b.remove(ctx, ws); err != nil {
 		return ws, err
+	}
+	if existed {
+		ws.Remade = problem
 	}
 	if err := os.MkdirAll(b.Dir, 0o755); err != nil {
 		return ws, fmt.Errorf("provision %s: %w", ws.Name, err)
@@ -62,19 +65,52 @@ func (b *GitBackend) Provision(ctx context.Context, ws Workspace) (Workspace, er
 	return ws, nil
 }
 
-// asAsked reports whether ws exists as Provision makes it: its worktree
-// registered with its directory, on its branch, at the base (or on what
-// a worker committed there).
-func (b *GitBackend) asAsked(ctx context.Context, ws Workspace, sha string) (bool, error) {
+func (b *GitBackend) Check(ctx context.Context, ws Workspace, strict bool) (string, error) {
+	if ws.Path == "" {
+		ws.Path = b.Path(ws.Name)
+	}
+	if len(ws.Base) != 1 {
+		return "", fmt.Errorf("check %s: a git worktree starts from one commit, not %d", ws.Name, len(ws.Base))
+	}
+	sha, err := b.Repo.Resolve(ctx, ws.Base[0])
+	if err != nil {
+		return "", fmt.Errorf("check %s: %w", ws.Name, err)
+	}
+	problem, _, err := b.check(ctx, ws, sha, strict)
+	return problem, err
+}
+
+// check says how ws differs from what Provision makes: "" when it is its
+// worktree, registered with its directory, on its branch at the base (or,
+// unless strict, on what a worker committed there). existed reports that
+// some of it (worktree, directory or branch) is there.
+func (b *GitBackend) check(ctx context.Context, ws Workspace, sha string, strict bool) (problem string, existed bool, err error) {
 	wt, err := b.worktree(ctx, ws.Path)
-	if err != nil || wt == nil || !fileExists(ws.Path) {
-		return false, err
+	if err != nil {
+		return "", false, err
 	}
-	if wt.Branch != ws.Name {
-		return false, nil
+	dir := fileExists(ws.Path)
+	switch {
+	case wt == nil:
+		_, branch, err := b.Repo.Ref(ctx, "refs/heads/"+ws.Name)
+		if err != nil {
+			return "", false, err
+		}
+		return "is not a worktree git knows", branch || dir, nil
+	case !dir:
+		return fmt.Sprintf("has no directory at %s", ws.Path), true, nil
+	case wt.Branch != ws.Name:
+		return fmt.Sprintf("is on branch %q, not %q", wt.Branch, ws.Name), true, nil
+	case wt.HEAD == sha:
+		return "", true, nil
 	}
-	// At the base, or on what a worker committed there.
-	return b.Repo.IsAncestor(ctx, sha, wt.HEAD)
+	if !strict {
+		ok, err := b.Repo.IsAncestor(ctx, sha, wt.HEAD)
+		if err != nil || ok {
+			return "", true, err
+		}
+	}
+	return fmt.Sprintf("is not on its base (its HEAD is %s, the ledger says %s)", short(wt.HEAD), short(sha)), true, nil
 }
 
 func (b *GitBackend) worktree(ctx context.Context, path string) (*gitx.Worktree, error) {
@@ -124,6 +160,30 @@ func (b *GitBackend) remove(ctx context.Context, ws Workspace) error {
 func (b *GitBackend) Refresh(ctx context.Context, ws Workspace) error {
 	if !fileExists(ws.Path) {
 		return fmt.Errorf("worktree directory %q is missing", ws.Path)
+	}
+	return nil
+}
+
+func (b *GitBackend) Snapshot(ctx context.Context, ws Workspace) (string, error) {
+	if err := b.Refresh(ctx, ws); err != nil {
+		return "", err
+	}
+	w := b.Repo.At(ws.Path)
+	if _, err := w.CommitAll(ctx, ws.Message); err != nil {
+		return "", err
+	}
+	return w.Resolve(ctx, "HEAD")
+}
+
+func (b *GitBackend) Reset(ctx context.Context, ws Workspace) error {
+	if err := b.Refresh(ctx, ws); err != nil {
+		return err
+	}
+	if len(ws.Base) != 1 {
+		return fmt.Errorf("reset %s: a git worktree starts from one commit, not %d", ws.Name, len(ws.Base))
+	}
+	if err := b.Repo.At(ws.Path).ResetTo(ctx, ws.Base[0]); err != nil {
+		return fmt.Errorf("reset %s: %w", ws.Name, err)
 	}
 	return nil
 }
@@ -178,6 +238,110 @@ func (b *GitBackend) Integrate(ctx context.Context, p Produced) error {
 	}
 	if err := b.Repo.MergeFastForward(ctx, p.Workspace); err != nil {
 		return fmt.Errorf("integrate %s: %w", p.Workspace, err)
+	}
+	return nil
+}
+
+// ChangesDiff is the diff from the parent of the oldest of changes (a
+// line of commits, newest first) to the newest.
+func (b *GitBackend) ChangesDiff(ctx context.Context, changes []string) ([]byte, error) {
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	return b.Repo.Diff(ctx, changes[len(changes)-1]+"^", changes[0])
+}
+
+func (b *GitBackend) DiffRange(ctx context.Context, from, to string) ([]byte, error) {
+	return b.Repo.Diff(ctx, from, to)
+}
+
+// Changes reports what the worker left as one change: the task branch's
+// commits above the base, taken together.
+func (b *GitBackend) Changes(ctx context.Context, ws Workspace) ([]Change, error) {
+	head, err := b.Snapshot(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	return b.changesTo(ctx, ws, head)
+}
+
+// Find reads the task branch, which outlives its worktree until Release.
+func (b *GitBackend) Find(ctx context.Context, ws Workspace) ([]Change, error) {
+	head, ok, err := b.Repo.Ref(ctx, "refs/heads/"+ws.Name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return b.changesTo(ctx, ws, head)
+}
+
+func (b *GitBackend) changesTo(ctx context.Context, ws Workspace, head string) ([]Change, error) {
+	if len(ws.Base) != 1 {
+		return nil, fmt.Errorf("read %s: a git worktree starts from one commit, not %d", ws.Name, len(ws.Base))
+	}
+	base, err := b.Repo.Resolve(ctx, ws.Base[0])
+	if err != nil || base == head {
+		return nil, err
+	}
+	stats, err := b.Repo.NumStat(ctx, base, head)
+	if err != nil {
+		return nil, err
+	}
+	c := Change{Change: head, Commit: head}
+	for _, s := range stats {
+		c.Files = append(c.Files, FileLines{Path: s.Path, Added: s.Added, Removed: s.Removed})
+	}
+	return []Change{c}, nil
+}
+
+func (b *GitBackend) Integrated(ctx context.Context, changes []string) (map[string]bool, error) {
+	in := map[string]bool{}
+	for _, c := range changes {
+		sha, err := b.Repo.Resolve(ctx, c+"^{commit}")
+		if err != nil {
+			continue // gone
+		}
+		ok, err := b.Repo.Applied(ctx, b.Target, sha)
+		if err != nil {
+			return nil, err
+		}
+		in[c] = ok
+	}
+	return in, nil
+}
+
+// Conflicts lists the target work tree's unmerged files (Integrate
+// aborts a conflicting rebase, so they are a person's merge, if any).
+func (b *GitBackend) Conflicts(ctx context.Context) ([]string, error) {
+	return b.Repo.Unmerged(ctx)
+}
+
+func (b *GitBackend) TargetDir() string { return b.Repo.Dir }
+
+func (b *GitBackend) Head(ctx context.Context) (string, error) {
+	return b.Repo.Resolve(ctx, "HEAD")
+}
+
+func (b *GitBackend) Tip(ctx context.Context) ([]string, error) {
+	head, err := b.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []string{head}, nil
+}
+
+func (b *GitBackend) ChangedFiles(ctx context.Context, from string) ([]string, error) {
+	return b.Repo.ChangedPaths(ctx, from)
+}
+
+func (b *GitBackend) Diff(ctx context.Context, from string) ([]byte, error) {
+	return b.Repo.DiffFrom(ctx, from)
+}
+
+func (b *GitBackend) ReleaseAll(ctx context.Context, wss []Workspace) error {
+	for _, ws := range wss {
+		if err := b.Release(ctx, ws); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -4,13 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/specstack/specstack/jjx"
+)
+
+var (
+	_ Backend = (*JJBackend)(nil)
+	_ Undoer  = (*JJBackend)(nil)
+	_ Backend = (*GitBackend)(nil)
 )
 
 // JJBackend is the Backend on jj workspaces: each task a workspace of
@@ -39,63 +44,107 @@ func (b *JJBackend) Provision(ctx context.Context, ws Workspace) (Workspace, err
 	}
 	// A provision killed part-way (jj's `workspace add` is two operations;
 	// the first leaves the working copy on root()) or after its last step.
-	ok, rerr := b.asAsked(ctx, ws)
-	if rerr != nil {
-		return ws, errors.Join(err, rerr)
+	known, lerr := b.known(ctx)
+	if lerr != nil || (!known[ws.Name] && !fileExists(ws.Path)) {
+		return ws, err // nothing of that name: the provision itself failed
 	}
-	if ok {
+	problem, cerr := b.check(ctx, ws, known, true)
+	if cerr != nil {
+		return ws, errors.Join(err, cerr)
+	}
+	if problem == "" {
 		return ws, nil
 	}
-	if err := b.remove(ctx, ws); err != nil {
+	if err := b.remove(ctx, ws, known); err != nil {
 		return ws, err
 	}
 	if _, err := b.Pool.Provision(ctx, ws.Name, ws.Message, ws.Base...); err != nil {
 		return ws, err
 	}
+	ws.Remade = problem
 	return ws, nil
 }
 
-// asAsked reports whether workspace ws exists as Provision makes it:
-// known to jj, with its directory, its working copy on the base (or on
-// what a worker committed there).
-func (b *JJBackend) asAsked(ctx context.Context, ws Workspace) (bool, error) {
-	names, err := b.Repo.Workspaces(ctx)
+func (b *JJBackend) Check(ctx context.Context, ws Workspace, strict bool) (string, error) {
+	known, err := b.known(ctx)
 	if err != nil {
-		return false, fmt.Errorf("list workspaces: %w", err)
+		return "", err
 	}
-	known := false
-	for _, n := range names {
-		known = known || n.Name == ws.Name
-	}
-	if !known || !fileExists(ws.Path) {
-		return false, nil
-	}
-	at, err := b.head(ctx, ws)
-	if err != nil {
-		return false, nil // a working copy jj cannot read: made again
-	}
-	if len(ws.Base) == 0 || sameSet(at.ParentChangeIDs, ws.Base) {
-		return true, nil
-	}
-	// A worker may have committed on top of the base.
-	in, err := b.Repo.At(ws.Path).Contained(ctx, union(ws.Base), "::@-")
-	if err != nil {
-		return false, fmt.Errorf("check workspace %s against its base: %w", ws.Name, err)
-	}
-	return len(in) > 0 && !slices.Contains(slices.Collect(maps.Values(in)), false), nil
+	return b.check(ctx, ws, known, strict)
 }
 
-// remove forgets the workspace and removes its directory (only under
-// the pool's directory).
-func (b *JJBackend) remove(ctx context.Context, ws Workspace) error {
-	if err := b.Repo.WorkspaceForget(ctx, ws.Name); err != nil && !errors.Is(err, jjx.ErrNoWorkspace) {
-		return fmt.Errorf("forget workspace %s: %w", ws.Name, err)
+// known lists the names of the workspaces jj knows.
+func (b *JJBackend) known(ctx context.Context) (map[string]bool, error) {
+	wss, err := b.Repo.Workspaces(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list workspaces: %w", err)
 	}
-	if !strings.HasPrefix(ws.Path, b.Pool.Dir+string(filepath.Separator)) {
-		return fmt.Errorf("workspace directory %s is outside %s: remove it yourself", ws.Path, b.Pool.Dir)
+	known := map[string]bool{}
+	for _, w := range wss {
+		known[w.Name] = true
 	}
-	if err := os.RemoveAll(ws.Path); err != nil {
-		return fmt.Errorf("remove workspace directory: %w", err)
+	return known, nil
+}
+
+// check says how workspace ws differs from what Provision makes: "" when
+// it is as asked. known holds the names jj lists. Strict wants the
+// working copy's parents to be exactly the base; otherwise the base must
+// be among the ancestors of the working copy's parents (a worker may
+// have committed on top of it).
+func (b *JJBackend) check(ctx context.Context, ws Workspace, known map[string]bool, strict bool) (string, error) {
+	if ws.Path == "" {
+		ws.Path = b.Path(ws.Name)
+	}
+	if !known[ws.Name] {
+		return "is unknown to jj", nil
+	}
+	if !fileExists(ws.Path) {
+		return fmt.Sprintf("has no directory at %s", ws.Path), nil
+	}
+	at, err := b.logIn(ctx, ws, "@")
+	if err != nil || len(at) != 1 {
+		return fmt.Sprintf("has a working copy jj cannot read (%v)", err), nil
+	}
+	parents := at[0].ParentChangeIDs
+	if sameSet(parents, ws.Base) {
+		return "", nil
+	}
+	if !strict && len(ws.Base) > 0 {
+		in, err := b.Repo.At(ws.Path).Contained(ctx, union(ws.Base), "::@-")
+		if err != nil {
+			return "", fmt.Errorf("check workspace %s against its base: %w", ws.Name, err)
+		}
+		if !slices.ContainsFunc(ws.Base, func(c string) bool { return !in[c] }) {
+			return "", nil
+		}
+	}
+	var names []string
+	for i, id := range parents {
+		if i < len(at[0].Parents) && jjx.IsRoot(at[0].Parents[i]) {
+			names = append(names, "root()")
+		} else {
+			names = append(names, short(id))
+		}
+	}
+	return fmt.Sprintf("is not on its base (its working copy's parent is %s, the ledger says %s)", strings.Join(names, ", "), shortAll(ws.Base)), nil
+}
+
+// remove forgets the workspace (when jj knows it) and removes its
+// directory (only under the pool's directory).
+func (b *JJBackend) remove(ctx context.Context, ws Workspace, known map[string]bool) error {
+	if known[ws.Name] {
+		if err := b.Repo.WorkspaceForget(ctx, ws.Name); err != nil && !errors.Is(err, jjx.ErrNoWorkspace) {
+			return fmt.Errorf("forget workspace %s: %w", ws.Name, err)
+		}
+		delete(known, ws.Name)
+	}
+	if fileExists(ws.Path) {
+		if !strings.HasPrefix(ws.Path, b.Pool.Dir+string(filepath.Separator)) {
+			return fmt.Errorf("workspace directory %s is outside %s: remove it yourself", ws.Path, b.Pool.Dir)
+		}
+		if err := os.RemoveAll(ws.Path); err != nil {
+			return fmt.Errorf("remove workspace directory: %w", err)
+		}
 	}
 	return nil
 }
@@ -132,6 +181,35 @@ func (b *JJBackend) logIn(ctx context.Context, ws Workspace, revset string) ([]j
 func (b *JJBackend) Refresh(ctx context.Context, ws Workspace) error {
 	_, err := b.head(ctx, ws)
 	return err
+}
+
+func (b *JJBackend) Snapshot(ctx context.Context, ws Workspace) (string, error) {
+	at, err := b.head(ctx, ws)
+	if err != nil {
+		return "", err
+	}
+	return at.CommitID, nil
+}
+
+func (b *JJBackend) Reset(ctx context.Context, ws Workspace) error {
+	old, err := b.logIn(ctx, ws, fmt.Sprintf("(%s)..@", union(ws.Base)))
+	if err != nil {
+		return fmt.Errorf("read the workspace before restarting its worker: %w", err)
+	}
+	r := b.Repo.At(ws.Path)
+	if _, err := r.New(ctx, ws.Message, true, ws.Base...); err != nil {
+		return fmt.Errorf("reset its workspace: %w", err)
+	}
+	var ids []string
+	for _, c := range old {
+		ids = append(ids, c.CommitID)
+	}
+	if len(ids) > 0 {
+		if err := r.Abandon(ctx, ids...); err != nil {
+			return fmt.Errorf("abandon the half-done change: %w", err)
+		}
+	}
+	return nil
 }
 
 func (b *JJBackend) Collect(ctx context.Context, ws Workspace) (Produced, error) {
@@ -173,8 +251,12 @@ func (b *JJBackend) Integrate(ctx context.Context, p Produced) error {
 	if p.Empty() {
 		return nil
 	}
-	if _, err := b.Repo.SquashInto(ctx, jjx.SquashOptions{From: union(p.Changes), Into: "@"}); err != nil {
+	conflicted, err := b.Repo.SquashInto(ctx, jjx.SquashOptions{From: union(p.Changes), Into: "@"})
+	if err != nil {
 		return fmt.Errorf("integrate %s: squash into @: %w", p.Workspace, err)
+	}
+	if !conflicted {
+		return nil // jj names a conflicted @ in what it prints; Conflicts is the authoritative check
 	}
 	files, err := b.Repo.ConflictedFiles(ctx, "@")
 	if err != nil {
@@ -182,6 +264,108 @@ func (b *JJBackend) Integrate(ctx context.Context, p Produced) error {
 	}
 	if len(files) > 0 {
 		return &ConflictError{Workspace: p.Workspace, Files: files}
+	}
+	return nil
+}
+
+func (b *JJBackend) ChangesDiff(ctx context.Context, changes []string) ([]byte, error) {
+	return b.Repo.DiffGitOf(ctx, union(changes))
+}
+
+func (b *JJBackend) DiffRange(ctx context.Context, from, to string) ([]byte, error) {
+	return b.Repo.DiffGit(ctx, from, to)
+}
+
+func (b *JJBackend) Changes(ctx context.Context, ws Workspace) ([]Change, error) {
+	cs, err := b.logIn(ctx, ws, fmt.Sprintf("(%s)..@", union(ws.Base)))
+	return changesOf(cs), err
+}
+
+func (b *JJBackend) Find(ctx context.Context, ws Workspace) ([]Change, error) {
+	cs, err := b.Repo.Log(ctx, fmt.Sprintf("latest(descendants(%s) & description(substring:%s))", union(ws.Base), jjx.Quote(ws.Message)))
+	if err != nil || len(cs) == 0 {
+		return nil, err
+	}
+	ds, err := b.Repo.LogDetail(ctx, fmt.Sprintf("(%s)..%s", union(ws.Base), cs[0].CommitID))
+	return changesOf(ds), err
+}
+
+func changesOf(cs []jjx.CommitDetail) []Change {
+	var out []Change
+	for _, c := range cs {
+		ch := Change{Change: c.ChangeID, Commit: c.CommitID, Divergent: c.Divergent, Empty: c.Empty}
+		for _, f := range c.Files {
+			ch.Files = append(ch.Files, FileLines{Path: f.Path, Added: f.Added, Removed: f.Removed})
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+func (b *JJBackend) Integrated(ctx context.Context, changes []string) (map[string]bool, error) {
+	if len(changes) == 0 {
+		return map[string]bool{}, nil
+	}
+	present := make([]string, len(changes))
+	for i, c := range changes {
+		present[i] = "present(" + c + ")"
+	}
+	return b.Repo.Contained(ctx, strings.Join(present, "|"), "::@")
+}
+
+func (b *JJBackend) Conflicts(ctx context.Context) ([]string, error) {
+	return b.Repo.ConflictedFiles(ctx, "@")
+}
+
+func (b *JJBackend) TargetDir() string { return b.Repo.Root }
+
+func (b *JJBackend) Head(ctx context.Context) (string, error) {
+	at, err := b.Repo.One(ctx, "@")
+	if err != nil {
+		return "", err
+	}
+	return at.CommitID, nil
+}
+
+func (b *JJBackend) Tip(ctx context.Context) ([]string, error) {
+	ids, err := b.Repo.ChangeIDs(ctx, "@")
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) != 1 {
+		return nil, fmt.Errorf("@ names %d changes", len(ids))
+	}
+	return ids, nil
+}
+
+func (b *JJBackend) ChangedFiles(ctx context.Context, from string) ([]string, error) {
+	return b.Repo.ChangedPaths(ctx, from, "@")
+}
+
+func (b *JJBackend) Diff(ctx context.Context, from string) ([]byte, error) {
+	return b.Repo.DiffGit(ctx, from, "@")
+}
+
+// ReleaseAll forgets the workspaces in one jj call and removes their
+// directories; when one of them is gone already, it releases them one
+// by one.
+func (b *JJBackend) ReleaseAll(ctx context.Context, wss []Workspace) error {
+	if len(wss) == 0 {
+		return nil
+	}
+	names := make([]string, len(wss))
+	for i, ws := range wss {
+		names[i] = ws.Name
+	}
+	if err := b.Repo.WorkspaceForget(ctx, names...); err != nil {
+		for _, ws := range wss {
+			if err := b.Release(ctx, ws); err != nil {
+				return err
+			}
+		}
+	}
+	for _, n := range names {
+		os.RemoveAll(b.Path(n))
 	}
 	return nil
 }
@@ -202,4 +386,38 @@ func (b *JJBackend) Workspaces(ctx context.Context) ([]string, error) {
 		}
 	}
 	return names, nil
+}
+
+// RestoreOp puts the whole repository back as it was at operation op
+// (`jj op restore`).
+// Abandon abandons the commits (Abandoner).
+func (b *JJBackend) Abandon(ctx context.Context, commits ...string) error {
+	return b.Repo.Abandon(ctx, commits...)
+}
+
+func (b *JJBackend) RestoreOp(ctx context.Context, op string) error {
+	return b.Repo.OpRestore(ctx, op)
+}
+
+// RecordedBy names the operation of workspace that recorded its working
+// copy's edits: the newest snapshot, failing that its newest operation.
+func (b *JJBackend) RecordedBy(ctx context.Context, workspace string) string {
+	ops, err := b.Repo.OpLog(ctx, 30)
+	if err != nil {
+		return "the operation log could not be read"
+	}
+	// The snapshot that picked the edits up; failing that, the newest
+	// operation of the workspace (a merge of concurrent operations).
+	for _, snapOnly := range []bool{true, false} {
+		for _, op := range ops {
+			if op.WorkspaceName != workspace {
+				continue
+			}
+			if snapOnly && !op.IsSnapshot && !strings.HasPrefix(op.Description, "snapshot working copy") {
+				continue
+			}
+			return fmt.Sprintf("recorded by operation %s (%s, workspace %s)", short(op.ID), op.Description, op.WorkspaceName)
+		}
+	}
+	return "no operation of the orchestrating workspace recorded it"
 }

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -175,6 +176,45 @@ func TestBackendContract(t *testing.T) {
 				t.Errorf("collect of an untouched workspace: %+v", p)
 			}
 
+			if got := b.TargetDir(); got != f.root {
+				t.Errorf("TargetDir() = %q, want %q", got, f.root)
+			}
+			before, err := b.Head(ctx)
+			if err != nil || before == "" {
+				t.Fatalf("head before integration: %q, %v", before, err)
+			}
+			if in, err := b.Integrated(ctx, p1.Changes); err != nil || len(in) == 0 || in[p1.Change] {
+				t.Errorf("integrated before integration: %v, %v; want task-1's change present and not in the target", in, err)
+			}
+			for name, changes := range map[string]func() ([]engine.Change, error){
+				"changes": func() ([]engine.Change, error) { return b.Changes(ctx, ws1) },
+				"find":    func() ([]engine.Change, error) { return b.Find(ctx, ws1) },
+			} {
+				cs, err := changes()
+				if err != nil || len(cs) == 0 || cs[0].Change == "" {
+					t.Errorf("%s of task-1: %+v, %v", name, cs, err)
+					continue
+				}
+				var files []engine.FileLines
+				for _, c := range cs {
+					files = append(files, c.Files...)
+				}
+				if want := []engine.FileLines{{Path: "a.txt", Added: 3, Removed: 1}}; !slices.Equal(files, want) {
+					t.Errorf("%s of task-1: files %+v, want %+v", name, files, want)
+				}
+			}
+			if cs, err := b.Find(ctx, engine.Workspace{Name: "task-9", Base: []string{f.base}, Message: "Task: task-9"}); err != nil || len(cs) != 0 {
+				t.Errorf("find of a workspace never made: %+v, %v; want none", cs, err)
+			}
+			for name, diff := range map[string]func() ([]byte, error){
+				"changes diff": func() ([]byte, error) { return b.ChangesDiff(ctx, p1.Changes) },
+				"diff range":   func() ([]byte, error) { return b.DiffRange(ctx, f.base, p1.Change) },
+			} {
+				if d, err := diff(); err != nil || !strings.Contains(string(d), "+twelve\n") || !strings.Contains(string(d), "-1\n") || strings.Contains(string(d), "c.txt") {
+					t.Errorf("%s of task-1: %v\n%s", name, err, d)
+				}
+			}
+
 			// Two disjoint tasks integrate cleanly.
 			for _, p := range []engine.Produced{p1, p2} {
 				if err := b.Integrate(ctx, p); err != nil {
@@ -187,6 +227,24 @@ func TestBackendContract(t *testing.T) {
 			if got := read(t, f.root, "c.txt"); got != "new\n" {
 				t.Errorf("target c.txt after integration: %q", got)
 			}
+			if after, err := b.Head(ctx); err != nil || after == before {
+				t.Errorf("head after integration: %q, %v; want it moved from %q", after, err, before)
+			}
+			if tip, err := b.Tip(ctx); err != nil || len(tip) != 1 {
+				t.Errorf("tip: %v, %v; want one revision", tip, err)
+			}
+			if in, err := b.Integrated(ctx, append(p1.Changes, p2.Changes...)); err != nil || slices.Contains(slices.Collect(maps.Values(in)), false) {
+				t.Errorf("integrated after integration: %v, %v; want every change gone or in the target", in, err)
+			}
+			if got, err := b.ChangedFiles(ctx, f.base); err != nil || !slices.Equal(got, []string{"a.txt", "b.txt", "c.txt"}) {
+				t.Errorf("changed files since the base: %v, %v", got, err)
+			}
+			if d, err := b.Diff(ctx, f.base); err != nil || !strings.Contains(string(d), "+twelve\n") || !strings.Contains(string(d), "+new\n") {
+				t.Errorf("diff since the base: %v\n%s", err, d)
+			}
+			if got, err := b.Conflicts(ctx); err != nil || len(got) != 0 {
+				t.Errorf("conflicts after a clean integration: %v, %v", got, err)
+			}
 
 			// Two overlapping tasks: the second reports a conflict naming
 			// the file.
@@ -197,29 +255,72 @@ func TestBackendContract(t *testing.T) {
 			if err := b.Integrate(ctx, p3); err != nil {
 				t.Fatalf("integrate task-3: %v", err)
 			}
-			err := b.Integrate(ctx, p4)
+			err = b.Integrate(ctx, p4)
 			var ce *engine.ConflictError
 			if !errors.Is(err, engine.ErrConflict) || !errors.As(err, &ce) || !slices.Equal(ce.Files, []string{"a.txt"}) {
 				t.Errorf("integrate overlapping task-4: %v; want a conflict naming a.txt", err)
+			}
+			// jj leaves the conflict in @; git aborts the rebase and
+			// leaves the target clean.
+			want := map[string][]string{"jj": {"a.txt"}, "git": nil}[vcs]
+			if got, err := b.Conflicts(ctx); err != nil || !slices.Equal(got, want) {
+				t.Errorf("conflicts after the overlapping task-4: %v, %v; want %v", got, err, want)
 			}
 
 			// A provision killed between its steps is repaired by the next
 			// provision of that task.
 			halfMade(t, f, "task-6")
+			half := engine.Workspace{Name: "task-6", Base: []string{f.base}, Message: "Task: task-6"}
+			if problem, err := b.Check(ctx, half, false); err != nil || problem == "" {
+				t.Errorf("check of the half-made task-6 = %q, %v; want the difference named", problem, err)
+			}
 			ws6 := provision("task-6")
+			if ws6.Remade == "" {
+				t.Error("provision of the half-made task-6 does not say it made it again")
+			}
+			if problem, err := b.Check(ctx, ws6, true); err != nil || problem != "" {
+				t.Errorf("check of the repaired task-6 = %q, %v; want it as asked", problem, err)
+			}
+			if problem, err := b.Check(ctx, ws1, false); err != nil || problem != "" {
+				t.Errorf("check of task-1 with a worker's edits = %q, %v; want it as asked", problem, err)
+			}
 			worker(t, ws6, `echo six > six.txt`)
 			if p := collect(ws6); !slices.Equal(p.Files, []engine.FileLines{{Path: "six.txt", Added: 1}}) {
 				t.Errorf("collect of the repaired task-6: %+v", p.Files)
 			}
 			// A provision asked again of a workspace that is as asked
 			// adopts it (the worker's files stay).
-			if again, err := b.Provision(ctx, engine.Workspace{Name: "task-6", Base: []string{f.base}, Message: "Task: task-6"}); err != nil || read(t, again.Path, "six.txt") != "six\n" {
-				t.Errorf("provision again of a good workspace: %v; its files must stay", err)
+			if again, err := b.Provision(ctx, half); err != nil || read(t, again.Path, "six.txt") != "six\n" || again.Remade != "" {
+				t.Errorf("provision again of a good workspace: %v (remade: %q); its files must stay", err, again.Remade)
+			}
+
+			// Reset drops what a worker left, committed or not, and puts
+			// the workspace back on its base.
+			ws7 := provision("task-7")
+			ws7.Message = "Task: task-7"
+			s0, err := b.Snapshot(ctx, ws7)
+			if again, err2 := b.Snapshot(ctx, ws7); err != nil || err2 != nil || s0 == "" || again != s0 {
+				t.Errorf("snapshots of an untouched workspace: %q, %q (%v, %v); want one identity", s0, again, err, err2)
+			}
+			worker(t, ws7, `echo seven > seven.txt`)
+			if s1, err := b.Snapshot(ctx, ws7); err != nil || s1 == s0 {
+				t.Errorf("snapshot after the worker's edit: %q, %v; want it to differ from %q", s1, err, s0)
+			}
+			collect(ws7) // git commits it on the task branch
+			worker(t, ws7, `echo more > more.txt && sed -i 's/^2$/two/' a.txt`)
+			if err := b.Reset(ctx, ws7); err != nil {
+				t.Fatalf("reset task-7: %v", err)
+			}
+			if p := collect(ws7); !p.Empty() || !f.onBase(t, ws7.Path) || fileExists(filepath.Join(ws7.Path, "seven.txt")) || fileExists(filepath.Join(ws7.Path, "more.txt")) {
+				t.Errorf("after reset, task-7 holds %+v (on base: %v)", p, f.onBase(t, ws7.Path))
 			}
 
 			// Release leaves no workspace, worktree or branch behind, and
 			// releasing again succeeds.
-			for _, ws := range []engine.Workspace{ws1, ws2, ws3, ws4, ws5, ws6, ws6} {
+			if err := b.ReleaseAll(ctx, []engine.Workspace{ws1, ws2}); err != nil {
+				t.Errorf("release task-1 and task-2 together: %v", err)
+			}
+			for _, ws := range []engine.Workspace{ws1, ws2, ws3, ws4, ws5, ws6, ws6, ws7} {
 				if err := b.Release(ctx, ws); err != nil {
 					t.Errorf("release %s: %v", ws.Name, err)
 				}

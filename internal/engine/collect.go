@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-
-	"github.com/specstack/specstack/jjx"
 )
 
 // Collect reads what task t's worker left: the change from the
@@ -17,35 +15,33 @@ func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event,
 	ev := Event{Kind: EvCollected, Task: t.Num, Wave: t.Wave}
 	// One call in the workspace snapshots it and reads its changes: the
 	// range from the base to its @, newest (@) first.
-	rangeOf := func(head string) string { return fmt.Sprintf("(%s)..%s", union(t.Base), head) }
-	changes, err := r.workspaceRange(ctx, t, rangeOf("@"))
+	ws := Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: fmt.Sprintf("Task %d: %s", t.Num, t.Title)}
+	changes, err := r.Backend.Changes(ctx, ws)
 	if err != nil {
 		// The workspace is gone or unusable: find the change by the
 		// description it was given at provisioning.
-		cs, lerr := r.Repo.Log(ctx, fmt.Sprintf("latest(descendants(%s) & description(substring:%s))",
-			union(t.Base), jjx.Quote(fmt.Sprintf("Task %d:", t.Num))))
-		if lerr != nil || len(cs) == 0 {
+		ws.Message = fmt.Sprintf("Task %d:", t.Num)
+		cs, ferr := r.Backend.Find(ctx, ws)
+		if ferr != nil || len(cs) == 0 {
 			ev.Status, ev.Reason = StatusNoChange, fmt.Sprintf("no change in workspace %s (%v) and none described \"Task %d:\"", t.Workspace, err, t.Num)
 			return ev, nil
 		}
 		ev.Reason = "recovered by description"
-		if changes, err = r.Repo.LogDetail(ctx, rangeOf(cs[0].CommitID)); err != nil {
-			return ev, err
-		}
+		changes = cs
 	}
 	if len(changes) == 0 {
 		ev.Status, ev.Reason = StatusNoChange, fmt.Sprintf("workspace %s holds no change above its base", t.Workspace)
 		return ev, nil
 	}
-	ev.Change, ev.Commit = changes[0].ChangeID, changes[0].CommitID
+	ev.Change, ev.Commit = changes[0].Change, changes[0].Commit
 	seen := map[string]bool{}
 	for _, c := range changes {
 		if c.Divergent {
 			ev.Status = StatusDivergent
-			ev.Reason = fmt.Sprintf("change %s is divergent: inspect `jj log -r %s`, then `jj abandon` the unwanted commit (by commit ID)", short(c.ChangeID), short(c.ChangeID))
+			ev.Reason = fmt.Sprintf("change %s is divergent: inspect `jj log -r %s`, then `jj abandon` the unwanted commit (by commit ID)", short(c.Change), short(c.Change))
 			return ev, nil
 		}
-		ev.Changes = append(ev.Changes, c.ChangeID)
+		ev.Changes = append(ev.Changes, c.Change)
 		for _, f := range c.Files {
 			ev.Lines += f.Added + f.Removed
 			if !seen[f.Path] {
@@ -81,22 +77,10 @@ func joinReason(a, b string) string {
 	return a + "; " + b
 }
 
-// workspaceRange snapshots task t's workspace (updating a stale working
-// copy) and reads revset there.
-func (r *Runner) workspaceRange(ctx context.Context, t *TaskState, revset string) ([]jjx.CommitDetail, error) {
-	return r.Backend.logIn(ctx, Workspace{Name: t.Workspace, Path: t.Path}, revset)
-}
-
-// workspaceHead snapshots task t's workspace and returns its @.
-func (r *Runner) workspaceHead(ctx context.Context, t *TaskState) (jjx.Commit, error) {
-	cs, err := r.workspaceRange(ctx, t, "@")
-	if err != nil {
-		return jjx.Commit{}, err
-	}
-	if len(cs) != 1 {
-		return jjx.Commit{}, fmt.Errorf("workspace %s: @ names %d revisions", t.Workspace, len(cs))
-	}
-	return cs[0].Commit, nil
+// workspaceHead snapshots task t's workspace and returns the identity of
+// its state (jj: @'s commit ID).
+func (r *Runner) workspaceHead(ctx context.Context, t *TaskState) (string, error) {
+	return r.Backend.Snapshot(ctx, Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: fmt.Sprintf("Task %d: %s", t.Num, t.Title)})
 }
 
 func union(revs []string) string {

@@ -135,22 +135,9 @@ func fileExists(p string) bool {
 // resetWorkspace gives task t's workspace a fresh change on its base,
 // abandoning what a worker that died half-way left there.
 func (r *Runner) resetWorkspace(ctx context.Context, t *TaskState) error {
-	old, err := r.workspaceRange(ctx, t, fmt.Sprintf("(%s)..@", union(t.Base)))
-	if err != nil {
-		return fmt.Errorf("task %d: read the workspace before restarting its worker: %w", t.Num, err)
-	}
-	ws := r.Repo.At(t.Path)
-	if _, err := ws.New(ctx, fmt.Sprintf("Task %d: %s", t.Num, t.Title), true, t.Base...); err != nil {
-		return fmt.Errorf("task %d: reset its workspace: %w", t.Num, err)
-	}
-	var ids []string
-	for _, c := range old {
-		ids = append(ids, c.CommitID)
-	}
-	if len(ids) > 0 {
-		if err := ws.Abandon(ctx, ids...); err != nil {
-			return fmt.Errorf("task %d: abandon the half-done change: %w", t.Num, err)
-		}
+	ws := Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: fmt.Sprintf("Task %d: %s", t.Num, t.Title)}
+	if err := r.Backend.Reset(ctx, ws); err != nil {
+		return fmt.Errorf("task %d: %w", t.Num, err)
 	}
 	os.Remove(r.ReportPath(t.Num))
 	r.logf("task %d: restarting its worker from a clean change (the previous one died with the run)", t.Num)

@@ -15,23 +15,27 @@
 //     step mode's `fan-out --json` prints exactly what the driver runs)
 //     and StopOrphan;
 //   - workspaces: Backend, a task workspace's life (provision at a base,
-//     refresh, collect files and lines from the VCS, integrate, release),
-//     with JJBackend (jj workspaces, squash into @) and GitBackend (git
-//     worktrees, rebase and fast-forward); TestBackendContract holds both
-//     to one contract;
+//     repairing a half-made one; check it against what was asked; refresh,
+//     reset, collect files and lines from the VCS, integrate, release) and
+//     the target it is integrated into (head, tip, changed files, diff,
+//     conflicts), with JJBackend (jj workspaces, squash into @) and
+//     GitBackend (git worktrees, rebase and fast-forward);
+//     TestBackendContract holds both to one contract;
 //   - results: ReportStatus (a worker's "Status:" line) and ReadFindings
 //     (a reviewer's JSON findings).
 //
-// The second is Runner: a whole run on jj workspaces, as jj-kaisen drives
-// it and jj-openspec's per-group fan-out can (give Start the groups as
-// tasks with their areas as files, and Binary "jj-openspec"): Reserve
-// (the ledger lock, no unfinished run), Start (header, briefs), then per wave Provision, Dispatch,
-// Integrity, Review (tests, reviewers, fix loop) and FanIn (squash
-// smallest-first, conflicts), then Gate and Complete; Drive runs whatever
-// the ledger says is left, so a killed or halted run resumes, and step
-// commands (CollectWave, RecordReview, …) share the same ledger. Abort
-// restores the start operation. Tests and the final gate leave receipts
-// (command, exit, output digest, role, tree) and a passing receipt for the
-// same command and tree is reused; BuildLog renders the ledger with the
-// Breakpoint resume continues from.
+// The second is Runner: a whole run through a Backend (jj-kaisen's is the
+// jj backend), as jj-kaisen drives it and jj-openspec's per-group fan-out
+// can (give Start the groups as tasks with their areas as files, and
+// Binary "jj-openspec"): Reserve (the ledger lock, no unfinished run),
+// Start (header, briefs), then per wave Provision, Dispatch, Integrity,
+// Review (tests, reviewers, fix loop) and FanIn (integrate smallest-first,
+// conflicts), then Gate and Complete; Drive runs whatever the ledger says
+// is left, so a killed or halted run resumes, and step commands
+// (CollectWave, RecordReview, …) share the same ledger. Abort restores the
+// start operation. Tests and the final gate leave receipts (command, exit,
+// output digest, role, tree) and a passing receipt for the same command
+// and tree is reused; BuildLog renders the ledger with the Breakpoint
+// resume continues from. Abort and the naming of a leak's operation need
+// a backend with an operation log (Undoer: jj).
 package engine

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -14,7 +15,6 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/internal/plural"
-	"github.com/specstack/specstack/jjx"
 )
 
 // FanIn squashes wave w's approved tasks into @, smallest diff first (or
@@ -55,15 +55,11 @@ func (r *Runner) FanIn(ctx context.Context, w int) error {
 	// ancestry (auto-chained)?
 	var all []string
 	for _, t := range approved {
-		for _, c := range t.Changes {
-			all = append(all, "present("+c+")")
-		}
+		all = append(all, t.Changes...)
 	}
-	inAt := map[string]bool{}
-	if len(all) > 0 {
-		if inAt, err = r.Repo.Contained(ctx, strings.Join(all, "|"), "::@"); err != nil {
-			return fmt.Errorf("wave %d: find the approved changes: %w", w, err)
-		}
+	inAt, err := r.Backend.Integrated(ctx, all)
+	if err != nil {
+		return fmt.Errorf("wave %d: find the approved changes: %w", w, err)
 	}
 	var squashing []Event
 	for _, t := range approved {
@@ -105,11 +101,11 @@ func (r *Runner) FanIn(ctx context.Context, w int) error {
 	if err := r.appendPriorWaves(w, summary); err != nil {
 		return err
 	}
-	at, err := r.Repo.One(ctx, "@")
+	at, err := r.Backend.Head(ctx)
 	if err != nil {
 		return err
 	}
-	if err := r.record(Event{Kind: EvBaseline, Wave: w, Commit: at.CommitID},
+	if err := r.record(Event{Kind: EvBaseline, Wave: w, Commit: at},
 		Event{Kind: EvFannedIn, Wave: w}); err != nil {
 		return err
 	}
@@ -117,32 +113,22 @@ func (r *Runner) FanIn(ctx context.Context, w int) error {
 	return nil
 }
 
-// releaseAll forgets the workspaces of ts in one jj call and removes
-// their directories.
+// releaseAll releases the workspaces of ts (in one VCS call where the
+// backend can).
 func (r *Runner) releaseAll(ctx context.Context, ts []*TaskState) error {
-	var names []string
+	var wss []Workspace
 	var events []Event
 	for _, t := range ts {
 		if t.Workspace != "" && !t.Released {
-			names = append(names, t.Workspace)
+			wss = append(wss, Workspace{Name: t.Workspace, Path: t.Path})
 			events = append(events, Event{Kind: EvReleased, Task: t.Num, Wave: t.Wave, Workspace: t.Workspace})
 		}
 	}
-	if len(names) == 0 {
+	if len(wss) == 0 {
 		return nil
 	}
-	if err := r.Repo.WorkspaceForget(ctx, names...); err != nil {
-		// One of them is gone already: forget the others one by one.
-		for _, t := range ts {
-			if t.Workspace != "" && !t.Released {
-				if err := r.Backend.Release(ctx, Workspace{Name: t.Workspace}); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	for _, n := range names {
-		os.RemoveAll(filepath.Join(r.Pool.Dir, n))
+	if err := r.Backend.ReleaseAll(ctx, wss); err != nil {
+		return err
 	}
 	return r.record(events...)
 }
@@ -198,9 +184,10 @@ func (r *Runner) squash(ctx context.Context, w int, t *TaskState, inAt map[strin
 	case chained:
 		return r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "auto-chained: already in @'s ancestry"})
 	}
-	conflicted, err := r.Repo.SquashInto(ctx, jjx.SquashOptions{From: union(visible), Into: "@"})
-	if err != nil {
-		return r.halt(ctx, fmt.Errorf("task %d: squash into @: %w (resume retries)", t.Num, err))
+	err := r.Backend.Integrate(ctx, Produced{Workspace: t.Workspace, Change: t.Change, Changes: visible, Commit: visible[0]})
+	conflicted := errors.Is(err, ErrConflict)
+	if err != nil && !conflicted {
+		return r.halt(ctx, fmt.Errorf("task %d: %w (resume retries)", t.Num, err))
 	}
 	crashPoint("squashing")
 	if err := r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w}); err != nil {
@@ -217,7 +204,7 @@ func (r *Runner) squash(ctx context.Context, w int, t *TaskState, inAt map[strin
 // resolveConflicts checks @ after a squash: tasks.md conflicts are
 // reconciled by the conflict package; anything else halts the run.
 func (r *Runner) resolveConflicts(ctx context.Context, w int, t *TaskState) error {
-	files, err := r.Repo.ConflictedFiles(ctx, "@")
+	files, err := r.Backend.Conflicts(ctx)
 	if err != nil {
 		return fmt.Errorf("check @ for conflicts after task %d: %w", t.Num, err)
 	}
@@ -227,7 +214,7 @@ func (r *Runner) resolveConflicts(ctx context.Context, w int, t *TaskState) erro
 	var left []string
 	var sides []string
 	for _, f := range files {
-		p := filepath.Join(r.Repo.Root, filepath.FromSlash(f))
+		p := filepath.Join(r.Backend.TargetDir(), filepath.FromSlash(f))
 		data, err := os.ReadFile(p)
 		if err != nil {
 			left = append(left, f)
@@ -258,7 +245,7 @@ func (r *Runner) resolveConflicts(ctx context.Context, w int, t *TaskState) erro
 		}
 	}
 	// Snapshot the resolved files and look again.
-	remaining, err := r.Repo.ConflictedFiles(ctx, "@")
+	remaining, err := r.Backend.Conflicts(ctx)
 	if err != nil {
 		return err
 	}
@@ -295,7 +282,7 @@ func (r *Runner) mergedSoFar(except int) string {
 // recheckConflict lets a resumed run continue once a person resolved
 // the conflicts a fan-in left.
 func (r *Runner) recheckConflict(ctx context.Context, t *TaskState) error {
-	remaining, err := r.Repo.ConflictedFiles(ctx, "@")
+	remaining, err := r.Backend.Conflicts(ctx)
 	if err != nil {
 		return err
 	}
@@ -313,7 +300,7 @@ var symbolRe = lazyregexp.New(`^\+\s*(?:export\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:a
 func (r *Runner) waveSummary(ctx context.Context, before string, ts []*TaskState) ([]string, error) {
 	syms := map[string][]string{} // file -> symbols
 	if before != "" && len(ts) > 0 {
-		out, err := r.Repo.DiffGit(ctx, before, "@")
+		out, err := r.Backend.Diff(ctx, before)
 		if err != nil {
 			return nil, fmt.Errorf("summarize the wave: %w", err)
 		}

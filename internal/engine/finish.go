@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
@@ -70,12 +71,13 @@ func (r *Runner) Gate(ctx context.Context) error {
 		return r.record(Event{Kind: EvGate, Status: GateNone, Reason: "no test command configured: no automated check ran on the combined result"})
 	}
 	log := r.art("gate.log")
-	r.logf("gate: running %q in %s", cmd, r.Repo.Root)
-	at, err := r.Repo.One(ctx, "@")
+	root := r.Backend.TargetDir()
+	r.logf("gate: running %q in %s", cmd, root)
+	at, err := r.Backend.Head(ctx)
 	if err != nil {
 		return fmt.Errorf("gate: read @: %w", err)
 	}
-	res, err := r.runGate(ctx, 0, 0, RoleGate, r.testJob(cmd, r.Repo.Root, "all", log), at.CommitID)
+	res, err := r.runGate(ctx, 0, 0, RoleGate, r.testJob(cmd, root, "all", log), at)
 	if err != nil {
 		return err
 	}
@@ -103,11 +105,11 @@ func (r *Runner) Complete(ctx context.Context) error {
 	if err := r.Sweep(ctx, false); err != nil {
 		return err
 	}
-	at, err := r.Repo.One(ctx, "@")
+	at, err := r.Backend.Head(ctx)
 	if err != nil {
 		return fmt.Errorf("complete the run: read @: %w", err)
 	}
-	if err := r.record(Event{Kind: EvComplete, Commit: at.CommitID}); err != nil {
+	if err := r.record(Event{Kind: EvComplete, Commit: at}); err != nil {
 		return err
 	}
 	// Complete, yet not a success when a task was left out of @.
@@ -127,7 +129,8 @@ func (r *Runner) Sweep(ctx context.Context, all bool) error {
 		}
 		if ts.Squashed || ts.Leak || all {
 			var empty []string
-			if !ts.Squashed && !ts.Leak {
+			ab, canAbandon := r.Backend.(Abandoner)
+			if canAbandon && !ts.Squashed && !ts.Leak {
 				empty = r.emptyChanges(ctx, ts)
 			}
 			if err := r.release(ctx, ts); err != nil {
@@ -137,7 +140,7 @@ func (r *Runner) Sweep(ctx context.Context, all bool) error {
 			// Released, a failed task's empty change would stay in `jj
 			// log` for nobody; one that holds work stays for a person.
 			if len(empty) > 0 {
-				if err := r.Repo.Abandon(ctx, empty...); err != nil {
+				if err := ab.Abandon(ctx, empty...); err != nil {
 					errs = append(errs, fmt.Errorf("task %d: abandon its empty change: %w", t.Num, err))
 					continue
 				}
@@ -152,14 +155,14 @@ func (r *Runner) Sweep(ctx context.Context, all bool) error {
 // emptyChanges lists the commits of task t's workspace, from its base to
 // its @, that hold no change; nil when the workspace cannot be read.
 func (r *Runner) emptyChanges(ctx context.Context, t *TaskState) []string {
-	cs, err := r.workspaceRange(ctx, t, fmt.Sprintf("(%s)..@", union(t.Base)))
+	cs, err := r.Backend.Changes(ctx, Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base})
 	if err != nil {
 		return nil
 	}
 	var ids []string
 	for _, c := range cs {
 		if c.Empty {
-			ids = append(ids, c.CommitID)
+			ids = append(ids, c.Commit)
 		}
 	}
 	return ids
@@ -168,8 +171,8 @@ func (r *Runner) emptyChanges(ctx context.Context, t *TaskState) []string {
 // removeWorkspacesDir removes the repository's workspaces folder when no
 // workspace is left in it (os.Remove removes only an empty directory).
 func (r *Runner) removeWorkspacesDir() {
-	if r.Pool != nil && r.Pool.Dir != "" {
-		os.Remove(r.Pool.Dir)
+	if r.Backend != nil {
+		os.Remove(filepath.Dir(r.Backend.Path("task")))
 	}
 }
 
@@ -189,11 +192,16 @@ func (r *Runner) Abort(ctx context.Context, yes bool) error {
 			return err
 		}
 	}
-	if err := r.Repo.OpRestore(ctx, r.Doc.Header.StartOp); err != nil {
+	u, ok := r.Backend.(Undoer)
+	if !ok {
+		return exitcode.New(exitcode.Usage, "abort: the %s backend keeps no operation log to restore run %s from", r.Backend.VCS(), r.Doc.Header.RunID)
+	}
+	if err := u.RestoreOp(ctx, r.Doc.Header.StartOp); err != nil {
 		return fmt.Errorf("restore operation %s: %w", short(r.Doc.Header.StartOp), err)
 	}
+	dir := filepath.Dir(r.Backend.Path("task"))
 	for _, t := range st.Tasks {
-		if t.Path != "" && strings.HasPrefix(t.Path, r.Pool.Dir) {
+		if t.Path != "" && strings.HasPrefix(t.Path, dir) {
 			os.RemoveAll(t.Path)
 		}
 	}

@@ -28,7 +28,7 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 			return nil
 		}
 	}
-	leaked, err := r.Repo.ChangedPaths(ctx, st.BaselineCommit, "@")
+	leaked, err := r.Backend.ChangedFiles(ctx, st.BaselineCommit)
 	if err != nil {
 		return fmt.Errorf("integrity check: %w", err)
 	}
@@ -66,35 +66,22 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 	return r.halt(ctx, exitcode.New(exitcode.Halted, "%s", reason))
 }
 
-// leakOperation names the newest operation in the orchestrating
-// workspace, which recorded the stray edits.
+// leakOperation names the operation that recorded the stray edits in
+// the orchestrating workspace, when the backend keeps an operation log.
 func (r *Runner) leakOperation(ctx context.Context) string {
-	ops, err := r.Repo.OpLog(ctx, 30)
-	if err != nil {
-		return "the operation log could not be read"
+	u, ok := r.Backend.(Undoer)
+	if !ok {
+		return "no operation log to name the writer"
 	}
-	// The snapshot that picked the edits up; failing that, the newest
-	// operation of the workspace (a merge of concurrent operations).
-	for _, snapOnly := range []bool{true, false} {
-		for _, op := range ops {
-			if op.WorkspaceName != r.Doc.Header.Workspace {
-				continue
-			}
-			if snapOnly && !op.IsSnapshot && !strings.HasPrefix(op.Description, "snapshot working copy") {
-				continue
-			}
-			return fmt.Sprintf("recorded by operation %s (%s, workspace %s)", short(op.ID), op.Description, op.WorkspaceName)
-		}
-	}
-	return "no operation of the orchestrating workspace recorded it"
+	return u.RecordedBy(ctx, r.Doc.Header.Workspace)
 }
 
 // Rebaseline accepts @ as it is now as the new baseline (after a person
 // dealt with a failed integrity check).
 func (r *Runner) Rebaseline(ctx context.Context) error {
-	at, err := r.Repo.One(ctx, "@")
+	at, err := r.Backend.Head(ctx)
 	if err != nil {
 		return err
 	}
-	return r.record(Event{Kind: EvBaseline, Commit: at.CommitID, Reason: "accepted by a person"})
+	return r.record(Event{Kind: EvBaseline, Commit: at, Reason: "accepted by a person"})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/specstack/specstack/internal/exitcode"
@@ -52,21 +51,12 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 		base = []string{r.Doc.Header.Target}
 		unprovisioned := func(n int) bool { return st.Tasks[n].Workspace == "" && !st.Tasks[n].Squashed }
 		if slices.ContainsFunc(nums, unprovisioned) {
-			ids, err := r.Repo.ChangeIDs(ctx, "@")
-			if err != nil || len(ids) != 1 {
-				return fmt.Errorf("wave %d: read @ to start from: %v", w, err)
+			ids, err := r.Backend.Tip(ctx)
+			if err != nil {
+				return fmt.Errorf("wave %d: read @ to start from: %w", w, err)
 			}
 			base = ids
 		}
-	}
-	var known map[string]bool // what jj lists, read once when needed
-	knownNow := func() (map[string]bool, error) {
-		if known != nil {
-			return known, nil
-		}
-		k, err := r.knownWorkspaces(ctx)
-		known = k
-		return k, err
 	}
 	var events []Event
 	for _, n := range nums {
@@ -83,12 +73,8 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 			}
 			// Recorded, never used by this run's workers (an agent in
 			// step mode may have: its commits on the base are kept).
-			k, err := knownNow()
-			if err != nil {
-				return err
-			}
-			ws := recorded{Task: n, Name: t.Workspace, Path: t.Path, Base: t.Base}
-			again, err := r.ensureWorkspace(ctx, ws, k, false, message)
+			ws := Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: message}
+			again, err := r.ensureWorkspace(ctx, n, ws)
 			if err != nil {
 				return err
 			}
@@ -98,21 +84,15 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 			}
 			continue
 		}
-		ws := recorded{Task: n, Name: r.WorkspaceName(n), Base: base}
-		ws.Path = filepath.Join(r.Pool.Dir, ws.Name)
-		if _, err := r.Pool.Provision(ctx, ws.Name, message, base...); err != nil {
-			// A killed run may have made it, wholly or in part, without
-			// recording it: adopt it only when it is exactly right.
-			k, lerr := knownNow()
-			if lerr != nil {
-				return fmt.Errorf("task %d: %w", n, err)
-			}
-			if !k[ws.Name] && !fileExists(ws.Path) {
-				return fmt.Errorf("task %d: %w", n, err)
-			}
-			if _, err := r.ensureWorkspace(ctx, ws, k, true, message); err != nil {
-				return err
-			}
+		// A killed run may have made it, wholly or in part, without
+		// recording it: the backend adopts it only when it is exactly
+		// right, else makes it again.
+		ws, err := r.Backend.Provision(ctx, Workspace{Name: r.WorkspaceName(n), Base: base, Message: message})
+		if err != nil {
+			return fmt.Errorf("task %d: %w", n, err)
+		}
+		if ws.Remade != "" {
+			r.logf("task %d: workspace %s %s: forgotten, removed and provisioned again", n, ws.Name, ws.Remade)
 		}
 		crashPoint(fmt.Sprintf("provisioned-task-%d", n))
 		// Recorded together below: a workspace made before a crash is

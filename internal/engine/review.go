@@ -96,11 +96,11 @@ func (r *Runner) fix(ctx context.Context, w int, ts []*TaskState) error {
 		if err != nil {
 			return fmt.Errorf("task %d: read the change before fixing: %w", t.Num, err)
 		}
-		from[t.Num] = head.CommitID
-		if err := r.record(Event{Kind: EvFixing, Task: t.Num, Wave: w, Commit: head.CommitID, Attempt: t.Fixes + 1}); err != nil {
+		from[t.Num] = head
+		if err := r.record(Event{Kind: EvFixing, Task: t.Num, Wave: w, Commit: head, Attempt: t.Fixes + 1}); err != nil {
 			return err
 		}
-		r.logf("task %d: fixing from %s (attempt %d)", t.Num, short(head.CommitID), t.Fixes+1)
+		r.logf("task %d: fixing from %s (attempt %d)", t.Num, short(head), t.Fixes+1)
 	}
 	var mu sync.Mutex
 	var errs []error
@@ -239,7 +239,7 @@ func (r *Runner) testTask(ctx context.Context, w int, t *TaskState) ([]Finding, 
 	status := GatePassed
 	for _, c := range cmds {
 		log := r.art(fmt.Sprintf("task-%d-test.log", t.Num))
-		res, err := r.runGate(ctx, w, t.Num, "test", r.testJob(c, t.Path, fmt.Sprint(t.Num), log), head.CommitID)
+		res, err := r.runGate(ctx, w, t.Num, "test", r.testJob(c, t.Path, fmt.Sprint(t.Num), log), head)
 		if err != nil {
 			return nil, true, err
 		}
@@ -324,9 +324,9 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 		nums = append(nums, fmt.Sprint(t.Num))
 		fmt.Fprintf(&brief, "## Task %d: %s\n- brief: %s\n- report: %s\n- change: %s\n- files: %s\n", t.Num, t.Title,
 			r.BriefPath(t.Num), r.ReportPath(t.Num), t.Change, strings.Join(t.Files, ", "))
-		diffOf := func() ([]byte, error) { return r.Repo.DiffGitOf(ctx, union(t.Changes)) }
+		diffOf := func() ([]byte, error) { return r.Backend.ChangesDiff(ctx, t.Changes) }
 		if f := from[t.Num]; f != "" {
-			diffOf = func() ([]byte, error) { return r.Repo.DiffGit(ctx, f, t.Change) }
+			diffOf = func() ([]byte, error) { return r.Backend.DiffRange(ctx, f, t.Change) }
 			fmt.Fprintf(&brief, "- fix delta: jj diff --from %s --to %s\n- earlier findings: %s\n", f, t.Change, r.FindingsPath(t.Num))
 		} else {
 			fmt.Fprintf(&brief, "- diff: jj diff -r '%s'\n", union(t.Changes))

@@ -28,15 +28,14 @@ const LedgerFile = "run.toml"
 const DefaultMaxFixes = 2
 
 // Runner drives one run: it holds the ledger lock, the ledger, and the
-// orchestrating workspace.
+// workspace backend.
 type Runner struct {
-	Repo *jjx.Repo // the orchestrating workspace
-	Dir  string    // ledger directory
-	Doc  *Doc
-	Pool *jjx.Pool
-	// Backend is the task workspaces' life on the VCS (the jj backend on
-	// Pool); Runner releases and reads task workspaces through it.
-	Backend *JJBackend
+	Dir string // ledger directory
+	Doc *Doc
+	// Backend is the task workspaces' life on the VCS and the target they
+	// are integrated into: jj-kaisen's is the jj backend, whose target is
+	// the orchestrating workspace's @.
+	Backend Backend
 	Out     io.Writer // progress for people (stderr)
 	// Progress, when set, shows the running workers (Out should write
 	// through it, so status lines and progress lines do not mix).
@@ -105,7 +104,7 @@ func newRunner(repo *jjx.Repo, dir string, d *Doc, out io.Writer) *Runner {
 		wsDir = WorkspacesDir(d.Header.Root)
 	}
 	b := NewJJBackend(repo, wsDir, workspacePrefix(d))
-	return &Runner{Repo: repo, Dir: dir, Doc: d, Out: out, Pool: b.Pool, Backend: b}
+	return &Runner{Dir: dir, Doc: d, Out: out, Backend: b}
 }
 
 // Close releases the lock.
@@ -152,8 +151,8 @@ func (r *Runner) logf(format string, args ...any) {
 // (so abort can tell a person's later edits), and returns err.
 func (r *Runner) halt(ctx context.Context, err error) error {
 	ev := Event{Kind: EvHalted, Reason: err.Error()}
-	if at, aerr := r.Repo.One(ctx, "@"); aerr == nil {
-		ev.Commit = at.CommitID
+	if at, aerr := r.Backend.Head(ctx); aerr == nil {
+		ev.Commit = at
 	}
 	if rerr := r.record(ev); rerr != nil {
 		return errors.Join(err, rerr)

@@ -114,12 +114,12 @@ func (r *Runner) RecordReview(ctx context.Context, n int, passed bool, findingsF
 	if err != nil {
 		return nil, fmt.Errorf("task %d: read its change: %w", n, err)
 	}
-	v.FixFrom = head.CommitID
-	v.Delta = fmt.Sprintf("jj diff --from %s --to %s", head.CommitID, t.Change)
+	v.FixFrom = head
+	v.Delta = fmt.Sprintf("jj diff --from %s --to %s", head, t.Change)
 	job := r.job(t.Wave, t, RoleFixer).Spec()
 	v.Job = &job
 	return v, r.record(
 		Event{Kind: EvReviewFailed, Task: n, Wave: t.Wave, Critical: v.Critical, Important: v.Important, Other: v.Other, Findings: v.Findings},
-		Event{Kind: EvFixing, Task: n, Wave: t.Wave, Commit: head.CommitID, Attempt: t.Fixes},
+		Event{Kind: EvFixing, Task: n, Wave: t.Wave, Commit: head, Attempt: t.Fixes},
 	)
 }
