@@ -18,13 +18,14 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 )
 
-// TestBlockedProcessHelper is not a test: TestSignalEndsBlockedProcess
-// runs the test binary with CLIAPP_BLOCK_ON set, and then this is a tool
-// whose only command blocks opening that FIFO (a read that never returns).
-func TestBlockedProcessHelper(t *testing.T) {
+// TestMain turns the test binary into a tool when CLIAPP_BLOCK_ON is set
+// (TestSignalEndsBlockedProcess runs it so): its only command blocks
+// opening that FIFO (a read that never returns). Otherwise it runs the
+// tests.
+func TestMain(m *testing.M) {
 	fifo := os.Getenv("CLIAPP_BLOCK_ON")
 	if fifo == "" {
-		t.Skip("helper process for TestSignalEndsBlockedProcess")
+		os.Exit(m.Run())
 	}
 	s := cliapp.Spec{Name: "tool", Commands: []*cli.Command{{
 		Name: "block",
@@ -55,7 +56,7 @@ func TestSignalEndsBlockedProcess(t *testing.T) {
 			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(os.Args[0], "-test.run=^TestBlockedProcessHelper$")
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), "CLIAPP_BLOCK_ON="+fifo)
 			var errb bytes.Buffer
 			cmd.Stderr = &errb
