@@ -29,7 +29,7 @@ const MinVersion = "0.30.0"
 const MarkerStyle = "diff"
 
 // InstallHint tells a person how to get a supported jj.
-const InstallHint = "install jj >= " + MinVersion + " (https://jj-vcs.github.io/jj/latest/install-and-setup/; on Debian, testdata/tools/install-jj)"
+const InstallHint = "install jj >= " + MinVersion + " (your distribution's jj package, or https://jj-vcs.github.io/jj/latest/install-and-setup/; `make install` in a specstack source tree installs one when none is on PATH)"
 
 // ErrNotFound reports that no jj is on PATH.
 var ErrNotFound = errors.New("jj not found on PATH")
