@@ -1,5 +1,7 @@
 package spec
 
+import "github.com/specstack/specstack/spec/internal/jstext"
+
 // osFenceMask marks the lines that belong to a fenced code block, the
 // opening and closing fence lines included, as OpenSpec's
 // buildCodeFenceMask does: an opener is ^\s*(`{3,}|~{3,}), a closer is the
@@ -18,8 +20,8 @@ func osFenceMask(lines []string) []bool {
 		}
 		mask[i] = true
 		if c, n := osFenceRun(line); n >= 3 && c == open && n >= openLen {
-			j := skipJSSpace(line, 0) + n
-			if isAllJSSpace(line[j:]) {
+			j := jstext.SkipSpace(line, 0) + n
+			if jstext.IsAllSpace(line[j:]) {
 				open = 0
 			}
 		}
@@ -30,7 +32,7 @@ func osFenceMask(lines []string) []bool {
 // osFenceRun returns the fence character and the length of the run of it
 // that starts the line after leading whitespace (n < 3 means no fence).
 func osFenceRun(line string) (byte, int) {
-	i := skipJSSpace(line, 0)
+	i := jstext.SkipSpace(line, 0)
 	if i >= len(line) || (line[i] != '`' && line[i] != '~') {
 		return 0, 0
 	}

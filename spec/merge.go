@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"strings"
+
+	"github.com/specstack/specstack/spec/internal/jstext"
 )
 
 // Counts are the operations a merge applied.
@@ -282,18 +284,18 @@ func Merge(id, changeName, delta, target string, exists bool) (*Merged, error) {
 		}
 	}
 	var bodyParts []string
-	if jsTrim(parts.Preamble) != "" {
-		bodyParts = append(bodyParts, jsTrimEnd(parts.Preamble))
+	if jstext.Trim(parts.Preamble) != "" {
+		bodyParts = append(bodyParts, jstext.TrimEnd(parts.Preamble))
 	}
 	bodyParts = append(bodyParts, kept...)
-	reqBody := jsTrimEnd(strings.Join(bodyParts, "\n\n"))
+	reqBody := jstext.TrimEnd(strings.Join(bodyParts, "\n\n"))
 	var slices []string
-	for _, s := range []string{jsTrimEnd(parts.Before), parts.HeaderLine, reqBody, jsTrim(parts.After)} {
+	for _, s := range []string{jstext.TrimEnd(parts.Before), parts.HeaderLine, reqBody, jstext.Trim(parts.After)} {
 		if s != "" {
 			slices = append(slices, s)
 		}
 	}
-	m.Content = jsTrimEnd(collapseBlankRuns(strings.Join(slices, "\n\n"))) + "\n"
+	m.Content = jstext.TrimEnd(collapseBlankRuns(strings.Join(slices, "\n\n"))) + "\n"
 	return m, nil
 }
 
@@ -331,7 +333,7 @@ func scenarioBalance(current, incoming []string) string {
 	return fmt.Sprintf("%s It adds %s not in the current spec: %s.", scale, count(len(added)), names)
 }
 
-func normalizeBlockRaw(raw string) string { return jsTrim(normalizeNewlines(raw, false)) }
+func normalizeBlockRaw(raw string) string { return jstext.Trim(jstext.NormalizeNewlines(raw, false)) }
 
 // collapseBlankRuns collapses runs of empty lines to one, outside fences.
 func collapseBlankRuns(content string) string {
@@ -366,7 +368,7 @@ const (
 )
 
 func specSkeleton(id, changeName, purpose string) string {
-	body := jsTrim(purpose)
+	body := jstext.Trim(purpose)
 	if body == "" {
 		body = purposePlaceholderPrefix + changeName + purposePlaceholderSuffix
 	}
@@ -380,10 +382,10 @@ func readableOverview(skeleton, id string) (string, bool) {
 		return "", false
 	}
 	sp, err := ParseSpec(id, skeleton)
-	if err != nil || jsTrim(sp.Overview) == "" {
+	if err != nil || jstext.Trim(sp.Overview) == "" {
 		return "", false
 	}
-	return jsTrim(sp.Overview), true
+	return jstext.Trim(sp.Overview), true
 }
 
 // maskHTMLComments blanks <!-- … --> spans (an unterminated one runs to
@@ -435,14 +437,14 @@ func isPurposeHeader(line string) bool {
 	if !isH2(line) {
 		return false
 	}
-	i := skipJSSpace(line, 2)
-	return hasPrefixFold(line[i:], "purpose") && isAllJSSpace(line[i+len("purpose"):])
+	i := jstext.SkipSpace(line, 2)
+	return jstext.HasPrefixFold(line[i:], "purpose") && jstext.IsAllSpace(line[i+len("purpose"):])
 }
 
 // purposeSection returns the body of the first real "## Purpose" section,
 // ignoring fences and HTML comments; false when absent or blank.
 func purposeSection(content string) (string, bool) {
-	normalized := normalizeNewlines(content, false)
+	normalized := jstext.NormalizeNewlines(content, false)
 	lines := strings.Split(normalized, "\n")
 	masked := strings.Split(maskHTMLComments(normalized), "\n")
 	fm := osFenceMask(masked)
@@ -469,10 +471,10 @@ func purposeSection(content string) (string, bool) {
 			prose = append(prose, masked[i])
 		}
 	}
-	if jsTrim(strings.Join(prose, "\n")) == "" {
+	if jstext.Trim(strings.Join(prose, "\n")) == "" {
 		return "", false
 	}
-	body := jsTrim(strings.Join(lines[start+1:end], "\n"))
+	body := jstext.Trim(strings.Join(lines[start+1:end], "\n"))
 	return body, body != ""
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/regfile"
+	"github.com/specstack/specstack/spec/tasksmd"
 )
 
 // ValidateOptions selects the checks of ValidateChange.
@@ -468,7 +469,7 @@ func (r Root) taskIssues(change string) ([]Issue, error) {
 	if tracked && unreadable == 0 && len(docs) > 0 {
 		any := false
 		for _, d := range docs {
-			if CountTasks(d.content).Total > 0 {
+			if tasksmd.CountTasks(d.content).Total > 0 {
 				any = true
 			}
 		}
