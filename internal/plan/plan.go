@@ -1,4 +1,9 @@
-package spec
+// Package plan reads jj-kaisen's implementation plans: a preamble, then
+// numbered "## Task N: title" sections, each with a **Files:** list of the
+// files it creates, modifies, tests or deletes (or an ad-hoc list of task
+// descriptions), and scans them mechanically before a run (Preflight). It
+// is kaisen's own format, not OpenSpec, so it lives apart from package spec.
+package plan
 
 import (
 	"errors"
