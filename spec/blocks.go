@@ -393,8 +393,8 @@ func parseBlocks(s deltaSection, title string, sink *[]Skipped) []Block {
 // the RENAMED form /^\s*[-*+]?\s*KEY:\s*`?###\s*Requirement:\s*(.+?)`?\s*$/.
 func bulletRequirement(line, keyword string, bulletRequired bool) (string, bool) {
 	i := jstext.SkipSpace(line, 0)
-	if i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+') {
-		i = jstext.SkipSpace(line, i+1)
+	if _, after, ok := osBullet.Marker(line); ok {
+		i = jstext.SkipSpace(line, after)
 	} else if bulletRequired {
 		return "", false
 	}

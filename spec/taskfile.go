@@ -177,8 +177,7 @@ func allZero(s string) bool { return strings.Trim(s, "0") == "" }
 func firstListItemLine(content string) int {
 	lines := strings.Split(content, "\n")
 	i := skipFrontMatter(lines)
-	var fenceChar byte
-	fenceLen := 0
+	fence := commonMarkFence.Scanner()
 	inComment := false
 	for ; i < len(lines); i++ {
 		line := lines[i]
@@ -188,15 +187,7 @@ func firstListItemLine(content string) int {
 			}
 			continue
 		}
-		if c, n, info, ok := commonMarkFence(line); ok {
-			if fenceChar == 0 {
-				fenceChar, fenceLen = c, n
-			} else if c == fenceChar && n >= fenceLen && jstext.Trim(info) == "" {
-				fenceChar = 0
-			}
-			continue
-		}
-		if fenceChar != 0 {
+		if fence.In(line) {
 			continue
 		}
 		if t := jsTrimStart(line); strings.HasPrefix(t, "<!--") {
@@ -215,41 +206,11 @@ func firstListItemLine(content string) int {
 
 func jsTrimStart(s string) string { return s[jstext.SkipSpace(s, 0):] }
 
-// commonMarkFence matches /^ {0,3}(`{3,}|~{3,})(.*)/.
-func commonMarkFence(line string) (byte, int, string, bool) {
-	i := 0
-	for i < len(line) && i < 3 && line[i] == ' ' {
-		i++
-	}
-	if i >= len(line) || (line[i] != '`' && line[i] != '~') {
-		return 0, 0, "", false
-	}
-	c := line[i]
-	n := 0
-	for i+n < len(line) && line[i+n] == c {
-		n++
-	}
-	if n < 3 {
-		return 0, 0, "", false
-	}
-	rest := line[i+n:]
-	return c, n, rest[:jstext.LineEnd(rest, 0)], true
-}
-
 // isListItem matches /^\s*(?:[-*+]|\d{1,9}[.)])\s+\S/.
 func isListItem(line string) bool {
-	i := jstext.SkipSpace(line, 0)
-	if i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+') {
-		i++
-	} else {
-		j := i
-		for j < len(line) && isDigit(line[j]) {
-			j++
-		}
-		if j == i || j-i > 9 || j >= len(line) || (line[j] != '.' && line[j] != ')') {
-			return false
-		}
-		i = j + 1
+	_, i, ok := tasksmd.ListMarker.Marker(line)
+	if !ok {
+		return false
 	}
 	k := jstext.SkipSpace(line, i)
 	return k > i && k < len(line)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/specstack/specstack/internal/mdline"
 	"github.com/specstack/specstack/spec/internal/jstext"
 )
 
@@ -40,6 +41,10 @@ func ParseTaskLine(line string) (TaskLine, bool) {
 	return t, ok
 }
 
+// ListMarker is OpenSpec's list item marker, (?:[-*+]|\d{1,9}[.)]) after
+// JavaScript whitespace, as its task and list item patterns read it.
+var ListMarker = mdline.List{Space: jstext.IsSpace, MaxDigits: 9}
+
 // boxSpan is where a box's inside lies in its line: line[start:end] is the
 // text between '[' and ']', and mark is the offset of the marker or -1.
 type boxSpan struct {
@@ -48,23 +53,14 @@ type boxSpan struct {
 
 func parseTaskLine(line string) (TaskLine, boxSpan, bool) {
 	var t TaskLine
-	i := jstext.SkipSpace(line, 0)
-	t.Indent = line[:i]
-	switch {
-	case i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+'):
-		t.Bullet = line[i]
-		i++
-	default:
-		j := i
-		for j < len(line) && j-i < 10 && isDigit(line[j]) {
-			j++
-		}
-		if j == i || j-i > 9 || j >= len(line) || (line[j] != '.' && line[j] != ')') {
-			return TaskLine{}, boxSpan{}, false
-		}
-		t.Number = line[i:j]
-		t.Bullet = line[j]
-		i = j + 1
+	ind, i, ok := ListMarker.Marker(line)
+	if !ok {
+		return TaskLine{}, boxSpan{}, false
+	}
+	t.Indent = line[:ind]
+	t.Bullet = line[i-1]
+	if i-ind > 1 {
+		t.Number = line[ind : i-1]
 	}
 	i = jstext.SkipSpace(line, i)
 	if i >= len(line) || line[i] != '[' {
