@@ -62,78 +62,49 @@ func Merge(id, changeName, delta, target string, exists bool) (*Merged, error) {
 		}
 		warn("%s - requirement \"%s\" (line %d) is %s, which is not a delta section, so it was not applied. Move it under ADDED/MODIFIED/REMOVED/RENAMED Requirements.", id, o.Name, o.Line, where)
 	}
-	added, modified, removed := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	var addedOrder, modifiedOrder, removedOrder []string
-	for _, b := range plan.Added {
-		n := NormalizeRequirementName(b.Name)
-		if added[n] {
+	c := checkDelta(plan)
+	for i, b := range plan.Added {
+		if c.dupAdded[i] {
 			return fail("%s validation failed - duplicate requirement in ADDED for header \"### Requirement: %s\"", id, b.Name)
 		}
-		added[n] = true
-		addedOrder = append(addedOrder, n)
 	}
-	for _, b := range plan.Modified {
-		n := NormalizeRequirementName(b.Name)
-		if modified[n] {
+	for i, b := range plan.Modified {
+		if c.dupModified[i] {
 			return fail("%s validation failed - duplicate requirement in MODIFIED for header \"### Requirement: %s\"", id, b.Name)
 		}
-		modified[n] = true
-		modifiedOrder = append(modifiedOrder, n)
 	}
-	for _, r := range plan.Removed {
-		n := NormalizeRequirementName(r)
-		if removed[n] {
+	for i, r := range plan.Removed {
+		if c.dupRemoved[i] {
 			return fail("%s validation failed - duplicate requirement in REMOVED for header \"### Requirement: %s\"", id, r)
 		}
-		removed[n] = true
-		removedOrder = append(removedOrder, n)
 	}
-	from, to := map[string]bool{}, map[string]bool{}
-	for _, r := range plan.Renamed {
-		f, t := NormalizeRequirementName(r.From), NormalizeRequirementName(r.To)
-		if from[f] {
+	for i, r := range plan.Renamed {
+		if c.dupFrom[i] {
 			return fail("%s validation failed - duplicate FROM in RENAMED for header \"### Requirement: %s\"", id, r.From)
 		}
-		if to[t] {
+		if c.dupTo[i] {
 			return fail("%s validation failed - duplicate TO in RENAMED for header \"### Requirement: %s\"", id, r.To)
 		}
-		from[f], to[t] = true, true
 	}
-	type conflict struct{ name, a, b string }
-	var conflicts []conflict
-	for _, n := range modifiedOrder {
-		if removed[n] {
-			conflicts = append(conflicts, conflict{n, "MODIFIED", "REMOVED"})
-		}
-		if added[n] {
-			conflicts = append(conflicts, conflict{n, "MODIFIED", "ADDED"})
-		}
-	}
-	for _, n := range addedOrder {
-		if removed[n] {
-			conflicts = append(conflicts, conflict{n, "ADDED", "REMOVED"})
-		}
-	}
-	removedFolded := firstByFold(removedOrder)
-	for _, r := range plan.Renamed {
-		f, t := NormalizeRequirementName(r.From), NormalizeRequirementName(r.To)
-		if rm, ok := removedFolded[FoldRequirementName(f)]; ok {
+	for i, r := range plan.Renamed {
+		rc := c.renames[i]
+		if rc.removed {
 			extra := ""
-			if rm != f {
-				extra = fmt.Sprintf(" (REMOVED spells it %q)", rm)
+			if rc.removedAs != "" {
+				extra = fmt.Sprintf(" (REMOVED spells it %q)", rc.removedAs)
 			}
 			return fail("%s validation failed - requirement present in multiple sections (RENAMED and REMOVED) for header \"### Requirement: %s\"%s", id, r.From, extra)
 		}
-		if modified[f] {
+		if rc.modified {
 			return fail("%s validation failed - when a rename exists, MODIFIED must reference the NEW header \"### Requirement: %s\"", id, r.To)
 		}
-		if added[t] {
+		if rc.addedTarget {
 			return fail("%s validation failed - RENAMED TO header collides with ADDED for \"### Requirement: %s\"", id, r.To)
 		}
 	}
-	if len(conflicts) > 0 {
-		c := conflicts[0]
-		return fail("%s validation failed - requirement present in multiple sections (%s and %s) for header \"### Requirement: %s\"", id, c.a, c.b, c.name)
+	if len(c.both) > 0 {
+		b := c.both[0]
+		return fail("%s validation failed - requirement present in multiple sections (%s and %s) for header \"### Requirement: %s\"", id, b.a, b.b, b.name)
 	}
 	if plan.Ops() == 0 {
 		return fail("Delta parsing found no operations for %s. Provide ADDED/MODIFIED/REMOVED/RENAMED sections in change spec.", id)
