@@ -39,7 +39,7 @@
 // Materialize writes a hunk in any style with markers jj reads back.
 //
 // MergeTasks merges two edits of one tasks.md (task lines in OpenSpec's
-// checkbox grammar, read with spec.ParseTaskLine, matched by id when they
+// checkbox grammar, read with tasksmd.ParseTaskLine, matched by id when they
 // have one, else by text): a task is done if either side ticked it and
 // nobody changed its text; a task whose text both sides changed, or that
 // one side changed or deleted while the other ticked it, stays a conflict.

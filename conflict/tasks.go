@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/specstack/specstack/spec"
+	"github.com/specstack/specstack/spec/tasksmd"
 )
 
 // TasksOptions says how MergeTasks writes what stays in conflict.
@@ -58,7 +58,7 @@ func readTaskLine(raw string) tline {
 		return tline{raw: raw, tok: token{key: raw}}
 	}
 	body, eol := cutEOL(raw)
-	t, ok := spec.ParseTaskLine(body)
+	t, ok := tasksmd.ParseTaskLine(body)
 	if !ok {
 		return tline{raw: raw, tok: token{key: raw}}
 	}
@@ -93,7 +93,7 @@ func aligned(b, l, r string) (tb, tl, tr tline, same, ok bool) {
 	return tb, tl, tr, false, true
 }
 
-// mayBeTask is a cheap filter before spec.ParseTaskLine: a task line
+// mayBeTask is a cheap filter before tasksmd.ParseTaskLine: a task line
 // holds a '[' and opens, after blanks, with a list marker or a digit.
 func mayBeTask(raw string) bool {
 	for i := 0; i < len(raw); i++ {
@@ -128,12 +128,12 @@ func cutEOL(raw string) (body, eol string) {
 // is set aside (indent, bullet, text, line end).
 func (t tline) form() string {
 	body, eol := cutEOL(t.raw)
-	f, _ := spec.SetTaskChecked(body, false)
+	f, _ := tasksmd.SetTaskChecked(body, false)
 	return f + eol
 }
 
 // MergeTasks merges two edits of one tasks.md. Task lines (OpenSpec's
-// checkbox grammar, read by spec.ParseTaskLine) are matched by their id
+// checkbox grammar, read by tasksmd.ParseTaskLine) are matched by their id
 // ("1.2") when they have one, else by their text, so ticking a box never
 // makes a line differ. Then:
 //   - a task is done when either side ticked it and no side changed its

@@ -3,6 +3,8 @@ package spec
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/specstack/specstack/spec/internal/jstext"
 )
 
 // Requirement blocks and delta plans, following OpenSpec 1.13's
@@ -18,7 +20,7 @@ func NormalizeRequirementName(name string) string {
 			name = u
 		}
 	}
-	return jsTrim(name)
+	return jstext.Trim(name)
 }
 
 // FoldRequirementName folds case and interior whitespace; OpenSpec uses it
@@ -28,7 +30,7 @@ func FoldRequirementName(name string) string {
 	var b strings.Builder
 	inSpace := false
 	for _, r := range s {
-		if isJSSpace(r) {
+		if jstext.IsSpace(r) {
 			if !inSpace {
 				b.WriteByte(' ')
 			}
@@ -47,16 +49,16 @@ func requirementHeader(line string) (string, bool) {
 	if !strings.HasPrefix(line, "###") {
 		return "", false
 	}
-	i := skipJSSpace(line, 3)
-	if !hasPrefixFold(line[i:], "requirement:") {
+	i := jstext.SkipSpace(line, 3)
+	if !jstext.HasPrefixFold(line[i:], "requirement:") {
 		return "", false
 	}
-	return spaceRestSpace(line[i+len("requirement:"):])
+	return jstext.SpaceRestSpace(line[i+len("requirement:"):])
 }
 
 // isH2 matches /^##\s+/: a top-level section header in the delta reader.
 func isH2(line string) bool {
-	return strings.HasPrefix(line, "##") && skipJSSpace(line, 2) > 2
+	return strings.HasPrefix(line, "##") && jstext.SkipSpace(line, 2) > 2
 }
 
 // h2Title matches /^(##)\s+(.+)$/ and returns the trimmed title.
@@ -64,11 +66,11 @@ func h2Title(line string) (string, bool) {
 	if !strings.HasPrefix(line, "##") {
 		return "", false
 	}
-	rest, ok := spaceThenRest(line[2:], 1)
+	rest, ok := jstext.SpaceThenRest(line[2:], 1)
 	if !ok {
 		return "", false
 	}
-	return jsTrim(rest), true
+	return jstext.Trim(rest), true
 }
 
 // isRequirementsHeader matches /^##\s+Requirements\s*$/i.
@@ -76,8 +78,8 @@ func isRequirementsHeader(line string) bool {
 	if !isH2(line) {
 		return false
 	}
-	i := skipJSSpace(line, 2)
-	return hasPrefixFold(line[i:], "requirements") && isAllJSSpace(line[i+len("requirements"):])
+	i := jstext.SkipSpace(line, 2)
+	return jstext.HasPrefixFold(line[i:], "requirements") && jstext.IsAllSpace(line[i+len("requirements"):])
 }
 
 // Block is one requirement: its header line, normalised name and raw text
@@ -99,7 +101,7 @@ type RequirementsSection struct {
 
 // ExtractRequirementsSection splits a main spec for merging.
 func ExtractRequirementsSection(content string) RequirementsSection {
-	normalized := normalizeNewlines(content, true)
+	normalized := jstext.NormalizeNewlines(content, true)
 	lines := strings.Split(normalized, "\n")
 	mask := osFenceMask(lines)
 	reqIdx := -1
@@ -110,7 +112,7 @@ func ExtractRequirementsSection(content string) RequirementsSection {
 		}
 	}
 	if reqIdx < 0 {
-		before := jsTrimEnd(content)
+		before := jstext.TrimEnd(content)
 		if before != "" {
 			before += "\n\n"
 		}
@@ -153,10 +155,10 @@ func ExtractRequirementsSection(content string) RequirementsSection {
 			buf = append(buf, body[c])
 			c++
 		}
-		sec.Blocks = append(sec.Blocks, Block{HeaderLine: header, Name: NormalizeRequirementName(m), Raw: jsTrimEnd(strings.Join(buf, "\n"))})
+		sec.Blocks = append(sec.Blocks, Block{HeaderLine: header, Name: NormalizeRequirementName(m), Raw: jstext.TrimEnd(strings.Join(buf, "\n"))})
 	}
 	before := strings.Join(lines[:reqIdx], "\n")
-	if jsTrimEnd(before) != "" {
+	if jstext.TrimEnd(before) != "" {
 		before += "\n"
 	}
 	after := strings.Join(lines[end:], "\n")
@@ -165,7 +167,7 @@ func ExtractRequirementsSection(content string) RequirementsSection {
 	}
 	sec.Before = before
 	sec.HeaderLine = lines[reqIdx]
-	sec.Preamble = jsTrimEnd(strings.Join(pre, "\n"))
+	sec.Preamble = jstext.TrimEnd(strings.Join(pre, "\n"))
 	sec.After = after
 	return sec
 }
@@ -233,7 +235,7 @@ var deltaTitles = map[string]bool{
 
 // ParseDelta parses a delta spec.
 func ParseDelta(content string) DeltaPlan {
-	lines := strings.Split(normalizeNewlines(content, true), "\n")
+	lines := strings.Split(jstext.NormalizeNewlines(content, true), "\n")
 	mask := osFenceMask(lines)
 	var secs []deltaSection
 	type idx struct {
@@ -329,20 +331,20 @@ func h3Skipped(line string) (string, bool) {
 	if !strings.HasPrefix(line, "###") {
 		return "", false
 	}
-	rest, ok := spaceThenRest(line[3:], 1)
+	rest, ok := jstext.SpaceThenRest(line[3:], 1)
 	if !ok {
 		// (.+?)\s*$ also accepts trailing line terminators.
 		x := line[3:]
-		if skipJSSpace(x, 0) == 0 {
+		if jstext.SkipSpace(x, 0) == 0 {
 			return "", false
 		}
-		r, ok2 := spaceRestSpace(x[skipJSSpace(x, 0):])
+		r, ok2 := jstext.SpaceRestSpace(x[jstext.SkipSpace(x, 0):])
 		if !ok2 {
 			return "", false
 		}
 		rest = r
 	}
-	return jsTrim(rest), true
+	return jstext.Trim(rest), true
 }
 
 func parseBlocks(s deltaSection, title string, sink *[]Skipped) []Block {
@@ -381,7 +383,7 @@ func parseBlocks(s deltaSection, title string, sink *[]Skipped) []Block {
 			buf = append(buf, lines[i])
 			i++
 		}
-		blocks = append(blocks, Block{HeaderLine: header, Name: NormalizeRequirementName(m), Raw: jsTrimEnd(strings.Join(buf, "\n"))})
+		blocks = append(blocks, Block{HeaderLine: header, Name: NormalizeRequirementName(m), Raw: jstext.TrimEnd(strings.Join(buf, "\n"))})
 	}
 	return blocks
 }
@@ -390,9 +392,9 @@ func parseBlocks(s deltaSection, title string, sink *[]Skipped) []Block {
 // /^\s*[-*+]\s*`?###\s*Requirement:\s*(.+?)`?\s*$/ and, with a keyword,
 // the RENAMED form /^\s*[-*+]?\s*KEY:\s*`?###\s*Requirement:\s*(.+?)`?\s*$/.
 func bulletRequirement(line, keyword string, bulletRequired bool) (string, bool) {
-	i := skipJSSpace(line, 0)
-	if i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+') {
-		i = skipJSSpace(line, i+1)
+	i := jstext.SkipSpace(line, 0)
+	if _, after, ok := osBullet.Marker(line); ok {
+		i = jstext.SkipSpace(line, after)
 	} else if bulletRequired {
 		return "", false
 	}
@@ -400,7 +402,7 @@ func bulletRequirement(line, keyword string, bulletRequired bool) (string, bool)
 		if !strings.HasPrefix(line[i:], keyword+":") {
 			return "", false
 		}
-		i = skipJSSpace(line, i+len(keyword)+1)
+		i = jstext.SkipSpace(line, i+len(keyword)+1)
 	}
 	if strings.HasPrefix(line[i:], "`") {
 		i++
@@ -408,13 +410,13 @@ func bulletRequirement(line, keyword string, bulletRequired bool) (string, bool)
 	if !strings.HasPrefix(line[i:], "###") {
 		return "", false
 	}
-	i = skipJSSpace(line, i+3)
+	i = jstext.SkipSpace(line, i+3)
 	if !strings.HasPrefix(line[i:], "Requirement:") {
 		return "", false
 	}
 	x := line[i+len("Requirement:"):]
 	// \s*(.+?)`?\s*$ : a lazy name, so trailing spaces and one backtick go.
-	j := skipJSSpace(x, 0)
+	j := jstext.SkipSpace(x, 0)
 	rest := x[j:]
 	if rest == "" {
 		// \s* gives one character back to (.+?).
@@ -422,16 +424,16 @@ func bulletRequirement(line, keyword string, bulletRequired bool) (string, bool)
 			return "", false
 		}
 		r, size := utf8.DecodeLastRuneInString(x)
-		if isJSLineTerminator(r) {
+		if jstext.IsLineTerminator(r) {
 			return "", false
 		}
 		return x[j-size:], true
 	}
-	end := jsLineEnd(rest, 0)
-	if !isAllJSSpace(rest[end:]) {
+	end := jstext.LineEnd(rest, 0)
+	if !jstext.IsAllSpace(rest[end:]) {
 		return "", false
 	}
-	name := jsTrimEnd(rest[:end])
+	name := jstext.TrimEnd(rest[:end])
 	if len(name) > 1 && strings.HasSuffix(name, "`") {
 		name = name[:len(name)-1]
 	}

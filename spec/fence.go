@@ -1,43 +1,27 @@
 package spec
 
+import (
+	"github.com/specstack/specstack/internal/mdline"
+	"github.com/specstack/specstack/spec/internal/jstext"
+)
+
+// osFence is OpenSpec's code fence, as its buildCodeFenceMask reads one:
+// an opener is ^\s*(`{3,}|~{3,}), a closer is the same character repeated
+// at least as often with only whitespace around.
+var osFence = mdline.Fence{Indent: jstext.IsSpace, MaxIndent: -1, Closes: jstext.IsAllSpace}
+
 // osFenceMask marks the lines that belong to a fenced code block, the
-// opening and closing fence lines included, as OpenSpec's
-// buildCodeFenceMask does: an opener is ^\s*(`{3,}|~{3,}), a closer is the
-// same character repeated at least as often with only whitespace around.
-func osFenceMask(lines []string) []bool {
-	mask := make([]bool, len(lines))
-	var open byte
-	openLen := 0
-	for i, line := range lines {
-		if open == 0 {
-			if c, n := osFenceRun(line); n >= 3 {
-				open, openLen = c, n
-				mask[i] = true
-			}
-			continue
-		}
-		mask[i] = true
-		if c, n := osFenceRun(line); n >= 3 && c == open && n >= openLen {
-			j := skipJSSpace(line, 0) + n
-			if isAllJSSpace(line[j:]) {
-				open = 0
-			}
-		}
-	}
-	return mask
+// opening and closing fence lines included, as OpenSpec does.
+func osFenceMask(lines []string) []bool { return osFence.Mask(lines) }
+
+// commonMarkFence is a fence as a Markdown renderer sees it,
+// /^ {0,3}(`{3,}|~{3,})(.*)/, closed by a run with no info string.
+var commonMarkFence = mdline.Fence{
+	Indent:    func(r rune) bool { return r == ' ' },
+	MaxIndent: 3,
+	Closes:    func(rest string) bool { return jstext.IsAllSpace(rest[:jstext.LineEnd(rest, 0)]) },
 }
 
-// osFenceRun returns the fence character and the length of the run of it
-// that starts the line after leading whitespace (n < 3 means no fence).
-func osFenceRun(line string) (byte, int) {
-	i := skipJSSpace(line, 0)
-	if i >= len(line) || (line[i] != '`' && line[i] != '~') {
-		return 0, 0
-	}
-	c := line[i]
-	n := 0
-	for i+n < len(line) && line[i+n] == c {
-		n++
-	}
-	return c, n
-}
+// osBullet is OpenSpec's unordered list marker, ^\s*[-*+], as its delta
+// parser reads REMOVED and RENAMED bullets.
+var osBullet = mdline.List{Space: jstext.IsSpace, MaxDigits: 0}

@@ -13,6 +13,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/specstack/specstack/internal/regfile"
+	"github.com/specstack/specstack/spec/tasksmd"
 )
 
 // Root is an OpenSpec project: the directory holding openspec/.
@@ -287,7 +288,7 @@ func (r Root) Progress(change string) (TaskProgress, error) {
 		if err != nil {
 			return p, err
 		}
-		p = p.Add(CountTasks(string(b)))
+		p = p.Add(tasksmd.CountTasks(string(b)))
 	}
 	return p, nil
 }

@@ -3,6 +3,8 @@ package spec
 import (
 	"errors"
 	"strings"
+
+	"github.com/specstack/specstack/spec/internal/jstext"
 )
 
 // The main-spec reader, following OpenSpec 1.13's MarkdownParser and the
@@ -38,11 +40,11 @@ func atxHeading(line string) (int, string, bool) {
 	if n == 0 || n > 6 {
 		return 0, "", false
 	}
-	rest, ok := spaceThenRest(line[n:], 1)
+	rest, ok := jstext.SpaceThenRest(line[n:], 1)
 	if !ok {
 		return 0, "", false
 	}
-	return n, jsTrim(rest), true
+	return n, jstext.Trim(rest), true
 }
 
 // headingLevel matches /^(#{1,6})\s+/ and returns the level, or 0.
@@ -51,7 +53,7 @@ func headingLevel(line string) int {
 	for n < len(line) && line[n] == '#' {
 		n++
 	}
-	if n == 0 || n > 6 || skipJSSpace(line, n) == n {
+	if n == 0 || n > 6 || jstext.SkipSpace(line, n) == n {
 		return 0
 	}
 	return n
@@ -76,7 +78,7 @@ func parseMDSections(lines []string, mask []bool) []*mdSection {
 			}
 			content = append(content, lines[j])
 		}
-		s := &mdSection{level: level, title: title, content: jsTrim(strings.Join(content, "\n"))}
+		s := &mdSection{level: level, title: title, content: jstext.Trim(strings.Join(content, "\n"))}
 		for len(stack) > 0 && stack[len(stack)-1].level >= level {
 			stack = stack[:len(stack)-1]
 		}
@@ -110,7 +112,7 @@ var (
 
 // ParseSpec reads a main spec as OpenSpec's MarkdownParser.parseSpec does.
 func ParseSpec(name, content string) (Spec, error) {
-	lines := strings.Split(normalizeNewlines(content, true), "\n")
+	lines := strings.Split(jstext.NormalizeNewlines(content, true), "\n")
 	mask := osFenceMask(lines)
 	secs := parseMDSections(lines, mask)
 	purpose := findMDSection(secs, "Purpose")
@@ -121,15 +123,15 @@ func ParseSpec(name, content string) (Spec, error) {
 	if reqs == nil {
 		return Spec{}, errNoRequirements
 	}
-	sp := Spec{Name: name, Overview: jsTrim(purpose.content)}
+	sp := Spec{Name: name, Overview: jstext.Trim(purpose.content)}
 	for _, child := range reqs.children {
 		text := requirementBody(strings.Split(child.content, "\n"))
 		if text == "" {
-			text = jsTrim(child.title)
+			text = jstext.Trim(child.title)
 		}
 		r := Requirement{Text: text}
 		for _, sc := range child.children {
-			if jsTrim(sc.content) != "" {
+			if jstext.Trim(sc.content) != "" {
 				r.Scenarios = append(r.Scenarios, sc.content)
 			}
 		}
@@ -151,7 +153,7 @@ func requirementBody(lines []string) string {
 		if headingLevel(line) > 0 {
 			break
 		}
-		t := jsTrim(line)
+		t := jstext.Trim(line)
 		if t == "" {
 			continue
 		}
@@ -223,7 +225,7 @@ func scenarioBodies(lines []string) []string {
 
 // isScenarioHeader matches /^####\s+/.
 func isScenarioHeader(line string) bool {
-	return strings.HasPrefix(line, "####") && skipJSSpace(line, 4) > 4
+	return strings.HasPrefix(line, "####") && jstext.SkipSpace(line, 4) > 4
 }
 
 // isScenarioEnd matches /^#{1,4}\s/.
@@ -234,7 +236,7 @@ func isScenarioEnd(line string) bool {
 
 func countScenarios(lines []string) (withBody, empty int) {
 	for _, b := range scenarioBodies(lines) {
-		if jsTrim(b) != "" {
+		if jstext.Trim(b) != "" {
 			withBody++
 		} else {
 			empty++
@@ -246,24 +248,24 @@ func countScenarios(lines []string) (withBody, empty int) {
 // scenarioNames lists the scenario names of a requirement block, as
 // OpenSpec compares them when MODIFIED replaces a block.
 func scenarioNames(raw string) []string {
-	lines := strings.Split(normalizeNewlines(raw, false), "\n")
+	lines := strings.Split(jstext.NormalizeNewlines(raw, false), "\n")
 	mask := osFenceMask(lines)
 	var names []string
 	for i, l := range lines {
 		if mask[i] || !isScenarioHeader(l) {
 			continue
 		}
-		s := l[skipJSSpace(l, 4):]
+		s := l[jstext.SkipSpace(l, 4):]
 		t := strings.TrimRight(s, " \t")
 		if u := strings.TrimRight(t, "#"); len(u) < len(t) {
 			if v := strings.TrimRight(u, " \t"); len(v) < len(u) {
 				s = v
 			}
 		}
-		if hasPrefixFold(s, "scenario:") {
-			s = s[skipJSSpace(s, len("scenario:")):]
+		if jstext.HasPrefixFold(s, "scenario:") {
+			s = s[jstext.SkipSpace(s, len("scenario:")):]
 		}
-		names = append(names, jsTrim(s))
+		names = append(names, jstext.Trim(s))
 	}
 	return names
 }
@@ -285,3 +287,6 @@ func missingScenarios(current, incoming []string) []string {
 	}
 	return out
 }
+
+func isDigit(b byte) bool       { return b >= '0' && b <= '9' }
+func isASCIILetter(b byte) bool { return (b|0x20) >= 'a' && (b|0x20) <= 'z' }

@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"strings"
+
+	"github.com/specstack/specstack/spec/internal/jstext"
 )
 
 // Counts are the operations a merge applied.
@@ -60,78 +62,49 @@ func Merge(id, changeName, delta, target string, exists bool) (*Merged, error) {
 		}
 		warn("%s - requirement \"%s\" (line %d) is %s, which is not a delta section, so it was not applied. Move it under ADDED/MODIFIED/REMOVED/RENAMED Requirements.", id, o.Name, o.Line, where)
 	}
-	added, modified, removed := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	var addedOrder, modifiedOrder, removedOrder []string
-	for _, b := range plan.Added {
-		n := NormalizeRequirementName(b.Name)
-		if added[n] {
+	c := checkDelta(plan)
+	for i, b := range plan.Added {
+		if c.dupAdded[i] {
 			return fail("%s validation failed - duplicate requirement in ADDED for header \"### Requirement: %s\"", id, b.Name)
 		}
-		added[n] = true
-		addedOrder = append(addedOrder, n)
 	}
-	for _, b := range plan.Modified {
-		n := NormalizeRequirementName(b.Name)
-		if modified[n] {
+	for i, b := range plan.Modified {
+		if c.dupModified[i] {
 			return fail("%s validation failed - duplicate requirement in MODIFIED for header \"### Requirement: %s\"", id, b.Name)
 		}
-		modified[n] = true
-		modifiedOrder = append(modifiedOrder, n)
 	}
-	for _, r := range plan.Removed {
-		n := NormalizeRequirementName(r)
-		if removed[n] {
+	for i, r := range plan.Removed {
+		if c.dupRemoved[i] {
 			return fail("%s validation failed - duplicate requirement in REMOVED for header \"### Requirement: %s\"", id, r)
 		}
-		removed[n] = true
-		removedOrder = append(removedOrder, n)
 	}
-	from, to := map[string]bool{}, map[string]bool{}
-	for _, r := range plan.Renamed {
-		f, t := NormalizeRequirementName(r.From), NormalizeRequirementName(r.To)
-		if from[f] {
+	for i, r := range plan.Renamed {
+		if c.dupFrom[i] {
 			return fail("%s validation failed - duplicate FROM in RENAMED for header \"### Requirement: %s\"", id, r.From)
 		}
-		if to[t] {
+		if c.dupTo[i] {
 			return fail("%s validation failed - duplicate TO in RENAMED for header \"### Requirement: %s\"", id, r.To)
 		}
-		from[f], to[t] = true, true
 	}
-	type conflict struct{ name, a, b string }
-	var conflicts []conflict
-	for _, n := range modifiedOrder {
-		if removed[n] {
-			conflicts = append(conflicts, conflict{n, "MODIFIED", "REMOVED"})
-		}
-		if added[n] {
-			conflicts = append(conflicts, conflict{n, "MODIFIED", "ADDED"})
-		}
-	}
-	for _, n := range addedOrder {
-		if removed[n] {
-			conflicts = append(conflicts, conflict{n, "ADDED", "REMOVED"})
-		}
-	}
-	removedFolded := firstByFold(removedOrder)
-	for _, r := range plan.Renamed {
-		f, t := NormalizeRequirementName(r.From), NormalizeRequirementName(r.To)
-		if rm, ok := removedFolded[FoldRequirementName(f)]; ok {
+	for i, r := range plan.Renamed {
+		rc := c.renames[i]
+		if rc.removed {
 			extra := ""
-			if rm != f {
-				extra = fmt.Sprintf(" (REMOVED spells it %q)", rm)
+			if rc.removedAs != "" {
+				extra = fmt.Sprintf(" (REMOVED spells it %q)", rc.removedAs)
 			}
 			return fail("%s validation failed - requirement present in multiple sections (RENAMED and REMOVED) for header \"### Requirement: %s\"%s", id, r.From, extra)
 		}
-		if modified[f] {
+		if rc.modified {
 			return fail("%s validation failed - when a rename exists, MODIFIED must reference the NEW header \"### Requirement: %s\"", id, r.To)
 		}
-		if added[t] {
+		if rc.addedTarget {
 			return fail("%s validation failed - RENAMED TO header collides with ADDED for \"### Requirement: %s\"", id, r.To)
 		}
 	}
-	if len(conflicts) > 0 {
-		c := conflicts[0]
-		return fail("%s validation failed - requirement present in multiple sections (%s and %s) for header \"### Requirement: %s\"", id, c.a, c.b, c.name)
+	if len(c.both) > 0 {
+		b := c.both[0]
+		return fail("%s validation failed - requirement present in multiple sections (%s and %s) for header \"### Requirement: %s\"", id, b.a, b.b, b.name)
 	}
 	if plan.Ops() == 0 {
 		return fail("Delta parsing found no operations for %s. Provide ADDED/MODIFIED/REMOVED/RENAMED sections in change spec.", id)
@@ -282,18 +255,18 @@ func Merge(id, changeName, delta, target string, exists bool) (*Merged, error) {
 		}
 	}
 	var bodyParts []string
-	if jsTrim(parts.Preamble) != "" {
-		bodyParts = append(bodyParts, jsTrimEnd(parts.Preamble))
+	if jstext.Trim(parts.Preamble) != "" {
+		bodyParts = append(bodyParts, jstext.TrimEnd(parts.Preamble))
 	}
 	bodyParts = append(bodyParts, kept...)
-	reqBody := jsTrimEnd(strings.Join(bodyParts, "\n\n"))
+	reqBody := jstext.TrimEnd(strings.Join(bodyParts, "\n\n"))
 	var slices []string
-	for _, s := range []string{jsTrimEnd(parts.Before), parts.HeaderLine, reqBody, jsTrim(parts.After)} {
+	for _, s := range []string{jstext.TrimEnd(parts.Before), parts.HeaderLine, reqBody, jstext.Trim(parts.After)} {
 		if s != "" {
 			slices = append(slices, s)
 		}
 	}
-	m.Content = jsTrimEnd(collapseBlankRuns(strings.Join(slices, "\n\n"))) + "\n"
+	m.Content = jstext.TrimEnd(collapseBlankRuns(strings.Join(slices, "\n\n"))) + "\n"
 	return m, nil
 }
 
@@ -331,7 +304,7 @@ func scenarioBalance(current, incoming []string) string {
 	return fmt.Sprintf("%s It adds %s not in the current spec: %s.", scale, count(len(added)), names)
 }
 
-func normalizeBlockRaw(raw string) string { return jsTrim(normalizeNewlines(raw, false)) }
+func normalizeBlockRaw(raw string) string { return jstext.Trim(jstext.NormalizeNewlines(raw, false)) }
 
 // collapseBlankRuns collapses runs of empty lines to one, outside fences.
 func collapseBlankRuns(content string) string {
@@ -366,7 +339,7 @@ const (
 )
 
 func specSkeleton(id, changeName, purpose string) string {
-	body := jsTrim(purpose)
+	body := jstext.Trim(purpose)
 	if body == "" {
 		body = purposePlaceholderPrefix + changeName + purposePlaceholderSuffix
 	}
@@ -380,10 +353,10 @@ func readableOverview(skeleton, id string) (string, bool) {
 		return "", false
 	}
 	sp, err := ParseSpec(id, skeleton)
-	if err != nil || jsTrim(sp.Overview) == "" {
+	if err != nil || jstext.Trim(sp.Overview) == "" {
 		return "", false
 	}
-	return jsTrim(sp.Overview), true
+	return jstext.Trim(sp.Overview), true
 }
 
 // maskHTMLComments blanks <!-- … --> spans (an unterminated one runs to
@@ -435,14 +408,14 @@ func isPurposeHeader(line string) bool {
 	if !isH2(line) {
 		return false
 	}
-	i := skipJSSpace(line, 2)
-	return hasPrefixFold(line[i:], "purpose") && isAllJSSpace(line[i+len("purpose"):])
+	i := jstext.SkipSpace(line, 2)
+	return jstext.HasPrefixFold(line[i:], "purpose") && jstext.IsAllSpace(line[i+len("purpose"):])
 }
 
 // purposeSection returns the body of the first real "## Purpose" section,
 // ignoring fences and HTML comments; false when absent or blank.
 func purposeSection(content string) (string, bool) {
-	normalized := normalizeNewlines(content, false)
+	normalized := jstext.NormalizeNewlines(content, false)
 	lines := strings.Split(normalized, "\n")
 	masked := strings.Split(maskHTMLComments(normalized), "\n")
 	fm := osFenceMask(masked)
@@ -469,10 +442,10 @@ func purposeSection(content string) (string, bool) {
 			prose = append(prose, masked[i])
 		}
 	}
-	if jsTrim(strings.Join(prose, "\n")) == "" {
+	if jstext.Trim(strings.Join(prose, "\n")) == "" {
 		return "", false
 	}
-	body := jsTrim(strings.Join(lines[start+1:end], "\n"))
+	body := jstext.Trim(strings.Join(lines[start+1:end], "\n"))
 	return body, body != ""
 }
 

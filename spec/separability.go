@@ -10,6 +10,7 @@ import (
 
 	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/spec/tasksmd"
 )
 
 // Separability decides whether a change's task groups can be worked on by
@@ -377,7 +378,7 @@ func titleRef(after string, groups []GroupArea, self int) string {
 // the end), keeping task ids like "1.2" intact.
 func sentences(line string) []string {
 	line = strings.TrimSpace(line)
-	if t, ok := ParseTaskLine(line); ok {
+	if t, ok := tasksmd.ParseTaskLine(line); ok {
 		line = t.Text
 	}
 	var out []string

@@ -3,6 +3,8 @@ package spec
 import (
 	"fmt"
 	"strings"
+
+	"github.com/specstack/specstack/spec/internal/jstext"
 )
 
 // Issue levels, as OpenSpec reports them.
@@ -33,15 +35,15 @@ func isDeltaHeader(line string) bool {
 	if !isH2(line) {
 		return false
 	}
-	i := skipJSSpace(line, 2)
+	i := jstext.SkipSpace(line, 2)
 	for _, op := range []string{"added", "modified", "removed", "renamed"} {
-		if hasPrefixFold(line[i:], op) {
+		if jstext.HasPrefixFold(line[i:], op) {
 			j := i + len(op)
-			k := skipJSSpace(line, j)
-			if k == j || !hasPrefixFold(line[k:], "requirements") {
+			k := jstext.SkipSpace(line, j)
+			if k == j || !jstext.HasPrefixFold(line[k:], "requirements") {
 				return false
 			}
-			return isAllJSSpace(line[k+len("requirements"):])
+			return jstext.IsAllSpace(line[k+len("requirements"):])
 		}
 	}
 	return false
@@ -50,14 +52,14 @@ func isDeltaHeader(line string) bool {
 // strictRequirementHeader matches /^###\s+Requirement:\s*(.+)\s*$/i (one
 // or more spaces after ###, unlike the delta reader's \s*).
 func strictRequirementHeader(line string) (string, bool) {
-	if !strings.HasPrefix(line, "###") || skipJSSpace(line, 3) == 3 {
+	if !strings.HasPrefix(line, "###") || jstext.SkipSpace(line, 3) == 3 {
 		return "", false
 	}
 	return requirementHeader(line)
 }
 
 func mainSpecStructureIssues(content string) []structureIssue {
-	lines := strings.Split(normalizeNewlines(content, false), "\n")
+	lines := strings.Split(jstext.NormalizeNewlines(content, false), "\n")
 	mask := osFenceMask(lines)
 	for i := range lines {
 		if mask[i] {
@@ -83,7 +85,7 @@ func mainSpecStructureIssues(content string) []structureIssue {
 	var out []structureIssue
 	seen := map[string]int{}
 	for i, line := range lines {
-		trimmed := jsTrim(line)
+		trimmed := jstext.Trim(line)
 		if trimmed == "" {
 			continue
 		}

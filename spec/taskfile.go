@@ -4,7 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/specstack/specstack/spec/internal/jstext"
+	"github.com/specstack/specstack/spec/tasksmd"
 )
+
+// TaskLine is one checkbox line of a tasks file: see tasksmd.TaskLine.
+type TaskLine = tasksmd.TaskLine
+
+// TaskProgress is a count of done and total tasks: see tasksmd.TaskProgress.
+type TaskProgress = tasksmd.TaskProgress
 
 // Task is one checkbox line of a tasks file with its place in it.
 type Task struct {
@@ -38,13 +47,13 @@ func ParseTasks(content string) TasksFile {
 	cur := -1
 	for i, line := range lines {
 		if !mask[i] {
-			if num, title, ok := GroupHeading(line); ok {
+			if num, title, ok := tasksmd.GroupHeading(line); ok {
 				tf.Groups = append(tf.Groups, TaskGroup{Number: num, Title: title, Line: i + 1})
 				cur = len(tf.Groups) - 1
 				continue
 			}
 		}
-		tl, ok := ParseTaskLine(line)
+		tl, ok := tasksmd.ParseTaskLine(line)
 		if !ok {
 			continue
 		}
@@ -81,7 +90,7 @@ func SetChecked(content string, ids []string, checked bool) (string, error) {
 	lines := strings.Split(content, "\n")
 	byID := map[string][]int{}
 	for i, l := range lines {
-		if t, ok := ParseTaskLine(l); ok && t.ID != "" {
+		if t, ok := tasksmd.ParseTaskLine(l); ok && t.ID != "" {
 			byID[t.ID] = append(byID[t.ID], i)
 		}
 	}
@@ -91,7 +100,7 @@ func SetChecked(content string, ids []string, checked bool) (string, error) {
 		case 0:
 			known := make([]string, 0, len(byID))
 			for _, l := range lines {
-				if t, ok := ParseTaskLine(l); ok && t.ID != "" {
+				if t, ok := tasksmd.ParseTaskLine(l); ok && t.ID != "" {
 					known = append(known, t.ID)
 				}
 			}
@@ -100,7 +109,7 @@ func SetChecked(content string, ids []string, checked bool) (string, error) {
 		default:
 			return content, fmt.Errorf("task %q is on %d lines (%s); fix the duplicate id first", id, len(at), joinLines(at))
 		}
-		out, ok := SetTaskChecked(lines[at[0]], checked)
+		out, ok := tasksmd.SetTaskChecked(lines[at[0]], checked)
 		if !ok {
 			return content, fmt.Errorf("task %q on line %d: its box cannot be edited without changing how OpenSpec reads the line", id, at[0]+1)
 		}
@@ -129,7 +138,7 @@ func numberingIssues(content string) []numbering {
 	lines := strings.Split(content, "\n")
 	anyNumbered := false
 	for _, l := range lines {
-		if n, _, ok := GroupHeading(l); ok && n != "" {
+		if n, _, ok := tasksmd.GroupHeading(l); ok && n != "" {
 			anyNumbered = true
 			break
 		}
@@ -140,13 +149,13 @@ func numberingIssues(content string) []numbering {
 	var out []numbering
 	group, inGroup := "", false
 	for i, l := range lines {
-		if n, _, ok := GroupHeading(l); ok {
+		if n, _, ok := tasksmd.GroupHeading(l); ok {
 			group, inGroup = n, n != ""
 		}
 		if !inGroup {
 			continue
 		}
-		t, ok := ParseTaskLine(l)
+		t, ok := tasksmd.ParseTaskLine(l)
 		if !ok || t.ID == "" {
 			continue
 		}
@@ -168,8 +177,7 @@ func allZero(s string) bool { return strings.Trim(s, "0") == "" }
 func firstListItemLine(content string) int {
 	lines := strings.Split(content, "\n")
 	i := skipFrontMatter(lines)
-	var fenceChar byte
-	fenceLen := 0
+	fence := commonMarkFence.Scanner()
 	inComment := false
 	for ; i < len(lines); i++ {
 		line := lines[i]
@@ -179,15 +187,7 @@ func firstListItemLine(content string) int {
 			}
 			continue
 		}
-		if c, n, info, ok := commonMarkFence(line); ok {
-			if fenceChar == 0 {
-				fenceChar, fenceLen = c, n
-			} else if c == fenceChar && n >= fenceLen && jsTrim(info) == "" {
-				fenceChar = 0
-			}
-			continue
-		}
-		if fenceChar != 0 {
+		if fence.In(line) {
 			continue
 		}
 		if t := jsTrimStart(line); strings.HasPrefix(t, "<!--") {
@@ -204,45 +204,15 @@ func firstListItemLine(content string) int {
 	return 0
 }
 
-func jsTrimStart(s string) string { return s[skipJSSpace(s, 0):] }
-
-// commonMarkFence matches /^ {0,3}(`{3,}|~{3,})(.*)/.
-func commonMarkFence(line string) (byte, int, string, bool) {
-	i := 0
-	for i < len(line) && i < 3 && line[i] == ' ' {
-		i++
-	}
-	if i >= len(line) || (line[i] != '`' && line[i] != '~') {
-		return 0, 0, "", false
-	}
-	c := line[i]
-	n := 0
-	for i+n < len(line) && line[i+n] == c {
-		n++
-	}
-	if n < 3 {
-		return 0, 0, "", false
-	}
-	rest := line[i+n:]
-	return c, n, rest[:jsLineEnd(rest, 0)], true
-}
+func jsTrimStart(s string) string { return s[jstext.SkipSpace(s, 0):] }
 
 // isListItem matches /^\s*(?:[-*+]|\d{1,9}[.)])\s+\S/.
 func isListItem(line string) bool {
-	i := skipJSSpace(line, 0)
-	if i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+') {
-		i++
-	} else {
-		j := i
-		for j < len(line) && isDigit(line[j]) {
-			j++
-		}
-		if j == i || j-i > 9 || j >= len(line) || (line[j] != '.' && line[j] != ')') {
-			return false
-		}
-		i = j + 1
+	_, i, ok := tasksmd.ListMarker.Marker(line)
+	if !ok {
+		return false
 	}
-	k := skipJSSpace(line, i)
+	k := jstext.SkipSpace(line, i)
 	return k > i && k < len(line)
 }
 
@@ -262,15 +232,15 @@ func indentColumns(line string) int {
 }
 
 func isFrontMatterFence(s string) bool {
-	return strings.HasPrefix(s, "---") && isAllJSSpace(s[3:])
+	return strings.HasPrefix(s, "---") && jstext.IsAllSpace(s[3:])
 }
 
 func skipFrontMatter(lines []string) int {
-	if len(lines) == 0 || !isFrontMatterFence(jsTrimEnd(strings.TrimPrefix(lines[0], "\ufeff"))) {
+	if len(lines) == 0 || !isFrontMatterFence(jstext.TrimEnd(strings.TrimPrefix(lines[0], "\ufeff"))) {
 		return 0
 	}
 	for i := 1; i < len(lines); i++ {
-		if isFrontMatterFence(jsTrimEnd(lines[i])) {
+		if isFrontMatterFence(jstext.TrimEnd(lines[i])) {
 			return i + 1
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/specstack/specstack/internal/regfile"
+	"github.com/specstack/specstack/spec/tasksmd"
 )
 
 // ErrNoTasks reports a change without a task file.
@@ -129,7 +130,7 @@ func (r Root) taskFileWith(change, id string) (string, error) {
 			return "", err
 		}
 		for _, l := range strings.Split(b, "\n") {
-			if t, ok := ParseTaskLine(l); ok && t.ID == id {
+			if t, ok := tasksmd.ParseTaskLine(l); ok && t.ID == id {
 				return f, nil
 			}
 		}

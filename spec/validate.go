@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/regfile"
+	"github.com/specstack/specstack/spec/tasksmd"
 )
 
 // ValidateOptions selects the checks of ValidateChange.
@@ -129,8 +130,7 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 				missingHeader = append(missingHeader, entry)
 			}
 		}
-		added, modified, removed, from, to := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
-		var addedOrder, modifiedOrder, removedOrder []string
+		c := checkDelta(plan)
 		checkBlock := func(op string, b Block) {
 			text := requirementBody(strings.Split(b.Raw, "\n")[1:])
 			switch {
@@ -149,25 +149,17 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 				add(LevelError, entry, 0, "%s %q must include at least one scenario%s", op, b.Name, hint)
 			}
 		}
-		for _, b := range plan.Added {
-			k := NormalizeRequirementName(b.Name)
+		for i, b := range plan.Added {
 			totalDeltas++
-			if added[k] {
+			if c.dupAdded[i] {
 				add(LevelError, entry, 0, "Duplicate requirement in ADDED: %q", b.Name)
-			} else {
-				added[k] = true
-				addedOrder = append(addedOrder, k)
 			}
 			checkBlock("ADDED", b)
 		}
-		for _, b := range plan.Modified {
-			k := NormalizeRequirementName(b.Name)
+		for i, b := range plan.Modified {
 			totalDeltas++
-			if modified[k] {
+			if c.dupModified[i] {
 				add(LevelError, entry, 0, "Duplicate requirement in MODIFIED: %q", b.Name)
-			} else {
-				modified[k] = true
-				modifiedOrder = append(modifiedOrder, k)
 			}
 			checkBlock("MODIFIED", b)
 		}
@@ -178,56 +170,36 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 			}
 			issues = append(issues, loss...)
 		}
-		for _, n := range plan.Removed {
-			k := NormalizeRequirementName(n)
+		for i, n := range plan.Removed {
 			totalDeltas++
-			if removed[k] {
+			if c.dupRemoved[i] {
 				add(LevelError, entry, 0, "Duplicate requirement in REMOVED: %q", n)
-			} else {
-				removed[k] = true
-				removedOrder = append(removedOrder, k)
 			}
 		}
-		for _, rn := range plan.Renamed {
-			f, t := NormalizeRequirementName(rn.From), NormalizeRequirementName(rn.To)
+		for i, rn := range plan.Renamed {
 			totalDeltas++
-			if from[f] {
+			if c.dupFrom[i] {
 				add(LevelError, entry, 0, "Duplicate FROM in RENAMED: %q", rn.From)
-			} else {
-				from[f] = true
 			}
-			if to[t] {
+			if c.dupTo[i] {
 				add(LevelError, entry, 0, "Duplicate TO in RENAMED: %q", rn.To)
-			} else {
-				to[t] = true
 			}
 		}
-		for _, n := range modifiedOrder {
-			if removed[n] {
-				add(LevelError, entry, 0, "Requirement present in both MODIFIED and REMOVED: %q", n)
-			}
-			if added[n] {
-				add(LevelError, entry, 0, "Requirement present in both MODIFIED and ADDED: %q", n)
-			}
+		for _, b := range c.both {
+			add(LevelError, entry, 0, "Requirement present in both %s and %s: %q", b.a, b.b, b.name)
 		}
-		for _, n := range addedOrder {
-			if removed[n] {
-				add(LevelError, entry, 0, "Requirement present in both ADDED and REMOVED: %q", n)
-			}
-		}
-		removedFolded := firstByFold(removedOrder)
-		for _, rn := range plan.Renamed {
-			f, t := NormalizeRequirementName(rn.From), NormalizeRequirementName(rn.To)
-			if modified[f] {
+		for i, rn := range plan.Renamed {
+			rc := c.renames[i]
+			if rc.modified {
 				add(LevelError, entry, 0, "MODIFIED references old name from RENAMED. Use new header for %q", rn.To)
 			}
-			if added[t] {
+			if rc.addedTarget {
 				add(LevelError, entry, 0, "RENAMED TO collides with ADDED for %q", rn.To)
 			}
-			if rm, ok := removedFolded[FoldRequirementName(f)]; ok {
+			if rc.removed {
 				extra := ""
-				if rm != f {
-					extra = fmt.Sprintf(" (REMOVED spells it %q)", rm)
+				if rc.removedAs != "" {
+					extra = fmt.Sprintf(" (REMOVED spells it %q)", rc.removedAs)
 				}
 				add(LevelError, entry, 0, "Requirement present in both RENAMED and REMOVED: %q%s", rn.From, extra)
 			}
@@ -468,7 +440,7 @@ func (r Root) taskIssues(change string) ([]Issue, error) {
 	if tracked && unreadable == 0 && len(docs) > 0 {
 		any := false
 		for _, d := range docs {
-			if CountTasks(d.content).Total > 0 {
+			if tasksmd.CountTasks(d.content).Total > 0 {
 				any = true
 			}
 		}

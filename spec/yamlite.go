@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/lazyregexp"
+	"github.com/specstack/specstack/spec/internal/jstext"
 )
 
 // yamlNumber is YAML 1.2 core schema's int and float forms (decimal).
@@ -26,7 +27,7 @@ type yamlLine struct {
 
 func parseYAMLite(content string) (any, error) {
 	var lines []yamlLine
-	for i, raw := range strings.Split(normalizeNewlines(content, true), "\n") {
+	for i, raw := range strings.Split(jstext.NormalizeNewlines(content, true), "\n") {
 		trimmed := strings.TrimLeft(raw, " ")
 		if strings.HasPrefix(trimmed, "\t") {
 			return nil, fmt.Errorf("line %d: tab indentation", i+1)

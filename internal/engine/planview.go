@@ -6,13 +6,13 @@ import (
 	"io"
 	"strings"
 
+	"github.com/specstack/specstack/internal/plan"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/jjx"
-	"github.com/specstack/specstack/spec"
 )
 
 // PlanTasks converts a plan's tasks for the
-func PlanTasks(p *spec.Plan) []Task {
+func PlanTasks(p *plan.Plan) []Task {
 	ts := make([]Task, len(p.Tasks))
 	for i, t := range p.Tasks {
 		ts[i] = Task{Num: t.Number, Title: t.Title, Files: t.Paths()}
@@ -30,7 +30,7 @@ type PlanView struct {
 	Total          int                `json:"total_tasks"`
 	Parallelism    float64            `json:"parallelism"`
 	LowParallelism bool               `json:"low_parallelism"`
-	Findings       []spec.PlanFinding `json:"findings"`
+	Findings       []plan.PlanFinding `json:"findings"`
 	// BaseChecked is false when no jj repository was at hand to check
 	// Modify: paths against.
 	BaseChecked bool `json:"base_checked"`
@@ -41,7 +41,7 @@ type PlanTaskView struct {
 	Number int             `json:"number"`
 	Title  string          `json:"title"`
 	Wave   int             `json:"wave"`
-	Files  []spec.PlanFile `json:"files"`
+	Files  []plan.PlanFile `json:"files"`
 }
 
 // OverlapView is one edge of the overlap graph.
@@ -56,10 +56,10 @@ func (v *PlanView) NeedsDecision() bool { return len(v.Overlaps) > 0 || v.LowPar
 
 // BuildPlanView computes waves, overlaps, parallelism and the pre-flight
 // findings. repo may be nil: then Modify: paths are not checked.
-func BuildPlanView(ctx context.Context, p *spec.Plan, label string, repo *jjx.Repo) (*PlanView, error) {
+func BuildPlanView(ctx context.Context, p *plan.Plan, label string, repo *jjx.Repo) (*PlanView, error) {
 	ts := PlanTasks(p)
 	waves := Waves(ts)
-	v := &PlanView{Plan: label, Waves: waves, Overlaps: []OverlapView{}, Findings: []spec.PlanFinding{}}
+	v := &PlanView{Plan: label, Waves: waves, Overlaps: []OverlapView{}, Findings: []plan.PlanFinding{}}
 	waveOf := map[int]int{}
 	for i, w := range waves {
 		for _, n := range w {
@@ -69,7 +69,7 @@ func BuildPlanView(ctx context.Context, p *spec.Plan, label string, repo *jjx.Re
 	for _, t := range p.Tasks {
 		files := t.Files
 		if files == nil {
-			files = []spec.PlanFile{}
+			files = []plan.PlanFile{}
 		}
 		v.Tasks = append(v.Tasks, PlanTaskView{Number: t.Number, Title: t.Title, Wave: waveOf[t.Number], Files: files})
 	}
@@ -79,11 +79,11 @@ func BuildPlanView(ctx context.Context, p *spec.Plan, label string, repo *jjx.Re
 	v.Largest, v.Total, v.Parallelism = Parallelism(waves)
 	v.LowParallelism = v.Total > 1 && v.Parallelism < LowParallelism
 
-	var exists func(spec.PlanTask, string) bool
+	var exists func(plan.PlanTask, string) bool
 	modifies := false
 	for _, t := range p.Tasks {
 		for _, f := range t.Files {
-			modifies = modifies || f.Role == spec.RoleModify
+			modifies = modifies || f.Role == plan.RoleModify
 		}
 	}
 	if repo != nil && !modifies {
@@ -101,7 +101,7 @@ func BuildPlanView(ctx context.Context, p *spec.Plan, label string, repo *jjx.Re
 			return nil, err
 		}
 		v.BaseChecked = true
-		exists = func(t spec.PlanTask, path string) bool {
+		exists = func(t plan.PlanTask, path string) bool {
 			if waveOf[t.Number] <= 1 {
 				return below[path]
 			}

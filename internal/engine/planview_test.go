@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specstack/specstack/spec"
+	"github.com/specstack/specstack/internal/plan"
 )
 
 // genPlan writes a plan of n tasks with files files each; each file is
@@ -28,7 +28,7 @@ func genPlan(n, files int) []byte {
 }
 
 func TestBuildPlanView(t *testing.T) {
-	p, err := spec.ParsePlan(genPlan(5, 2))
+	p, err := plan.ParsePlan(genPlan(5, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestBuildPlanView(t *testing.T) {
 func BenchmarkPlanning(b *testing.B) {
 	data := genPlan(2000, 10)
 	for b.Loop() {
-		p, err := spec.ParsePlan(data)
+		p, err := plan.ParsePlan(data)
 		if err != nil {
 			b.Fatal(err)
 		}

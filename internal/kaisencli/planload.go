@@ -5,18 +5,18 @@ import (
 	"io/fs"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plan"
 	"github.com/specstack/specstack/internal/regfile"
-	"github.com/specstack/specstack/spec"
 )
 
 // loadPlan reads the plan at path, or builds an ad-hoc plan from tasks.
 // Exactly one of the two must be given.
-func loadPlan(path string, tasks []string) (*spec.Plan, string, error) {
+func loadPlan(path string, tasks []string) (*plan.Plan, string, error) {
 	switch {
 	case path != "" && len(tasks) > 0:
 		return nil, "", exitcode.New(exitcode.Usage, "give a plan file or --task, not both")
 	case len(tasks) > 0:
-		p, err := spec.AdHocPlan(tasks)
+		p, err := plan.AdHocPlan(tasks)
 		if err != nil {
 			return nil, "", exitcode.New(exitcode.Usage, "--task: %v", err)
 		}
@@ -35,9 +35,9 @@ func loadPlan(path string, tasks []string) (*spec.Plan, string, error) {
 		}
 		return nil, "", exitcode.New(exitcode.Usage, "plan: %w", err)
 	}
-	p, err := spec.ParsePlan(data)
+	p, err := plan.ParsePlan(data)
 	if err != nil {
-		var pe *spec.PlanError
+		var pe *plan.PlanError
 		if errors.As(err, &pe) && pe.Line > 0 {
 			return nil, "", exitcode.New(exitcode.Invalid, "plan %s:%d: %s", path, pe.Line, pe.Msg)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/specstack/specstack/spec"
+	"github.com/specstack/specstack/spec/tasksmd"
 )
 
 // fragments are the pieces random task lines are built from: bullets,
@@ -37,7 +38,7 @@ func randomTaskFile(r *rand.Rand, lines int) string {
 }
 
 // TestTaskCountParity writes random tasks.md files and requires the
-// completed/total counts of `openspec list --json` from spec.CountTasks.
+// completed/total counts of `openspec list --json` from tasksmd.CountTasks.
 func TestTaskCountParity(t *testing.T) {
 	t.Parallel() // beside the other suites running the CLI (batchWorkers bounds them)
 	requireOpenSpec(t)
@@ -54,7 +55,7 @@ func TestTaskCountParity(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(d, "tasks.md"), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		want[name] = spec.CountTasks(content)
+		want[name] = tasksmd.CountTasks(content)
 	}
 	stampTree(t, dir)
 	out, errOut, code := realOpenSpec(t, dir, "list", "--json")
@@ -83,7 +84,7 @@ func TestTaskCountParity(t *testing.T) {
 		w := want[c.Name]
 		if c.CompletedTasks != w.Completed || c.TotalTasks != w.Total {
 			b, _ := os.ReadFile(filepath.Join(dir, "openspec", "changes", c.Name, "tasks.md"))
-			t.Errorf("%s: openspec %d/%d, spec.CountTasks %d/%d\n%q", c.Name, c.CompletedTasks, c.TotalTasks, w.Completed, w.Total, b)
+			t.Errorf("%s: openspec %d/%d, tasksmd.CountTasks %d/%d\n%q", c.Name, c.CompletedTasks, c.TotalTasks, w.Completed, w.Total, b)
 		}
 	}
 }

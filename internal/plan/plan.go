@@ -1,4 +1,9 @@
-package spec
+// Package plan reads jj-kaisen's implementation plans: a preamble, then
+// numbered "## Task N: title" sections, each with a **Files:** list of the
+// files it creates, modifies, tests or deletes (or an ad-hoc list of task
+// descriptions), and scans them mechanically before a run (Preflight). It
+// is kaisen's own format, not OpenSpec, so it lives apart from package spec.
+package plan
 
 import (
 	"errors"
@@ -11,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/specstack/specstack/internal/lazyregexp"
+	"github.com/specstack/specstack/internal/mdline"
 )
 
 // Plan is an implementation plan: a preamble (goal, global constraints,
@@ -81,7 +87,6 @@ var (
 	// A line that means to start a file list: "Files" first, then a
 	// separator or nothing ("Files - a.txt", "**Files**").
 	filesLikeRe = lazyregexp.New(`(?i)^[ \t]*(?:[-*+][ \t]+)?[*_]*files[*_]*[ \t]*(?:[:\-\x{2013}\x{2014}]|$)`)
-	fenceRe     = lazyregexp.New("^[ \t]{0,3}(```+|~~~+)")
 )
 
 var roleNames = map[string]FileRole{
@@ -224,58 +229,36 @@ func titleProblem(n int, line string) string {
 	return ""
 }
 
-// fenceMask marks the lines inside fenced code blocks (fences included).
-func fenceMask(lines []string) []bool {
-	mask := make([]bool, len(lines))
-	open := ""
-	for i, l := range lines {
-		var m []string
-		if strings.Contains(l, "```") || strings.Contains(l, "~~~") {
-			m = fenceRe.FindStringSubmatch(l)
-		}
-		switch {
-		case open == "" && m != nil:
-			open = m[1]
-			mask[i] = true
-		case open != "":
-			mask[i] = true
-			if m != nil && m[1][0] == open[0] && len(m[1]) >= len(open) && strings.TrimSpace(l[strings.Index(l, m[1])+len(m[1]):]) == "" {
-				open = ""
-			}
-		}
-	}
-	return mask
+// planFence is a fence as a plan writes one: ^[ \t]{0,3}(```+|~~~+),
+// closed by a run of the same character at least as long with only
+// whitespace after it.
+var planFence = mdline.Fence{
+	Indent:    isBlank,
+	MaxIndent: 3,
+	Closes:    func(rest string) bool { return strings.TrimSpace(rest) == "" },
 }
+
+// planList is a plan's list item marker ("-", "*", "+", "1.", "1)")
+// after blanks.
+var planList = mdline.List{Space: isBlank, MaxDigits: -1}
+
+func isBlank(r rune) bool { return r == ' ' || r == '\t' }
+
+// fenceMask marks the lines inside fenced code blocks (fences included).
+func fenceMask(lines []string) []bool { return planFence.Mask(lines) }
 
 // listItem splits a markdown list item ("- x", "* x", "+ x", "1. x",
 // "1) x") into its indentation and text.
 func listItem(l string) (indent, text string, ok bool) {
-	i := 0
-	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
-		i++
-	}
-	indent, rest := l[:i], l[i:]
-	switch {
-	case rest == "":
-		return "", "", false
-	case rest[0] == '-' || rest[0] == '*' || rest[0] == '+':
-		rest = rest[1:]
-	case rest[0] >= '0' && rest[0] <= '9':
-		k := 0
-		for k < len(rest) && rest[k] >= '0' && rest[k] <= '9' {
-			k++
-		}
-		if k == len(rest) || (rest[k] != '.' && rest[k] != ')') {
-			return "", "", false
-		}
-		rest = rest[k+1:]
-	default:
+	ind, after, ok := planList.Marker(l)
+	if !ok {
 		return "", "", false
 	}
-	if rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
+	rest := l[after:]
+	if rest == "" || !isBlank(rune(rest[0])) {
 		return "", "", false
 	}
-	return indent, strings.TrimLeft(rest, " \t"), true
+	return l[:ind], strings.TrimLeft(rest, " \t"), true
 }
 
 // parseFiles reads the file lists between lines [from, to): a label

@@ -1,12 +1,16 @@
-// Package spec reads and writes OpenSpec documents: changes, specs, delta
-// specs and their archive, tasks.md (parse, tick, progress), and the
-// separability of a change's task groups. Its grammar follows OpenSpec 1.13
-// (the @fission-ai/openspec npm package) so that its answers are the CLI's.
-package spec
+// Package tasksmd is OpenSpec 1.13's grammar for the lines of a tasks.md:
+// checkbox task lines (with their bullets, numbering and task ids), their
+// progress count, and the "## N." group headings. Package spec reads whole
+// tasks files with it, and package conflict merges them with it, without
+// needing the rest of spec.
+package tasksmd
 
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/specstack/specstack/internal/mdline"
+	"github.com/specstack/specstack/spec/internal/jstext"
 )
 
 // TaskLine is one checkbox line of a tasks file, as OpenSpec 1.13 reads it
@@ -37,6 +41,10 @@ func ParseTaskLine(line string) (TaskLine, bool) {
 	return t, ok
 }
 
+// ListMarker is OpenSpec's list item marker, (?:[-*+]|\d{1,9}[.)]) after
+// JavaScript whitespace, as its task and list item patterns read it.
+var ListMarker = mdline.List{Space: jstext.IsSpace, MaxDigits: 9}
+
 // boxSpan is where a box's inside lies in its line: line[start:end] is the
 // text between '[' and ']', and mark is the offset of the marker or -1.
 type boxSpan struct {
@@ -45,25 +53,16 @@ type boxSpan struct {
 
 func parseTaskLine(line string) (TaskLine, boxSpan, bool) {
 	var t TaskLine
-	i := skipJSSpace(line, 0)
-	t.Indent = line[:i]
-	switch {
-	case i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+'):
-		t.Bullet = line[i]
-		i++
-	default:
-		j := i
-		for j < len(line) && j-i < 10 && isDigit(line[j]) {
-			j++
-		}
-		if j == i || j-i > 9 || j >= len(line) || (line[j] != '.' && line[j] != ')') {
-			return TaskLine{}, boxSpan{}, false
-		}
-		t.Number = line[i:j]
-		t.Bullet = line[j]
-		i = j + 1
+	ind, i, ok := ListMarker.Marker(line)
+	if !ok {
+		return TaskLine{}, boxSpan{}, false
 	}
-	i = skipJSSpace(line, i)
+	t.Indent = line[:ind]
+	t.Bullet = line[i-1]
+	if i-ind > 1 {
+		t.Number = line[ind : i-1]
+	}
+	i = jstext.SkipSpace(line, i)
 	if i >= len(line) || line[i] != '[' {
 		return TaskLine{}, boxSpan{}, false
 	}
@@ -71,18 +70,18 @@ func parseTaskLine(line string) (TaskLine, boxSpan, bool) {
 	span := boxSpan{start: i, mark: -1}
 	// First alternative: \s* marker? \s* ] not followed by ( or [.
 	// Second: \s+ ] (a blank box), which may be followed by anything.
-	j := skipJSSpace(line, i)
+	j := jstext.SkipSpace(line, i)
 	blank := j > i
 	k := j
 	if k < len(line) && line[k] != ']' {
-		r, size := decodeBMP(line[k:])
-		if r >= 0 && !isJSSpace(r) {
+		r, size := jstext.DecodeBMP(line[k:])
+		if r >= 0 && !jstext.IsSpace(r) {
 			span.mark = k
 			t.Mark = r
 			k += size
 		}
 	}
-	k = skipJSSpace(line, k)
+	k = jstext.SkipSpace(line, k)
 	if k >= len(line) || line[k] != ']' {
 		return TaskLine{}, boxSpan{}, false
 	}
@@ -98,8 +97,8 @@ func parseTaskLine(line string) (TaskLine, boxSpan, bool) {
 		t.Mark = ' '
 	}
 	t.Checked = t.Mark == 'x' || t.Mark == 'X'
-	k = skipJSSpace(line, k)
-	t.Text = jsTrim(line[k:jsLineEnd(line, k)])
+	k = jstext.SkipSpace(line, k)
+	t.Text = jstext.Trim(line[k:jstext.LineEnd(line, k)])
 	t.ID = TaskID(t.Text)
 	return t, span, true
 }
@@ -166,7 +165,7 @@ func TaskID(text string) string {
 	}
 	if i < len(text) {
 		r, _ := utf8.DecodeRuneInString(text[i:])
-		if !isJSSpace(r) {
+		if !jstext.IsSpace(r) {
 			return ""
 		}
 	}
@@ -249,10 +248,10 @@ func GroupHeading(line string) (number, title string, ok bool) {
 	if d > 0 && d < len(body) && body[d] == '.' {
 		after := body[d+1:]
 		if after == "" || after == "\r" || after[0] == ' ' || after[0] == '\t' {
-			return body[:d], jsTrim(after), true
+			return body[:d], jstext.Trim(after), true
 		}
 	}
-	return "", jsTrim(body), true
+	return "", jstext.Trim(body), true
 }
 
 func isDigit(b byte) bool       { return b >= '0' && b <= '9' }
