@@ -48,7 +48,10 @@ func Acquire(dir string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
-	host, _ := os.Hostname()
+	host, err := os.Hostname()
+	if err != nil {
+		host = "" // an unknown host never matches a holder's: liveness is not assumed
+	}
 	if !ok {
 		h, ok := liveHolder(dir, host)
 		if !ok {
