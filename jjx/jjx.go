@@ -212,8 +212,3 @@ func decodeLines[T any](out []byte) ([]T, error) {
 	}
 	return res, nil
 }
-
-// IsNotFound reports whether err means the jj executable is missing.
-func IsNotFound(err error) bool {
-	return errors.Is(err, ErrNotFound) || errors.Is(err, xec.ErrNotFound)
-}

@@ -69,9 +69,6 @@ func Acquire(dir string) (*Lock, error) {
 	return &Lock{dir: dir, fl: fl}, nil
 }
 
-// Dir is the locked directory.
-func (l *Lock) Dir() string { return l.dir }
-
 // Release drops the lock.
 func (l *Lock) Release() error {
 	os.Remove(filepath.Join(l.dir, HolderFile))
