@@ -79,7 +79,10 @@ func checkVersion(ctx context.Context, bin string) (Version, error) {
 	if err != nil {
 		return Version{}, exitcode.Wrap(exitcode.Missing, err)
 	}
-	minV, _ := ParseVersion(MinVersion)
+	minV, err := ParseVersion(MinVersion)
+	if err != nil {
+		return v, fmt.Errorf("jjx.MinVersion %q: %w", MinVersion, err)
+	}
 	if v.Less(minV) {
 		return v, exitcode.New(exitcode.Missing, "jj %s at %s is too old: %s", v, bin, InstallHint)
 	}
@@ -208,9 +211,4 @@ func decodeLines[T any](out []byte) ([]T, error) {
 		res = append(res, v)
 	}
 	return res, nil
-}
-
-// IsNotFound reports whether err means the jj executable is missing.
-func IsNotFound(err error) bool {
-	return errors.Is(err, ErrNotFound) || errors.Is(err, xec.ErrNotFound)
 }

@@ -138,8 +138,14 @@ func (r *Repo) Files(ctx context.Context, rev string) ([]FileChange, error) {
 		if err != nil {
 			return nil, fmt.Errorf("decode jj path %q: %w", f[0], err)
 		}
-		a, _ := strconv.Atoi(f[2])
-		d, _ := strconv.Atoi(f[3])
+		a, err := strconv.Atoi(f[2])
+		if err != nil {
+			return nil, fmt.Errorf("decode jj lines added %q: %w", l, err)
+		}
+		d, err := strconv.Atoi(f[3])
+		if err != nil {
+			return nil, fmt.Errorf("decode jj lines removed %q: %w", l, err)
+		}
 		res = append(res, FileChange{Path: path, Status: f[1], Added: a, Removed: d})
 	}
 	return res, nil

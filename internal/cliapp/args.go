@@ -46,7 +46,7 @@ func Args(c *cli.Context) ([]string, error) {
 			value = args[i]
 		}
 		if err := ctx.Set(f.Names()[0], value); err != nil {
-			return nil, exitcode.New(exitcode.Usage, "%s: invalid value %q for flag %s: %v", c.Command.Name, value, a, err)
+			return nil, exitcode.New(exitcode.Usage, "%s: invalid value %q for flag %s: %w", c.Command.Name, value, a, err)
 		}
 	}
 	return pos, nil

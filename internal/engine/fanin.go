@@ -211,13 +211,11 @@ func (r *Runner) resolveConflicts(ctx context.Context, w int, t *TaskState) erro
 	if len(files) == 0 {
 		return nil
 	}
-	var left []string
 	var sides []string
 	for _, f := range files {
 		p := filepath.Join(r.Backend.TargetDir(), filepath.FromSlash(f))
 		data, err := os.ReadFile(p)
 		if err != nil {
-			left = append(left, f)
 			continue
 		}
 		parsed := conflict.Parse(data)
@@ -231,7 +229,6 @@ func (r *Runner) resolveConflicts(ctx context.Context, w int, t *TaskState) erro
 				continue
 			}
 		}
-		left = append(left, f)
 		for _, h := range parsed.Hunks {
 			for _, s := range h.Sides {
 				l := s.Label.Text

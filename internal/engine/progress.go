@@ -204,7 +204,10 @@ func lastLogLine(path string) string {
 	if fi, err := f.Stat(); err == nil && fi.Size() > tail {
 		f.Seek(fi.Size()-tail, io.SeekStart)
 	}
-	buf, _ := io.ReadAll(io.LimitReader(f, tail))
+	buf, err := io.ReadAll(io.LimitReader(f, tail))
+	if err != nil && len(buf) == 0 {
+		return ""
+	}
 	lines := bytes.Split(bytes.TrimRight(buf, " \t\r\n"), []byte("\n"))
 	last := ansiRe.ReplaceAllString(string(bytes.TrimSpace(lines[len(lines)-1])), "")
 	return strings.Map(func(r rune) rune {

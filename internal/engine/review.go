@@ -233,8 +233,12 @@ func (r *Runner) testTask(ctx context.Context, w int, t *TaskState) ([]Finding, 
 	if len(cmds) == 0 {
 		return nil, false, r.record(Event{Kind: EvTests, Task: t.Num, Wave: w, Status: TestNoSurface})
 	}
-	// The tree the tests run on; unreadable, they run without reuse.
-	head, _ := r.workspaceHead(ctx, t)
+	// The tree the tests run on; unreadable, they run without reuse
+	// (an empty head matches no receipt).
+	head, err := r.workspaceHead(ctx, t)
+	if err != nil {
+		head = ""
+	}
 	var fs []Finding
 	status := GatePassed
 	for _, c := range cmds {
@@ -342,7 +346,11 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 		diff.Write(out)
 		brief.WriteString("\n")
 	}
-	if others := r.otherBriefs(w, ts); others != "" {
+	others, err := r.otherBriefs(w, ts)
+	if err != nil {
+		return nil, err
+	}
+	if others != "" {
 		brief.WriteString("## The wave's other tasks (their briefs, for context)\n" + others + "\n")
 	}
 	brief.WriteString("Write findings as a JSON array of {\"task\", \"severity\" (critical|important|suggestion|cannot-verify), \"file\", \"line\", \"message\"} to SPECSTACK_FINDINGS.\n")
@@ -398,15 +406,18 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 
 // otherBriefs lists the briefs of wave w's tasks outside ts: every
 // reviewer sees the whole wave's intent as ground truth.
-func (r *Runner) otherBriefs(w int, ts []*TaskState) string {
-	nums, _ := r.WaveTasks(w)
+func (r *Runner) otherBriefs(w int, ts []*TaskState) (string, error) {
+	nums, err := r.WaveTasks(w)
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	for _, n := range nums {
 		if !slices.ContainsFunc(ts, func(t *TaskState) bool { return t.Num == n }) {
 			fmt.Fprintf(&b, "- task %d: %s\n", n, r.BriefPath(n))
 		}
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // owners decides which tasks a finding is about: the one it names, else

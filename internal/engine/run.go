@@ -188,15 +188,6 @@ func workspacePrefix(d *Doc) string {
 	return fmt.Sprintf("%s-%s-%s-", prefix, d.Header.Workspace, d.Header.RunID)
 }
 
-func (r *Runner) task(n int) (Task, bool) {
-	for _, t := range r.Doc.Header.Tasks {
-		if t.Num == n {
-			return t, true
-		}
-	}
-	return Task{}, false
-}
-
 func (r *Runner) worker() string   { return pick(r.Worker, r.Doc.Header.Options.Worker) }
 func (r *Runner) reviewer() string { return pick(r.Reviewer, r.Doc.Header.Options.Reviewer) }
 func (r *Runner) testCmd() string  { return pick(r.Test, r.Doc.Header.Options.Test) }
@@ -237,11 +228,3 @@ func crashPoint(name string) {
 }
 
 func taskLabel(n int) string { return fmt.Sprintf("task %d", n) }
-
-func joinNums(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = fmt.Sprint(n)
-	}
-	return strings.Join(s, ",")
-}

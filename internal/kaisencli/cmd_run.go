@@ -131,7 +131,12 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 		if !cliapp.JSON(c) && isTerminal(os.Stdin) && isTerminal(os.Stderr) {
 			v.Text(cliapp.Stderr(c))
 			fmt.Fprint(cliapp.Stderr(c), "Proceed with this wave plan? [y/N] ")
-			line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+			// A read error (EOF included) leaves a partial line: anything
+			// but an explicit yes declines.
+			line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+			if err != nil && line == "" {
+				line = "n"
+			}
 			if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 				return nil, exitcode.New(exitcode.NeedsChoice, "wave plan declined: restructure the plan, or re-run with --yes")
 			}

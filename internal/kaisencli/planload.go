@@ -18,7 +18,7 @@ func loadPlan(path string, tasks []string) (*plan.Plan, string, error) {
 	case len(tasks) > 0:
 		p, err := plan.AdHocPlan(tasks)
 		if err != nil {
-			return nil, "", exitcode.New(exitcode.Usage, "--task: %v", err)
+			return nil, "", exitcode.New(exitcode.Usage, "--task: %w", err)
 		}
 		return p, "ad-hoc", nil
 	case path == "":
@@ -41,7 +41,7 @@ func loadPlan(path string, tasks []string) (*plan.Plan, string, error) {
 		if errors.As(err, &pe) && pe.Line > 0 {
 			return nil, "", exitcode.New(exitcode.Invalid, "plan %s:%d: %s", path, pe.Line, pe.Msg)
 		}
-		return nil, "", exitcode.New(exitcode.Invalid, "plan %s: %v", path, err)
+		return nil, "", exitcode.New(exitcode.Invalid, "plan %s: %w", path, err)
 	}
 	return p, path, nil
 }

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -92,10 +91,4 @@ func WriteFile(path string, v any) error {
 		return fmt.Errorf("write ledger %s: %w", path, err)
 	}
 	return nil
-}
-
-// Exists reports whether a ledger file exists at path.
-func Exists(path string) bool {
-	_, err := os.Stat(path)
-	return !errors.Is(err, fs.ErrNotExist)
 }

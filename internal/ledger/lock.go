@@ -48,7 +48,10 @@ func Acquire(dir string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
-	host, _ := os.Hostname()
+	host, err := os.Hostname()
+	if err != nil {
+		host = "" // an unknown host never matches a holder's: liveness is not assumed
+	}
 	if !ok {
 		h, ok := liveHolder(dir, host)
 		if !ok {
@@ -65,9 +68,6 @@ func Acquire(dir string) (*Lock, error) {
 	}
 	return &Lock{dir: dir, fl: fl}, nil
 }
-
-// Dir is the locked directory.
-func (l *Lock) Dir() string { return l.dir }
 
 // Release drops the lock.
 func (l *Lock) Release() error {

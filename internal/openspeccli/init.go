@@ -41,7 +41,10 @@ whole or not at all. Holds the project's jj-openspec lock.`,
 			if len(args) == 1 {
 				dir = args[0]
 				if !filepath.IsAbs(dir) {
-					base, _ := cliapp.RepoDir(c)
+					base, err := cliapp.RepoDir(c)
+					if err != nil {
+						return exitcode.Wrap(exitcode.Usage, err)
+					}
 					dir = filepath.Join(base, dir)
 				}
 			}

@@ -1,35 +1,10 @@
 package stackcli
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
-	"github.com/specstack/specstack/internal/exitcode"
-	"github.com/specstack/specstack/internal/xec"
+	"github.com/specstack/specstack/stack/ghext"
 )
-
-// extensionDir is where the local extension directory is kept.
-func extensionDir() (string, error) {
-	base := os.Getenv("XDG_DATA_HOME")
-	if base == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		base = filepath.Join(home, ".local", "share")
-	}
-	return filepath.Join(base, "specstack", "gh-extension", "gh-specstack"), nil
-}
-
-// ghMissing says how to get gh: the distribution's package first, else
-// the specstack source tree's `make tools`.
-const ghMissing = "gh is not on PATH: install the GitHub CLI from your distribution " +
-	"(Debian and Ubuntu: `sudo apt install gh`; Fedora: `sudo dnf install gh`; macOS: `brew install gh`; others: https://cli.github.com), " +
-	"or run `make tools` in the specstack source tree and put ~/.cache/specstack/gh/bin on PATH; then run install-extension again"
 
 func installCommand() *cli.Command {
 	return &cli.Command{
@@ -42,48 +17,7 @@ be logged in (gh auth login, or GH_TOKEN set). Already registered: says so
 and changes nothing.`,
 		Flags: []cli.Flag{&cli.StringFlag{Name: "dir", Usage: "the extension directory to make (its name must be gh-specstack)"}},
 		Action: func(c *cli.Context) error {
-			gh, err := xec.LookPath("gh")
-			if err != nil {
-				return exitcode.New(exitcode.Missing, "%s", ghMissing)
-			}
-			dir := c.String("dir")
-			if dir == "" {
-				if dir, err = extensionDir(); err != nil {
-					return err
-				}
-			}
-			if filepath.Base(dir) != "gh-specstack" {
-				return exitcode.New(exitcode.Usage, "--dir %s: gh names an extension after its directory, which must be gh-specstack", dir)
-			}
-			exe, err := os.Executable()
-			if err != nil {
-				return fmt.Errorf("find this executable: %w", err)
-			}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return fmt.Errorf("make %s: %w", dir, err)
-			}
-			link := filepath.Join(dir, "gh-specstack")
-			if cur, err := os.Readlink(link); err != nil || cur != exe {
-				_ = os.Remove(link)
-				if err := os.Symlink(exe, link); err != nil {
-					return fmt.Errorf("link %s to %s: %w", link, exe, err)
-				}
-			}
-			out, err := xec.Output(c.Context, xec.Cmd{Name: gh, Args: []string{"extension", "list"}})
-			if err != nil {
-				return exitcode.Wrap(exitcode.Missing, fmt.Errorf("gh extension list (is gh logged in? run gh auth login or set GH_TOKEN): %w", err))
-			}
-			for _, l := range strings.Split(string(out), "\n") {
-				if f := strings.Fields(l); len(f) >= 2 && f[0] == "gh" && f[1] == "specstack" {
-					fmt.Fprintf(c.App.Writer, "gh specstack is already installed (extension directory %s)\n", dir)
-					return nil
-				}
-			}
-			if _, err := xec.Output(c.Context, xec.Cmd{Name: gh, Args: []string{"extension", "install", "."}, Dir: dir}); err != nil {
-				return fmt.Errorf("gh extension install %s: %w", dir, err)
-			}
-			fmt.Fprintf(c.App.Writer, "installed: gh specstack runs %s (extension directory %s)\n", exe, dir)
-			return nil
+			return ghext.Install(c.Context, c.String("dir"), c.App.Writer)
 		},
 	}
 }

@@ -4,8 +4,10 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/specstack/specstack/internal/xec"
@@ -47,7 +49,7 @@ func Vars(home string) (map[string]string, error) {
 	if err := os.WriteFile(gitConfig, []byte(GitConfig), 0o644); err != nil {
 		return nil, err
 	}
-	return map[string]string{
+	vars := map[string]string{
 		"HOME":                home,
 		"XDG_CONFIG_HOME":     cfg,
 		"JJ_CONFIG":           jjConfig,
@@ -63,7 +65,52 @@ func Vars(home string) (map[string]string, error) {
 		"GITHUB_TOKEN":        "",
 		"GH_HOST":             "",
 		"GH_REPO":             "",
-	}, nil
+	}
+	bin, err := jjWrapper(home)
+	if err != nil {
+		return nil, err
+	}
+	if bin != "" {
+		vars["PATH"] = bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	}
+	return vars, nil
+}
+
+// jjEpoch is the first command's JJ_TIMESTAMP (2026-01-02T03:04:05Z, the
+// git dates' instant), in Unix seconds.
+const jjEpoch = 1767323045
+
+// jjWrapper puts a jj in home/bin that runs the real one (the jj on PATH
+// now) with JJ_RANDOMNESS_SEED and JJ_TIMESTAMP advanced per command, as
+// jj's own tests do: one seed for every command would give each new change
+// the same id. A lock keeps the count right for concurrent commands. It
+// returns "" when no jj is on PATH (RequireJJ decides what that means).
+func jjWrapper(home string) (string, error) {
+	real, err := xec.LookPath("jj")
+	if err != nil {
+		return "", nil
+	}
+	bin := filepath.Join(home, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return "", err
+	}
+	counter := filepath.Join(home, "jj-commands")
+	script := fmt.Sprintf(`#!/bin/sh
+n=$(flock %[1]s sh -c 'n=$(cat "$1" 2>/dev/null || echo 0); n=$((n+1)); echo "$n" >"$1"; echo "$n"' sh %[1]s) || exit 1
+JJ_RANDOMNESS_SEED=$n
+JJ_TIMESTAMP=$(date -u -d "@$((%[2]d + n))" +%%Y-%%m-%%dT%%H:%%M:%%S+00:00) || exit 1
+export JJ_RANDOMNESS_SEED JJ_TIMESTAMP
+exec %[3]s "$@"
+`, shellQuote(counter), jjEpoch, shellQuote(real))
+	if err := os.WriteFile(filepath.Join(bin, "jj"), []byte(script), 0o755); err != nil {
+		return "", err
+	}
+	return bin, nil
+}
+
+// shellQuote quotes s as one sh word.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Isolate points HOME and the jj/git configuration at a fresh temporary

@@ -139,8 +139,7 @@ func TestClientAgainstFake(t *testing.T) {
 }
 
 func TestOverrideConfinesRequests(t *testing.T) {
-	var hs *httptest.Server
-	hs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "token t0ken" {
 			t.Errorf("Authorization = %q", r.Header.Get("Authorization"))
 		}

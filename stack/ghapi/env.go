@@ -62,12 +62,12 @@ func Resolve(originURL string) (Target, error) {
 	case os.Getenv("GH_REPO") != "":
 		r, err = repository.ParseWithHost(os.Getenv("GH_REPO"), host)
 		if err != nil {
-			return t, exitcode.New(exitcode.Usage, "GH_REPO=%q: %v (want OWNER/REPO or HOST/OWNER/REPO)", os.Getenv("GH_REPO"), err)
+			return t, exitcode.New(exitcode.Usage, "GH_REPO=%q: %w (want OWNER/REPO or HOST/OWNER/REPO)", os.Getenv("GH_REPO"), err)
 		}
 	case originURL != "":
 		r, err = parseRemoteURL(originURL)
 		if err != nil {
-			return t, exitcode.New(exitcode.Usage, "cannot tell the GitHub repository from origin %q: %v; set GH_REPO=OWNER/REPO", originURL, err)
+			return t, exitcode.New(exitcode.Usage, "cannot tell the GitHub repository from origin %q: %w; set GH_REPO=OWNER/REPO", originURL, err)
 		}
 	default:
 		return t, exitcode.New(exitcode.Usage, "cannot tell which GitHub repository to use: the repository has no origin remote; set GH_REPO=OWNER/REPO")
@@ -97,14 +97,14 @@ func RequestTimeout(configured string) (time.Duration, error) {
 	if v := os.Getenv(TimeoutEnv); v != "" {
 		d, err := config.ParseTimeout(v)
 		if err != nil {
-			return 0, exitcode.New(exitcode.Usage, "%s=%q: %v", TimeoutEnv, v, err)
+			return 0, exitcode.New(exitcode.Usage, "%s=%q: %w", TimeoutEnv, v, err)
 		}
 		return d, nil
 	}
 	if configured != "" {
 		d, err := config.ParseTimeout(configured)
 		if err != nil {
-			return 0, exitcode.New(exitcode.Usage, "[github] timeout = %q: %v", configured, err)
+			return 0, exitcode.New(exitcode.Usage, "[github] timeout = %q: %w", configured, err)
 		}
 		return d, nil
 	}
