@@ -87,8 +87,13 @@ DEADCODE    := golang.org/x/tools/cmd/deadcode@v0.51.0
 lint:
 	$(GO) vet ./...
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:" >&2; echo "$$out" >&2; exit 1; fi
-	@$(GO) run $(STATICCHECK) ./... | sed -E 's/^([^:]+):[0-9]+:[0-9]+: .*\(([A-Z0-9]+)\)$$/\1 \2\t&/' | testdata/tools/lint-allow staticcheck lint/staticcheck.allow
-	@$(GO) run $(DEADCODE) -f '{{range .Funcs}}{{$$.Path}} {{.Name}}{{"\t"}}{{.Position}}: unreachable func: {{.Name}}{{"\n"}}{{end}}' ./... | testdata/tools/lint-allow deadcode lint/deadcode.allow
+	@tools="$(abspath $(BUILD))/lint-tools"; out="$(abspath $(BUILD))/lint.out"; \
+	GOBIN="$$tools" $(GO) install $(STATICCHECK) && GOBIN="$$tools" $(GO) install $(DEADCODE) || { echo "lint: could not install staticcheck or deadcode through the Go module proxy" >&2; exit 1; }; \
+	rc=0; "$$tools/staticcheck" ./... >"$$out" 2>&1 || rc=$$?; \
+	[ $$rc -le 1 ] || { cat "$$out" >&2; echo "lint: staticcheck failed (exit $$rc)" >&2; exit 1; }; \
+	sed -E 's/^([^:]+):[0-9]+:[0-9]+: .*\(([A-Z0-9]+)\)$$/\1 \2\t&/' "$$out" | testdata/tools/lint-allow staticcheck lint/staticcheck.allow || exit 1; \
+	"$$tools/deadcode" -f '{{range .Funcs}}{{$$.Path}} {{.Name}}{{"\t"}}{{.Position}}: unreachable func: {{.Name}}{{"\n"}}{{end}}' ./... >"$$out" 2>&1 || { cat "$$out" >&2; echo "lint: deadcode failed" >&2; exit 1; }; \
+	testdata/tools/lint-allow deadcode lint/deadcode.allow <"$$out"
 
 # The man pages are rendered here, at build time, from the command
 # definitions (urfave/cli's ToMan); the binaries carry no renderer.

@@ -197,12 +197,12 @@ func parseTaskHeading(l string) (taskHeading, bool) {
 	}
 	h.number, rest = after[:k], after[k:]
 	if rest != "" {
-		r, size := utf8.DecodeRuneInString(rest)
+		r, _ := utf8.DecodeRuneInString(rest)
 		if r != ' ' && r != '\t' && r != ':' && r != '.' && r != '-' && r != '\u2013' && r != '\u2014' {
 			return h, false // "Task 3b"
 		}
 		rest = strings.TrimLeft(rest, " \t")
-		if r, size = utf8.DecodeRuneInString(rest); r == ':' || r == '.' || r == '-' || r == '\u2013' || r == '\u2014' {
+		if r, size := utf8.DecodeRuneInString(rest); r == ':' || r == '.' || r == '-' || r == '\u2013' || r == '\u2014' {
 			rest = rest[size:]
 		}
 	}
