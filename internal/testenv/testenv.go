@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/specstack/specstack/internal/xec"
 )
@@ -95,13 +96,25 @@ func jjWrapper(home string) (string, error) {
 		return "", err
 	}
 	counter := filepath.Join(home, "jj-commands")
+	// Only flock is a process of its own: the count and the timestamp are
+	// the shell's builtins (jjEpoch's time of day plus n seconds, on its
+	// day), so the wrapper costs one fork per jj command.
 	script := fmt.Sprintf(`#!/bin/sh
-n=$(flock %[1]s sh -c 'n=$(cat "$1" 2>/dev/null || echo 0); n=$((n+1)); echo "$n" >"$1"; echo "$n"' sh %[1]s) || exit 1
-JJ_RANDOMNESS_SEED=$n
-JJ_TIMESTAMP=$(date -u -d "@$((%[2]d + n))" +%%Y-%%m-%%dT%%H:%%M:%%S+00:00) || exit 1
+exec 9>>%[1]s.lock && flock 9 || exit 1
+n=0
+[ -f %[1]s ] && read n <%[1]s
+n=$((n + 1))
+echo "$n" >%[1]s || exit 1
+exec 9>&-
+t=$((%[2]d %% 86400 + n %% 75000))
+h=$((t / 3600)) m=$((t / 60 %% 60)) s=$((t %% 60))
+[ $h -lt 10 ] && h=0$h
+[ $m -lt 10 ] && m=0$m
+[ $s -lt 10 ] && s=0$s
+JJ_RANDOMNESS_SEED=$n JJ_TIMESTAMP=%[4]sT$h:$m:$s+00:00
 export JJ_RANDOMNESS_SEED JJ_TIMESTAMP
 exec %[3]s "$@"
-`, shellQuote(counter), jjEpoch, shellQuote(real))
+`, shellQuote(counter), jjEpoch, shellQuote(real), time.Unix(jjEpoch, 0).UTC().Format("2006-01-02"))
 	if err := os.WriteFile(filepath.Join(bin, "jj"), []byte(script), 0o755); err != nil {
 		return "", err
 	}
