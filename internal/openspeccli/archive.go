@@ -84,26 +84,10 @@ type archiveReport struct {
 }
 
 func runArchive(c *cli.Context) error {
-	name, err := oneChange(c)
+	name, r, dry, dir, release, err := changeVerb(c)
+	defer release()
 	if err != nil {
 		return err
-	}
-	r, err := openRoot(c)
-	if err != nil {
-		return err
-	}
-	if err := warnConfig(c, r); err != nil {
-		return err
-	}
-	dry := c.Bool("dry-run")
-	var dir string
-	if !dry {
-		lock, ledger, err := lockProject(r)
-		if err != nil {
-			return err
-		}
-		defer lock.Release()
-		dir = journalDir(ledger)
 	}
 	// The drift check runs first, so a stale change gets its finding and
 	// fix rather than the merge's refusal; a failure to read history is

@@ -64,6 +64,30 @@ func lockProject(r spec.Root) (*ledger.Lock, string, error) {
 	return l, dir, nil
 }
 
+// changeVerb is what archive and rebase share before their own work:
+// the one CHANGE argument, --dry-run (read after oneChange, which takes
+// flags that follow the argument), the project (its config warnings
+// printed) and, unless a dry run, the project lock and the journal
+// directory. release is never nil; the caller defers it.
+func changeVerb(c *cli.Context) (name string, r spec.Root, dry bool, journal string, release func(), err error) {
+	release = func() {}
+	if name, err = oneChange(c); err != nil {
+		return
+	}
+	dry = c.Bool("dry-run")
+	if r, err = openRoot(c); err != nil {
+		return
+	}
+	if err = warnConfig(c, r); err != nil || dry {
+		return
+	}
+	lock, ledger, err := lockProject(r)
+	if err != nil {
+		return
+	}
+	return name, r, dry, journalDir(ledger), func() { lock.Release() }, nil
+}
+
 // withRecovery makes every command (subcommands too) first finish an
 // interrupted archive (finishArchive).
 func withRecovery(cmds []*cli.Command) []*cli.Command {

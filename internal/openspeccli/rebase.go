@@ -48,26 +48,10 @@ Exits 4 when conflict markers were written, 2 when CHANGE does not exist,
 }
 
 func runRebase(c *cli.Context) error {
-	name, err := oneChange(c)
+	name, r, dry, dir, release, err := changeVerb(c)
+	defer release()
 	if err != nil {
 		return err
-	}
-	r, err := openRoot(c)
-	if err != nil {
-		return err
-	}
-	if err := warnConfig(c, r); err != nil {
-		return err
-	}
-	dry := c.Bool("dry-run")
-	var dir string
-	if !dry {
-		lock, ledger, err := lockProject(r)
-		if err != nil {
-			return err
-		}
-		defer lock.Release()
-		dir = journalDir(ledger)
 	}
 	p, err := drift.Open(c.Context, r)
 	if err != nil {
