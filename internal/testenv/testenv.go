@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -115,10 +116,21 @@ JJ_RANDOMNESS_SEED=$n JJ_TIMESTAMP=%[4]sT$h:$m:$s+00:00
 export JJ_RANDOMNESS_SEED JJ_TIMESTAMP
 exec %[3]s "$@"
 `, shellQuote(counter), jjEpoch, shellQuote(real), time.Unix(jjEpoch, 0).UTC().Format("2006-01-02"))
-	if err := os.WriteFile(filepath.Join(bin, "jj"), []byte(script), 0o755); err != nil {
+	if err := writeExecutable(filepath.Join(bin, "jj"), []byte(script)); err != nil {
 		return "", err
 	}
 	return bin, nil
+}
+
+// writeExecutable writes a program the test process is about to run. The
+// write holds syscall.ForkLock for reading, so no command another test
+// starts meanwhile can fork with the file's write descriptor and keep it
+// open until its exec: the first run of the program would then fail with
+// "text file busy" (ETXTBSY, golang.org/issue/22315).
+func writeExecutable(name string, data []byte) error {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	return os.WriteFile(name, data, 0o755)
 }
 
 // shellQuote quotes s as one sh word.
