@@ -1,0 +1,69 @@
+package openspeccli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/spec"
+	"github.com/urfave/cli/v2"
+)
+
+func tickCommand(name string, checked bool) *cli.Command {
+	verb := "tick (check)"
+	if !checked {
+		verb = "untick (clear)"
+	}
+	return &cli.Command{
+		Name:         name,
+		Usage:        verb + " tasks of a change by id, changing only their boxes",
+		ArgsUsage:    "CHANGE ID...",
+		BashComplete: completeChange,
+		Action: func(c *cli.Context) error {
+			args, err := cliapp.Args(c)
+			if err != nil {
+				return err
+			}
+			if len(args) < 2 {
+				return exitcode.New(exitcode.Usage, "tasks %s: name a change and at least one task id, e.g. `jj-openspec tasks %s add-export 1.2`", name, name)
+			}
+			r, err := openRoot(c)
+			if err != nil {
+				return err
+			}
+			lock, _, err := lockProject(r)
+			if err != nil {
+				return err
+			}
+			defer lock.Release()
+			written, err := r.Tick(args[0], args[1:], checked)
+			if err != nil {
+				return classify(err)
+			}
+			tf, _, err := r.Tasks(args[0])
+			if err != nil {
+				return classify(err)
+			}
+			out := struct {
+				Change   string            `json:"change"`
+				IDs      []string          `json:"ids"`
+				Checked  bool              `json:"checked"`
+				Written  []string          `json:"written"`
+				Progress spec.TaskProgress `json:"progress"`
+			}{args[0], args[1:], checked, []string{}, tf.Progress()}
+			for _, p := range written {
+				out.Written = append(out.Written, relTo(r, p))
+			}
+			return cliapp.Emit(c, out, func(w io.Writer) error {
+				state := "ticked"
+				if !checked {
+					state = "unticked"
+				}
+				_, err := fmt.Fprintf(w, "%s %s in %s: %s\n", state, strings.Join(out.IDs, ", "), out.Change, out.Progress)
+				return err
+			})
+		},
+	}
+}
