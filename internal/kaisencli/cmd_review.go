@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
-	"github.com/urfave/cli/v2"
 )
 
 func reviewCommand() *cli.Command {

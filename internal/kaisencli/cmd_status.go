@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/engine"
-	"github.com/urfave/cli/v2"
 )
 
 // StatusView is `status --json`: one shape whether or not a run exists

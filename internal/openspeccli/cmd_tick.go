@@ -5,10 +5,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/spec"
-	"github.com/urfave/cli/v2"
 )
 
 func tickCommand(name string, checked bool) *cli.Command {

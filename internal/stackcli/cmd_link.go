@@ -1,10 +1,11 @@
 package stackcli
 
 import (
+	"github.com/urfave/cli/v2"
+
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/stack"
-	"github.com/urfave/cli/v2"
 )
 
 func linkCommand() *cli.Command {

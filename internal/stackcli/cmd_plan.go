@@ -1,9 +1,10 @@
 package stackcli
 
 import (
+	"github.com/urfave/cli/v2"
+
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/stack"
-	"github.com/urfave/cli/v2"
 )
 
 func planCommand() *cli.Command {

@@ -5,10 +5,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/stack"
-	"github.com/urfave/cli/v2"
 )
 
 func recipesCommand() *cli.Command {
