@@ -4,6 +4,30 @@
 // completion scripts and a doctor command. Man pages are rendered from the
 // same definitions by internal/manpage at build time (`make man`), never by
 // the binaries: see the Makefile's TAGS.
+//
+// # Prompts and terminals
+//
+// A command never reads os.Stdin or stats os.Stderr itself: the app carries
+// its streams (Streams: stdin, stdout, stderr and the "is a terminal"
+// check), so tests drive every prompt with RunStreams and an injected
+// reader and terminal check. A command that needs a decision does:
+//
+//	if !c.Bool("yes") {
+//		if !cliapp.CanPrompt(c) { // not a terminal, or --json
+//			// print what the prompt would have shown, then:
+//			return exitcode.New(exitcode.NeedsChoice, "…: re-run with --yes")
+//		}
+//		ok, err := cliapp.Confirm(c, "Proceed with this?") // "… [y/N] " on stderr
+//		if err != nil {
+//			return err
+//		}
+//		if !ok {
+//			return exitcode.New(exitcode.NeedsChoice, "… declined: re-run with --yes")
+//		}
+//	}
+//
+// Stdin, StdinIsTerminal and StderrIsTerminal (live progress, colour)
+// answer from the same streams.
 package cliapp
 
 import (
@@ -88,11 +112,25 @@ func Main(s Spec) {
 }
 
 // Run runs the app for s with args and returns the exit code. Errors are
-// printed to stderr as "<name>: <message>".
+// printed to stderr as "<name>: <message>". Prompts read the process's
+// stdin; RunStreams injects another.
 func Run(s Spec, args []string, stdout, stderr io.Writer) int {
+	return RunStreams(s, args, Streams{In: os.Stdin, Out: stdout, Err: stderr})
+}
+
+// RunStreams is Run with the app's streams and terminal check given.
+func RunStreams(s Spec, args []string, st Streams) int {
+	stdout, stderr := st.Out, st.Err
 	app := New(s)
+	app.Reader = st.In
+	if app.Reader == nil {
+		app.Reader = strings.NewReader("") // no stdin: end of input at once
+	}
 	app.Writer = stdout
 	app.ErrWriter = stderr
+	if st.IsTerminal != nil {
+		app.Metadata = map[string]any{isTerminalKey: st.IsTerminal}
+	}
 	if n := len(args); n >= 2 && args[n-1] == CompletionFlag {
 		complete(app, args, stdout)
 		return 0

@@ -1,11 +1,8 @@
 package kaisencli
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -128,16 +125,13 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 		fmt.Fprintf(cliapp.Stderr(c), "pre-flight: %s\n", f.Message)
 	}
 	if v.NeedsDecision() && !c.Bool("yes") {
-		if !cliapp.JSON(c) && isTerminal(os.Stdin) && isTerminal(os.Stderr) {
+		if cliapp.CanPrompt(c) {
 			v.Text(cliapp.Stderr(c))
-			fmt.Fprint(cliapp.Stderr(c), "Proceed with this wave plan? [y/N] ")
-			// A read error (EOF included) leaves a partial line: anything
-			// but an explicit yes declines.
-			line, err := bufio.NewReader(os.Stdin).ReadString('\n')
-			if err != nil && line == "" {
-				line = "n"
+			ok, err := cliapp.Confirm(c, "Proceed with this wave plan?")
+			if err != nil {
+				return nil, err
 			}
-			if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			if !ok {
 				return nil, exitcode.New(exitcode.NeedsChoice, "wave plan declined: restructure the plan, or re-run with --yes")
 			}
 		} else {

@@ -189,13 +189,6 @@ func pick(a, b string) string {
 	return b
 }
 
-// stderrIsTerminal decides whether progress gets live status lines and
-// colour; tests replace it.
-var stderrIsTerminal = func(c *cli.Context) bool {
-	f, ok := cliapp.Stderr(c).(*os.File)
-	return ok && isTerminal(f)
-}
-
 var heartbeatFlag = &cli.StringFlag{Name: "heartbeat", Usage: "when progress goes to a pipe, name the running workers every `DURATION` (default: [kaisen] heartbeat, else 30s; 0s: never)"}
 
 // showProgress routes r's progress through an engine.Progress: live
@@ -206,16 +199,11 @@ func showProgress(c *cli.Context, cfg *config.Config, r *engine.Runner) error {
 	if err != nil {
 		return err
 	}
-	term := stderrIsTerminal(c)
+	term := cliapp.StderrIsTerminal(c)
 	p := &engine.Progress{Out: cliapp.Stderr(c), Terminal: term, Heartbeat: every,
 		Color: term && os.Getenv("NO_COLOR") == ""}
 	r.Out, r.Progress = p, p
 	return nil
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func wave(c *cli.Context) (int, error) {
