@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/confine"
+	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/internal/xec"
 	"github.com/specstack/specstack/jjx"
@@ -143,19 +145,23 @@ func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) 
 
 	for _, p := range targets {
 		out := FileOutcome{Path: p}
+		var err error
 		s, ok := strategyFor(p, req)
-		if !ok {
-			out.Resolution = leaveAll(ctx, repo, at, p, "no --strategy was given and it is not a tasks.md: refusing to guess; pass --strategy")
-			rep.Files = append(rep.Files, out)
-			continue
+		switch {
+		case !ok:
+			out.Resolution, err = leaveAll(ctx, repo, at, p, "no --strategy was given and it is not a tasks.md: refusing to guess; pass --strategy")
+		case text[p]:
+			out.Strategy = s.String()
+			out.Resolution, err = resolveText(ctx, repo, p, s, req.Hunks)
+		default:
+			out.Strategy = s.String()
+			out.Resolution, err = resolveOne(ctx, repo, at, c, p, s, req.Hunks, req.Program, report.Name())
 		}
-		out.Strategy = s.String()
-		if text[p] {
-			out.Resolution, out.Error = resolveText(ctx, repo, p, s, req.Hunks)
-			rep.Files = append(rep.Files, out)
-			continue
+		// A file's failure is its outcome's, not the whole request's: the
+		// other files are still resolved and reported.
+		if err != nil {
+			out.Error = err.Error()
 		}
-		out.Resolution, out.Error = resolveOne(ctx, repo, at, c, p, s, req.Hunks, req.Program, report.Name())
 		rep.Files = append(rep.Files, out)
 	}
 
@@ -210,32 +216,34 @@ func strategyFor(p string, req ResolveRequest) (Strategy, bool) {
 }
 
 // leaveAll reports every hunk of p as left for reason.
-func leaveAll(ctx context.Context, repo *jjx.Repo, at, p, reason string) Resolution {
+func leaveAll(ctx context.Context, repo *jjx.Repo, at, p, reason string) (Resolution, error) {
 	var res Resolution
 	content, err := repo.FileShow(ctx, at, p)
 	if err != nil {
-		return res
+		return res, fmt.Errorf("read %s: %w", p, err)
 	}
 	f := Parse(content)
 	res.Before, res.Problems = len(f.Hunks), f.Problems
 	for _, h := range f.Hunks {
 		res.Left = append(res.Left, report(h, reason))
 	}
-	return res
+	return res, nil
 }
 
-func resolveOne(ctx context.Context, repo *jjx.Repo, at string, c jjx.Commit, p string, s Strategy, hunks []int, program, reportPath string) (Resolution, string) {
+// resolveOne resolves p in revision c (at) through jj's merge tool. The
+// Resolution says what became of each hunk even when the error is not nil.
+func resolveOne(ctx context.Context, repo *jjx.Repo, at string, c jjx.Commit, p string, s Strategy, hunks []int, program, reportPath string) (Resolution, error) {
 	content, err := repo.FileShow(ctx, at, p)
 	if err != nil {
-		return Resolution{}, fmt.Sprintf("read %s: %v", p, err)
+		return Resolution{}, fmt.Errorf("read %s: %w", p, err)
 	}
 	f := Parse(content)
 	plan := ResolveHunks(f, s, hunks)
 	if !plan.Changed {
-		return plan, ""
+		return plan, nil
 	}
 	if len(plan.Content) == 0 {
-		return leftWith(f, emptyReason(f, s, c, p)), ""
+		return leftWith(f, emptyReason(f, s, c, p)), nil
 	}
 	if maxSides(f) > 2 {
 		return resolveInPlace(ctx, repo, c, p, s, hunks, f, plan)
@@ -251,22 +259,35 @@ func resolveOne(ctx context.Context, repo *jjx.Repo, at string, c jjx.Commit, p 
 	tool.Args = append(tool.Args, "$base", "$left", "$right", "$output")
 	// One file per call: the report then holds this file's line only.
 	if err := os.Truncate(reportPath, 0); err != nil {
-		return plan, fmt.Sprintf("reset merge-tool report %s: %v", reportPath, err)
+		return plan, fmt.Errorf("reset merge-tool report %s: %w", reportPath, err)
 	}
 	if err := repo.ResolveWithTool(ctx, at, p, tool); err != nil {
-		msg := err.Error()
-		var xe *xec.Error
-		if errors.As(err, &xe) && strings.TrimSpace(xe.Stderr) != "" {
-			msg = strings.TrimSpace(xe.Stderr)
-		}
-		return leftWith(f, "jj resolve failed: see the error"), fmt.Sprintf("jj resolve in %s: %s", short(c.ChangeID), msg)
+		return leftWith(f, "jj resolve failed: see the error"), &resolveError{change: c.ChangeID, err: err}
 	}
 	got, err := readToolReport(reportPath)
 	if err != nil {
-		return leftWith(f, "the merge tool did not report: see the error"), err.Error()
+		return leftWith(f, "the merge tool did not report: see the error"), err
 	}
-	return got, ""
+	return got, nil
 }
+
+// resolveError is a failed `jj resolve`: its message is jj's own stderr
+// when jj said something, the whole process error otherwise.
+type resolveError struct {
+	change string
+	err    error
+}
+
+func (e *resolveError) Error() string {
+	msg := e.err.Error()
+	var xe *xec.Error
+	if errors.As(e.err, &xe) && strings.TrimSpace(xe.Stderr) != "" {
+		msg = strings.TrimSpace(xe.Stderr)
+	}
+	return fmt.Sprintf("jj resolve in %s: %s", short(e.change), msg)
+}
+
+func (e *resolveError) Unwrap() error { return e.err }
 
 // leftWith reports every hunk of f as left, for reason.
 func leftWith(f *File, reason string) Resolution {
@@ -303,34 +324,40 @@ func emptyReason(f *File, s Strategy, c jjx.Commit, p string) string {
 // resolveInPlace edits the working-copy file of a conflict with more than
 // two sides, which jj hands no merge tool; jj reads the markers that
 // remain back when it snapshots the working copy.
-func resolveInPlace(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string, s Strategy, hunks []int, f *File, plan Resolution) (Resolution, string) {
+func resolveInPlace(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string, s Strategy, hunks []int, f *File, plan Resolution) (Resolution, error) {
 	wc, err := repo.One(ctx, "@")
 	if err != nil {
-		return plan, fmt.Sprintf("find the working copy: %v", err)
+		return plan, fmt.Errorf("find the working copy: %w", err)
 	}
 	if wc.ChangeID != c.ChangeID {
 		return leftWith(f, fmt.Sprintf("it has %d sides and jj hands merge tools two: run `jj edit %s` and resolve again",
-			maxSides(f), short(c.ChangeID))), ""
+			maxSides(f), short(c.ChangeID))), nil
 	}
 	file, err := confine.RegularFile(repo.Root, p)
 	if err != nil {
-		return leftWith(f, "it cannot be edited in place: see the error"), err.Error()
+		return leftWith(f, "it cannot be edited in place: see the error"), err
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return plan, fmt.Sprintf("read %s: %v", file, err)
+		return plan, fmt.Errorf("read %s: %w", file, err)
 	}
+	return rewriteMarkers(ctx, repo, file, data, s, hunks)
+}
+
+// rewriteMarkers applies s to the markers in data, the working-copy file
+// file, writes the result over it and snapshots the working copy.
+func rewriteMarkers(ctx context.Context, repo *jjx.Repo, file string, data []byte, s Strategy, hunks []int) (Resolution, error) {
 	res := ResolveHunks(Parse(data), s, hunks)
 	if !res.Changed {
-		return res, ""
+		return res, nil
 	}
 	if err := replaceFile(file, res.Content); err != nil {
-		return res, err.Error()
+		return res, err
 	}
 	if err := repo.Snapshot(ctx); err != nil {
-		return res, fmt.Sprintf("snapshot the working copy: %v", err)
+		return res, fmt.Errorf("snapshot the working copy: %w", err)
 	}
-	return res, ""
+	return res, nil
 }
 
 // replaceFile writes data to a new file beside file (never through a
@@ -454,37 +481,32 @@ func textConflict(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string) (
 	if wc.ChangeID != c.ChangeID {
 		return false, nil
 	}
+	// A path that is missing or not a regular file holds no markers: the
+	// caller then reports it as not conflicted. Any other failure is one.
 	file, err := confine.RegularFile(repo.Root, p)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) || exitcode.Of(err) == exitcode.Invalid {
 		return false, nil
+	}
+	if err != nil {
+		return false, err
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return false, nil
+		return false, fmt.Errorf("read %s: %w", file, err)
 	}
 	f := Parse(data)
 	return len(f.Hunks) > 0 && len(f.Problems) == 0, nil
 }
 
 // resolveText applies s to the markers in the working-copy file p.
-func resolveText(ctx context.Context, repo *jjx.Repo, p string, s Strategy, hunks []int) (Resolution, string) {
+func resolveText(ctx context.Context, repo *jjx.Repo, p string, s Strategy, hunks []int) (Resolution, error) {
 	file, err := confine.RegularFile(repo.Root, p)
 	if err != nil {
-		return Resolution{}, err.Error()
+		return Resolution{}, err
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return Resolution{}, fmt.Sprintf("read %s: %v", file, err)
+		return Resolution{}, fmt.Errorf("read %s: %w", file, err)
 	}
-	res := ResolveHunks(Parse(data), s, hunks)
-	if !res.Changed {
-		return res, ""
-	}
-	if err := replaceFile(file, res.Content); err != nil {
-		return res, err.Error()
-	}
-	if err := repo.Snapshot(ctx); err != nil {
-		return res, fmt.Sprintf("snapshot the working copy: %v", err)
-	}
-	return res, ""
+	return rewriteMarkers(ctx, repo, file, data, s, hunks)
 }
