@@ -34,7 +34,7 @@
 // side=N, base (when all bases agree), union (every side's lines in order,
 // lines common to all once; fuzzed: every side survives as a
 // subsequence), and tasks. A hunk a strategy cannot prove safe keeps its
-// markers and is reported with the reason. Merge3 and Chunks are a
+// markers and is reported with the reason. Chunks is a
 // line-level three-way merge for callers holding three versions;
 // Materialize writes a hunk in any style with markers jj reads back.
 //

@@ -104,7 +104,7 @@ func writeTerm(b *strings.Builder, what string, t conflict.Term) {
 		b.WriteString(" no-final-newline")
 	}
 	b.WriteString("\n")
-	for _, line := range t.Lines() {
+	for _, line := range conflict.SplitLines(t.Text) {
 		fmt.Fprintf(b, "    %q\n", line)
 	}
 }

@@ -110,7 +110,6 @@ type Term struct {
 }
 
 // Lines splits the term's text into lines, each keeping its line end.
-func (t Term) Lines() []string { return SplitLines(t.Text) }
 
 type blockKind uint8
 

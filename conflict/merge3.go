@@ -114,47 +114,6 @@ func equalIDs[T comparable](a, b []T) bool { return slices.Equal(a, b) }
 // Labels names the three versions in conflict markers.
 type Labels struct{ Base, Left, Right string }
 
-// MergeResult is the outcome of Merge3.
-type MergeResult struct {
-	Text      string // the merged file, with markers where it conflicts
-	Conflicts int    // number of conflict hunks in Text
-}
-
-// Merge3 merges left and right, which both derive from base, line by line.
-// Regions only one side changed take that side; regions both changed
-// differently become conflict hunks in style, labelled with labels, with
-// markers long enough for jj to read back (MarkerLenFor).
-func Merge3(base, left, right string, style Style, labels Labels) MergeResult {
-	chunks := Chunks(SplitLines(base), SplitLines(left), SplitLines(right))
-	return renderChunks(chunks, style, labels, MarkerLenFor(base, left, right), detectEOL(base, left, right))
-}
-
-// renderChunks writes merged chunks, conflicting ones as hunks.
-func renderChunks(chunks []Chunk, style Style, labels Labels, n int, eol string) MergeResult {
-	total := 0
-	for _, c := range chunks {
-		if c.Kind == Conflicting {
-			total++
-		}
-	}
-	var b strings.Builder
-	res := MergeResult{}
-	for _, c := range chunks {
-		if c.Kind != Conflicting {
-			for _, l := range c.Merged() {
-				b.WriteString(l)
-			}
-			continue
-		}
-		res.Conflicts++
-		sides := []Term{{Label: ParseLabel(labels.Left), Text: strings.Join(c.Left, "")}, {Label: ParseLabel(labels.Right), Text: strings.Join(c.Right, "")}}
-		bases := []Term{{Label: ParseLabel(labels.Base), Text: strings.Join(c.Base, "")}}
-		b.WriteString(Materialize(sides, bases, style, n, "conflict "+itoa(res.Conflicts)+" of "+itoa(total), eol))
-	}
-	res.Text = b.String()
-	return res
-}
-
 // detectEOL returns "\r\n" when the first line end of every non-empty
 // text is CRLF, as jj decides, else "\n".
 func detectEOL(texts ...string) string {

@@ -7,35 +7,51 @@ import (
 	"github.com/specstack/specstack/conflict"
 )
 
-func TestMerge3(t *testing.T) {
+// mergeChunks joins what Chunks merges and counts the conflicting chunks.
+func mergeChunks(base, left, right string) (string, int) {
+	var b strings.Builder
+	n := 0
+	for _, c := range conflict.Chunks(conflict.SplitLines(base), conflict.SplitLines(left), conflict.SplitLines(right)) {
+		if c.Kind == conflict.Conflicting {
+			n++
+			continue
+		}
+		b.WriteString(strings.Join(c.Merged(), ""))
+	}
+	return b.String(), n
+}
+
+func TestChunks(t *testing.T) {
 	tests := []struct {
 		name              string
 		base, left, right string
-		want              string
-		conflicts         int
+		want              string // the merged lines, conflicting chunks left out
+		conflict          [3]string
 	}{
 		{name: "one side", base: "a\nb\nc\n", left: "a\nB\nc\n", right: "a\nb\nc\n", want: "a\nB\nc\n"},
 		{name: "both sides apart", base: "a\nb\nc\nd\ne\n", left: "A\nb\nc\nd\ne\n", right: "a\nb\nc\nd\nE\n", want: "A\nb\nc\nd\nE\n"},
 		{name: "same change", base: "a\nb\n", left: "a\nX\n", right: "a\nX\n", want: "a\nX\n"},
-		{name: "conflict", base: "a\nb\nc\n", left: "a\nL\nc\n", right: "a\nR\nc\n", conflicts: 1,
-			want: "a\n<<<<<<< conflict 1 of 1\n%%%%%%% diff from: base\n\\\\\\\\\\\\\\        to: left\n-b\n+L\n+++++++ right\nR\n>>>>>>> conflict 1 of 1 ends\nc\n"},
-		{name: "insert both at end", base: "a\n", left: "a\nL\n", right: "a\nR\n", conflicts: 1,
-			want: "a\n<<<<<<< conflict 1 of 1\n%%%%%%% diff from: base\n\\\\\\\\\\\\\\        to: left\n+L\n+++++++ right\nR\n>>>>>>> conflict 1 of 1 ends\n"},
+		{name: "conflict", base: "a\nb\nc\n", left: "a\nL\nc\n", right: "a\nR\nc\n", want: "a\nc\n", conflict: [3]string{"b\n", "L\n", "R\n"}},
+		{name: "insert both at end", base: "a\n", left: "a\nL\n", right: "a\nR\n", want: "a\n", conflict: [3]string{"", "L\n", "R\n"}},
 		{name: "delete and keep", base: "a\nb\nc\n", left: "a\nc\n", right: "a\nb\nc\n", want: "a\nc\n"},
 		{name: "empty base", base: "", left: "x\n", right: "", want: "x\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := conflict.Merge3(tt.base, tt.left, tt.right, conflict.StyleDiff, conflict.Labels{Base: "base", Left: "left", Right: "right"})
-			if r.Text != tt.want || r.Conflicts != tt.conflicts {
-				t.Errorf("Merge3 = %q (%d conflicts), want %q (%d)", r.Text, r.Conflicts, tt.want, tt.conflicts)
+			got, n := mergeChunks(tt.base, tt.left, tt.right)
+			want := 0
+			if tt.conflict != [3]string{} {
+				want = 1
 			}
-			if tt.conflicts > 0 {
-				// jj and this package read the result back as the same three versions.
-				f := conflict.ParseString(r.Text)
-				bases, sides, ok := f.Versions()
-				if !ok || bases[0] != tt.base || sides[0] != tt.left || sides[1] != tt.right {
-					t.Errorf("Versions() = %q %q %v, want base %q and sides %q %q", bases, sides, ok, tt.base, tt.left, tt.right)
+			if got != tt.want || n != want {
+				t.Errorf("merged %q with %d conflicts, want %q with %d", got, n, tt.want, want)
+			}
+			for _, c := range conflict.Chunks(conflict.SplitLines(tt.base), conflict.SplitLines(tt.left), conflict.SplitLines(tt.right)) {
+				if c.Kind != conflict.Conflicting {
+					continue
+				}
+				if v := [3]string{strings.Join(c.Base, ""), strings.Join(c.Left, ""), strings.Join(c.Right, "")}; v != tt.conflict {
+					t.Errorf("conflicting chunk %q, want %q", v, tt.conflict)
 				}
 			}
 		})

@@ -139,7 +139,7 @@ func (t tline) form() string {
 //   - a task is done when either side ticked it and no side changed its
 //     text (a tick is merged three-way: a side that cleared a box nobody
 //     else touched clears it);
-//   - every other line merges as in Merge3: a region only one side
+//   - every other line merges as in Chunks: a region only one side
 //     changed takes that side;
 //   - a task whose text both sides changed differently, one side changed
 //     and the other ticked, or one side deleted and the other ticked or
