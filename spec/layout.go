@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -114,7 +113,11 @@ func (r Root) CheckChange(name string) error {
 // (or a config file) that is not a regular file is an error wrapping
 // regfile.ErrNotRegular.
 func (r Root) SchemaName(change string) (string, error) {
-	md := readChangeMetadata(r.ChangeDir(change))
+	return r.schemaName(change, readChangeMetadata(r.ChangeDir(change)))
+}
+
+// schemaName is SchemaName with the change's metadata already read.
+func (r Root) schemaName(change string, md changeMetadata) (string, error) {
 	if md.err != nil {
 		return "", fmt.Errorf("change %q: %w", change, md.err)
 	}
@@ -251,8 +254,18 @@ func Outputs(changeDir, generates string) []string {
 
 // trackedTaskFiles returns the existing outputs of the artifact the
 // change's schema tracks for apply (none when the schema cannot be read).
-func (r Root) trackedTaskFiles(change string) []string {
-	name, err := r.SchemaName(change)
+//
+// s, when not nil, is a walk of the change that answers the metadata and
+// output look-ups.
+func (r Root) trackedTaskFiles(change string, scan *changeScan) []string {
+	var md changeMetadata
+	outputs := func(g string) []string { return Outputs(r.ChangeDir(change), g) }
+	if scan != nil {
+		md, outputs = scan.metadata(), scan.outputs
+	} else {
+		md = readChangeMetadata(r.ChangeDir(change))
+	}
+	name, err := r.schemaName(change, md)
 	if err != nil {
 		return nil
 	}
@@ -262,7 +275,7 @@ func (r Root) trackedTaskFiles(change string) []string {
 	}
 	for _, a := range s.Artifacts {
 		if (s.ApplyTracks != "" && a.Generates == s.ApplyTracks) || (s.ApplyTracks == "" && a.ID == "tasks") {
-			return Outputs(r.ChangeDir(change), a.Generates)
+			return outputs(a.Generates)
 		}
 	}
 	return nil
@@ -270,17 +283,21 @@ func (r Root) trackedTaskFiles(change string) []string {
 
 // TaskFiles returns the task files of a change: the outputs of the
 // artifact its schema tracks for apply, or tasks.md.
-func (r Root) TaskFiles(change string) []string {
-	if files := r.trackedTaskFiles(change); len(files) > 0 {
+func (r Root) TaskFiles(change string) []string { return r.taskFiles(change, nil) }
+
+func (r Root) taskFiles(change string, s *changeScan) []string {
+	if files := r.trackedTaskFiles(change, s); len(files) > 0 {
 		return files
 	}
 	return []string{filepath.Join(r.ChangeDir(change), "tasks.md")}
 }
 
 // Progress counts the tasks of a change across its task files.
-func (r Root) Progress(change string) (TaskProgress, error) {
+func (r Root) Progress(change string) (TaskProgress, error) { return r.progress(change, nil) }
+
+func (r Root) progress(change string, s *changeScan) (TaskProgress, error) {
 	var p TaskProgress
-	for _, f := range r.TaskFiles(change) {
+	for _, f := range r.taskFiles(change, s) {
 		b, err := regfile.Read(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -291,40 +308,4 @@ func (r Root) Progress(change string) (TaskProgress, error) {
 		p = p.Add(tasksmd.CountTasks(string(b)))
 	}
 	return p, nil
-}
-
-// lastModified is the newest mtime of any file under dir (the directory's
-// own when it holds none).
-func lastModified(dir string) (time.Time, error) {
-	var latest time.Time
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		fi, err := os.Stat(p)
-		if err != nil {
-			return nil
-		}
-		if fi.ModTime().After(latest) {
-			latest = fi.ModTime()
-		}
-		return nil
-	})
-	if err != nil {
-		return latest, fmt.Errorf("walk %q: %w", dir, err)
-	}
-	if latest.IsZero() {
-		fi, err := os.Stat(dir)
-		if err != nil {
-			return latest, fmt.Errorf("stat %q: %w", dir, err)
-		}
-		latest = fi.ModTime()
-	}
-	return latest, nil
 }

@@ -1,10 +1,13 @@
 package spec
 
 import (
+	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/specstack/specstack/internal/regfile"
@@ -30,17 +33,24 @@ func (r Root) ListChanges(byName bool) ([]ChangeSummary, error) {
 		return nil, err
 	}
 	// The changes are read side by side (the work is file system calls)
-	// and the schema files once for all of them.
+	// and the schema files once for all of them. A few workers take the
+	// changes in turn, each with its own directory buffer: one goroutine
+	// per change paid for a fresh stack, its growth and a buffer each.
 	m := r.memoized()
 	out := make([]ChangeSummary, len(names))
 	errs := make([]error, len(names))
-	sem := make(chan struct{}, listWorkers)
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i, n := range names {
-		sem <- struct{}{}
+	for range min(listWorkers, len(names)) {
 		wg.Go(func() {
-			defer func() { <-sem }()
-			out[i], errs[i] = m.summarize(n)
+			buf := make([]byte, dirBufSize)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(names) {
+					return
+				}
+				out[i], errs[i] = m.summarize(names[i], buf)
+			}
 		})
 	}
 	wg.Wait()
@@ -60,16 +70,30 @@ func (r Root) ListChanges(byName bool) ([]ChangeSummary, error) {
 // listWorkers bounds how many changes ListChanges reads at once.
 const listWorkers = 8
 
-func (r Root) summarize(n string) (ChangeSummary, error) {
-	p, err := r.Progress(n)
+// summarize reads one change from a single walk of its directory (see
+// changeScan); it answers as Progress, lastModified and NestedChanges do.
+func (r Root) summarize(n string, buf []byte) (ChangeSummary, error) {
+	s, err := scanChange(r.ChangeDir(n), buf)
 	if err != nil {
 		return ChangeSummary{}, err
 	}
-	lm, err := lastModified(r.ChangeDir(n))
+	p, err := r.progress(n, s)
 	if err != nil {
 		return ChangeSummary{}, err
 	}
-	return ChangeSummary{Name: n, CompletedTasks: p.Completed, TotalTasks: p.Total, LastModified: jsDate(lm), Status: status(p), Nested: r.NestedChanges(n)}, nil
+	lm := s.latest
+	if lm.IsZero() {
+		fi, err := os.Stat(s.dir)
+		if err != nil {
+			return ChangeSummary{}, fmt.Errorf("stat %q: %w", s.dir, err)
+		}
+		lm = fi.ModTime()
+	}
+	var nested []string
+	if !s.hasMarkerFile() { // else it is a change: NestedChanges would say nil
+		nested = r.NestedChanges(n)
+	}
+	return ChangeSummary{Name: n, CompletedTasks: p.Completed, TotalTasks: p.Total, LastModified: jsDate(lm), Status: status(p), Nested: nested}, nil
 }
 
 // jsDate is t as Node's fs.Stats presents it to OpenSpec: a Date made

@@ -48,8 +48,11 @@ func (r Root) collectNested(dir, prefix string, depth int, found *[]string) {
 	}
 }
 
+// changeMarkers are the files whose presence makes a directory a change.
+var changeMarkers = []string{".openspec.yaml", "proposal.md", "tasks.md", "design.md"}
+
 func (r Root) looksLikeChange(dir string) bool {
-	for _, m := range []string{".openspec.yaml", "proposal.md", "tasks.md", "design.md"} {
+	for _, m := range changeMarkers {
 		if fi, err := os.Stat(filepath.Join(dir, m)); err == nil && !fi.IsDir() {
 			return true
 		}

@@ -413,7 +413,7 @@ func (r Root) mergeOne(change string, sf SpecFile) (*SpecUpdate, error) {
 // built-in spec-driven schema) ambiguous task numbering.
 func (r Root) taskIssues(change string) ([]Issue, error) {
 	dir := r.ChangeDir(change)
-	files := r.trackedTaskFiles(change)
+	files := r.trackedTaskFiles(change, nil)
 	tracked := len(files) > 0
 	if !tracked {
 		files = []string{filepath.Join(dir, "tasks.md")}

@@ -1,0 +1,85 @@
+package spec
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// changeScan is one walk of a change directory, made once for `list`:
+// the names directly in it, the stat (links followed, as OpenSpec's
+// fs.stat) of each file directly in it, and the newest mtime of any file
+// under it. The questions list asks of a change — its .openspec.yaml, its
+// task files, whether it looks like a change, when it last changed — are
+// answered from it instead of one stat each, which on a project of
+// hundreds of changes is most of the command's system calls.
+type changeScan struct {
+	dir    string
+	names  map[string]bool     // every entry directly in dir
+	files  map[string]fileStat // the stat of each non-directory entry directly in dir
+	latest time.Time           // newest file mtime under dir; zero when it holds none
+}
+
+// scanChange walks dir as OpenSpec's getLastModified does: directories
+// are entered, every other entry is stat'ed with links followed (one that
+// cannot be is left out), a missing directory is skipped, an unreadable
+// one is an error. The walk itself is walkDir (one per platform).
+//
+// buf, of dirBufSize bytes, is where walkDir may read directory entries.
+func scanChange(dir string, buf []byte) (*changeScan, error) {
+	s := &changeScan{dir: dir, names: map[string]bool{}, files: map[string]fileStat{}}
+	if err := s.walkDir(dir, buf); err != nil {
+		return nil, fmt.Errorf("walk %q: %w", dir, err)
+	}
+	return s, nil
+}
+
+// dirBufSize is the size of the buffer a walk reads directories into.
+const dirBufSize = 8192
+
+// fileStat is what the scan keeps of a file directly in the change.
+type fileStat struct{ regular, dir bool }
+
+// found records one stat'ed entry of the walk: name directly in the
+// change when top.
+func (s *changeScan) found(name string, top bool, st fileStat, mtime time.Time) {
+	if top {
+		s.files[name] = st
+	}
+	if mtime.After(s.latest) {
+		s.latest = mtime
+	}
+}
+
+// metadata is readChangeMetadata without its stat when the walk saw no
+// .openspec.yaml.
+func (s *changeScan) metadata() changeMetadata {
+	if !s.names[".openspec.yaml"] {
+		return changeMetadata{}
+	}
+	return readChangeMetadata(s.dir)
+}
+
+// outputs is Outputs(s.dir, generates), answered from the walk for a
+// plain file name directly in the change.
+func (s *changeScan) outputs(generates string) []string {
+	if strings.ContainsAny(generates, "*?[{/") || generates == "." || generates == ".." {
+		return Outputs(s.dir, generates)
+	}
+	if fi, ok := s.files[generates]; ok && fi.regular {
+		return []string{filepath.Join(s.dir, generates)}
+	}
+	return nil
+}
+
+// hasMarkerFile is the first test of looksLikeChange: one of the files
+// every change has is there (and is not a directory).
+func (s *changeScan) hasMarkerFile() bool {
+	for _, m := range changeMarkers {
+		if fi, ok := s.files[m]; ok && !fi.dir {
+			return true
+		}
+	}
+	return false
+}
