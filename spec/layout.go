@@ -100,7 +100,10 @@ func (r Root) CheckChange(name string) error {
 	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("change %q is a symbolic link; replace it with a real directory", name)
 	}
-	names, _ := r.ChangeNames()
+	names, err := r.ChangeNames()
+	if err != nil {
+		return fmt.Errorf("change %q: %w; the available changes cannot be listed: %w", name, ErrChangeNotFound, err)
+	}
 	if len(names) == 0 {
 		return fmt.Errorf("change %q: %w: there are no active changes under %s", name, ErrChangeNotFound, r.ChangesDir())
 	}

@@ -33,6 +33,8 @@ func (r Root) collectNested(dir, prefix string, depth int, found *[]string) {
 	if depth > maxNestingDepth {
 		return
 	}
+	// This probe only adds a diagnostic: a directory that cannot be read
+	// has no subdirectories, as in OpenSpec's readSubdirectories.
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
@@ -57,6 +59,8 @@ func (r Root) looksLikeChange(dir string) bool {
 			return true
 		}
 	}
+	// Unreadable specs/ gives no signal (OpenSpec: .catch(() => false)),
+	// nor does an unreadable config below (hasSchemaOutput's catch).
 	if ok, _ := hasAnyFileUnder(filepath.Join(dir, "specs")); ok {
 		return true
 	}
@@ -85,7 +89,7 @@ func (r Root) looksLikeChange(dir string) bool {
 }
 
 func hasOwnFile(dir string) bool {
-	entries, _ := os.ReadDir(dir)
+	entries, _ := os.ReadDir(dir) // unreadable: no own file, as OpenSpec's hasOwnFile
 	for _, e := range entries {
 		if !strings.HasPrefix(e.Name(), ".") && !e.IsDir() {
 			return true
