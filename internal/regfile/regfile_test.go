@@ -42,6 +42,15 @@ func TestRead(t *testing.T) {
 	if err := os.WriteFile(file, []byte("content\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// An empty file and one larger than any first read buffer.
+	empty, big := filepath.Join(dir, "empty.md"), filepath.Join(dir, "big.md")
+	bigText := strings.Repeat("0123456789abcdef", 20000) + "end\n"
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(big, []byte(bigText), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	fifo := filepath.Join(dir, "fifo.md")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
@@ -72,6 +81,8 @@ func TestRead(t *testing.T) {
 	}{
 		{path: file, want: "content\n"},
 		{path: fileLink, want: "content\n"},
+		{path: empty, want: ""},
+		{path: big, want: bigText},
 		{path: fifo, kind: "named pipe (FIFO)"},
 		{path: link, kind: "named pipe (FIFO)"},
 		{path: sock, kind: "socket"},
