@@ -1,16 +1,30 @@
 package spec
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/specstack/specstack/internal/regfile"
+)
 
 // schemaMemo remembers, for one operation over many changes, the schema
 // openspec/config.yaml names and the schemas loaded, so that listing N
 // changes reads those files once instead of N times. It lives as long as
 // the operation (see Root.memoized), so an edit between two commands is
 // always seen. Safe for concurrent use.
+//
+// It also keeps the documents read through Root.readFile, so that one
+// validation, which checks a delta spec and the main spec it rewrites in
+// several passes, reads each file once.
 type schemaMemo struct {
 	mu      sync.Mutex
 	config  *loadedConfig
 	schemas map[string]loadedSchema
+	files   map[string]loadedFile
+}
+
+type loadedFile struct {
+	b   []byte
+	err error
 }
 
 type loadedConfig struct {
@@ -25,8 +39,25 @@ type loadedSchema struct {
 
 // memoized returns r remembering its schema lookups until it is dropped.
 func (r Root) memoized() Root {
-	r.memo = &schemaMemo{schemas: map[string]loadedSchema{}}
+	r.memo = &schemaMemo{schemas: map[string]loadedSchema{}, files: map[string]loadedFile{}}
 	return r
+}
+
+// readFile is regfile.Read, once per path for a memoized root. Callers
+// must not modify the returned bytes.
+func (r Root) readFile(path string) ([]byte, error) {
+	if r.memo == nil {
+		return regfile.Read(path)
+	}
+	m := r.memo
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f, ok := m.files[path]
+	if !ok {
+		f.b, f.err = regfile.Read(path)
+		m.files[path] = f
+	}
+	return f.b, f.err
 }
 
 func (m *schemaMemo) projectConfig(read func() (projectConfig, error)) (projectConfig, error) {

@@ -44,6 +44,9 @@ func (r Report) Count(level string) int {
 // (Validator.validateChangeDeltaSpecs) to change. Valid means no ERROR
 // (and, when strict, no WARNING).
 func (r Root) ValidateChange(change string, opts ValidateOptions, strict bool) (Report, error) {
+	if r.memo == nil {
+		r = r.memoized() // config, schemas and documents read once for this change
+	}
 	if err := r.CheckChange(change); err != nil {
 		return Report{}, err
 	}
@@ -87,7 +90,7 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 		add(LevelError, "spec.md", 0, "Delta spec found at specs/spec.md. Delta specs must live under a capability path (e.g. specs/<capability-path>/spec.md) — a file at the specs/ root is ignored when the change is applied or archived.")
 	}
 	for _, sf := range discovered {
-		b, err := regfile.Read(sf.Path)
+		b, err := r.readFile(sf.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -329,7 +332,7 @@ func (r Root) skipSpecsMarker(change string) skipMarker {
 // still has (following renames), as `openspec validate` does.
 func (r Root) scenarioLoss(plan DeltaPlan, id, entry string) ([]Issue, error) {
 	path := filepath.Join(r.SpecsDir(), filepath.FromSlash(id), "spec.md")
-	b, err := regfile.Read(path)
+	b, err := r.readFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
 			return nil, nil
@@ -388,12 +391,12 @@ type SpecUpdate struct {
 }
 
 func (r Root) mergeOne(change string, sf SpecFile) (*SpecUpdate, error) {
-	delta, err := regfile.Read(sf.Path)
+	delta, err := r.readFile(sf.Path)
 	if err != nil {
 		return nil, err
 	}
 	u := &SpecUpdate{ID: sf.ID, Source: sf.Path, Target: filepath.Join(r.SpecsDir(), filepath.FromSlash(sf.ID), "spec.md")}
-	old, err := regfile.Read(u.Target)
+	old, err := r.readFile(u.Target)
 	switch {
 	case err == nil:
 		u.Exists, u.Old = true, string(old)
