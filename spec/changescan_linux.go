@@ -15,8 +15,8 @@ import (
 // buffer, each file stat'ed relative to its directory. It makes the same
 // calls os.ReadDir and os.Stat would, minus their per-file allocations
 // (an os.File, a finalizer, sorted DirEntry values) and the kernel's
-// lookup of every absolute path from /, which together were a third of
-// `list`'s time on a project of hundreds of changes.
+// lookup of every absolute path from /: about a fifth less CPU time for
+// `list` on the 90-change bench project (perf stat task-clock).
 func (s *changeScan) walkDir(dir string, buf []byte) error {
 	fd, err := openDir(unix.AT_FDCWD, dir)
 	if errors.Is(err, unix.ENOENT) {
