@@ -118,6 +118,16 @@ type Abandoner interface {
 	Abandon(ctx context.Context, commits ...string) error
 }
 
+// BatchIntegrator is the optional part of a backend that integrates
+// several workspaces' results in one VCS operation (jj: one squash of
+// every change into @). The results must not touch a file in common, nor
+// one the target changed since their base: the engine checks that first,
+// and Conflicts after, as it does after Integrate. On error nothing was
+// integrated (jj: the squash is one operation).
+type BatchIntegrator interface {
+	IntegrateAll(ctx context.Context, ps []Produced) error
+}
+
 // Workspace is one task's workspace.
 type Workspace struct {
 	Name    string

@@ -13,9 +13,10 @@ import (
 )
 
 var (
-	_ Backend = (*JJBackend)(nil)
-	_ Undoer  = (*JJBackend)(nil)
-	_ Backend = (*GitBackend)(nil)
+	_ Backend         = (*JJBackend)(nil)
+	_ Undoer          = (*JJBackend)(nil)
+	_ BatchIntegrator = (*JJBackend)(nil)
+	_ Backend         = (*GitBackend)(nil)
 )
 
 // JJBackend is the Backend on jj workspaces: each task a workspace of
@@ -264,6 +265,25 @@ func (b *JJBackend) Integrate(ctx context.Context, p Produced) error {
 	}
 	if len(files) > 0 {
 		return &ConflictError{Workspace: p.Workspace, Files: files}
+	}
+	return nil
+}
+
+// IntegrateAll squashes every change of ps into @ in one jj operation
+// (BatchIntegrator).
+func (b *JJBackend) IntegrateAll(ctx context.Context, ps []Produced) error {
+	var all, names []string
+	for _, p := range ps {
+		if !p.Empty() {
+			all = append(all, p.Changes...)
+			names = append(names, p.Workspace)
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	if err := b.Repo.Squash(ctx, jjx.SquashOptions{From: union(all), Into: "@"}); err != nil {
+		return fmt.Errorf("integrate %s: squash into @: %w", strings.Join(names, ", "), err)
 	}
 	return nil
 }
