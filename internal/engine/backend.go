@@ -128,6 +128,14 @@ type BatchIntegrator interface {
 	IntegrateAll(ctx context.Context, ps []Produced) error
 }
 
+// BatchChecker is the optional part of a backend that checks many
+// workspaces with fewer VCS calls than one Check each (jj: one
+// `workspace list` and one `jj log` over their working copies).
+type BatchChecker interface {
+	// CheckAll answers Check for each of wss, in order.
+	CheckAll(ctx context.Context, wss []Workspace, strict bool) ([]string, error)
+}
+
 // Workspace is one task's workspace.
 type Workspace struct {
 	Name    string

@@ -16,6 +16,7 @@ var (
 	_ Backend         = (*JJBackend)(nil)
 	_ Undoer          = (*JJBackend)(nil)
 	_ BatchIntegrator = (*JJBackend)(nil)
+	_ BatchChecker    = (*JJBackend)(nil)
 	_ Backend         = (*GitBackend)(nil)
 )
 
@@ -72,6 +73,41 @@ func (b *JJBackend) Check(ctx context.Context, ws Workspace, strict bool) (strin
 		return "", err
 	}
 	return b.check(ctx, ws, known, strict)
+}
+
+// CheckAll is Check for many workspaces (BatchChecker): one `jj
+// workspace list` and one `jj log` over the working copies jj knows of
+// them (read as jj recorded them, no working copy snapshotted) pass the
+// workspaces whose working copy sits exactly on its base; each other one
+// is checked as Check does.
+func (b *JJBackend) CheckAll(ctx context.Context, wss []Workspace, strict bool) ([]string, error) {
+	known, err := b.known(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, ws := range wss {
+		if known[ws.Name] {
+			names = append(names, ws.Name)
+		}
+	}
+	wcs, err := b.Repo.WorkingCopies(ctx, names)
+	if err != nil {
+		wcs = nil // each is checked on its own below
+	}
+	problems := make([]string, len(wss))
+	for i, ws := range wss {
+		if ws.Path == "" {
+			ws.Path = b.Path(ws.Name)
+		}
+		if wc, ok := wcs[ws.Name]; ok && fileExists(ws.Path) && sameSet(wc.ParentChangeIDs, ws.Base) {
+			continue
+		}
+		if problems[i], err = b.check(ctx, ws, known, strict); err != nil {
+			return nil, err
+		}
+	}
+	return problems, nil
 }
 
 // known lists the names of the workspaces jj knows.

@@ -282,6 +282,23 @@ func TestBackendContract(t *testing.T) {
 			if problem, err := b.Check(ctx, half, false); err != nil || problem == "" {
 				t.Errorf("check of the half-made task-6 = %q, %v; want the difference named", problem, err)
 			}
+			// Checked together where the backend can, each answer is
+			// Check's: task-1 passes (a worker's edits on its base),
+			// the half-made task-6 and a workspace never made do not.
+			if bc, ok := b.(engine.BatchChecker); ok {
+				never := engine.Workspace{Name: "task-9", Base: []string{f.base}, Message: "Task: task-9"}
+				all := []engine.Workspace{ws1, half, never}
+				got, err := bc.CheckAll(ctx, all, false)
+				if err != nil || len(got) != len(all) {
+					t.Fatalf("check task-1, task-6 and task-9 together: %q, %v", got, err)
+				}
+				for i, ws := range all {
+					want, err := b.Check(ctx, ws, false)
+					if err != nil || got[i] != want || (ws.Name != "task-1") != (want != "") {
+						t.Errorf("check %s together: %q; alone: %q, %v", ws.Name, got[i], want, err)
+					}
+				}
+			}
 			ws6 := provision("task-6")
 			if ws6.Remade == "" {
 				t.Error("provision of the half-made task-6 does not say it made it again")

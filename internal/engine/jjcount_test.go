@@ -24,6 +24,9 @@ import (
 const (
 	maxJJPerTask = 2
 	maxJJPerRun  = 13
+	// maxJJRecheck is what checking a wave's recorded workspaces costs
+	// (one `workspace list`, one `jj log` over their working copies).
+	maxJJRecheck = 2
 )
 
 // TestJJCallsPerWave counts the jj processes of one-wave runs of 2 and 6
@@ -77,7 +80,7 @@ func jjCallsOfWave(t *testing.T, n int) int {
 		req.Waves[0] = append(req.Waves[0], i)
 		req.Briefs[i] = fmt.Sprintf("Write file-%d.txt.\n", i)
 	}
-	before := jjCommands(t)
+	c0 := jjCommands(t)
 	res, err := engine.Reserve(filepath.Join(dir, "ledger"), false)
 	if err != nil {
 		t.Fatal(err)
@@ -87,10 +90,25 @@ func jjCallsOfWave(t *testing.T, n int) int {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	// Provisioning again (step mode's second fan-out, a resume) checks
+	// the recorded workspaces: two jj processes however many there are.
+	if err := r.Provision(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	c1 := jjCommands(t)
+	if err := r.Provision(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	c2 := jjCommands(t)
+	if recheck := c2 - c1; recheck > maxJJRecheck {
+		t.Errorf("checking the %d recorded workspaces of a wave again started %d jj processes, want at most %d", n, recheck, maxJJRecheck)
+	}
 	if err := r.Drive(ctx); err != nil {
 		t.Fatalf("run of %d tasks: %v", n, err)
 	}
-	calls := jjCommands(t) - before
+	// What a run driven from the start starts: Drive checked the recorded
+	// workspaces once more.
+	calls := (c1 - c0) + (jjCommands(t) - c2) - (c2 - c1)
 	files := run(t, root, "jj", "file", "list", "-r", "@")
 	for i := 1; i <= n; i++ {
 		if !strings.Contains(files, fmt.Sprintf("file-%d.txt", i)) {

@@ -60,7 +60,7 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 		}
 	}
 	var events []Event
-	var todo []newWorkspace
+	var todo, recorded []newWorkspace
 	for _, n := range nums {
 		t := st.Tasks[n]
 		message := fmt.Sprintf("Task %d: %s", n, t.Title)
@@ -75,18 +75,25 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 			}
 			// Recorded, never used by this run's workers (an agent in
 			// step mode may have: its commits on the base are kept).
-			ws := Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: message}
-			again, err := r.ensureWorkspace(ctx, n, ws)
-			if err != nil {
-				return err
-			}
-			if again {
-				os.Remove(r.ReportPath(n))
-				events = append(events, Event{Kind: EvProvisioned, Task: n, Wave: w, Workspace: ws.Name, Path: ws.Path, Base: ws.Base, Reason: "provisioned again: not as recorded"})
-			}
+			recorded = append(recorded, newWorkspace{task: n, ws: Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: message}})
 			continue
 		}
 		todo = append(todo, newWorkspace{task: n, ws: Workspace{Name: r.WorkspaceName(n), Base: base, Message: message}})
+	}
+	problems, err := r.checkWorkspaces(ctx, recorded)
+	if err != nil {
+		return err
+	}
+	for i, rw := range recorded {
+		if problems[i] == "" {
+			continue
+		}
+		n, ws := rw.task, rw.ws
+		if err := r.remakeWorkspace(ctx, n, ws, problems[i]); err != nil {
+			return err
+		}
+		os.Remove(r.ReportPath(n))
+		events = append(events, Event{Kind: EvProvisioned, Task: n, Wave: w, Workspace: ws.Name, Path: ws.Path, Base: ws.Base, Reason: "provisioned again: not as recorded"})
 	}
 	made, err := r.provisionAll(ctx, todo)
 	if err != nil {
