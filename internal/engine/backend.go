@@ -126,6 +126,9 @@ type Abandoner interface {
 // integrated (jj: the squash is one operation).
 type BatchIntegrator interface {
 	IntegrateAll(ctx context.Context, ps []Produced) error
+	// UndoIntegrateAll takes the last IntegrateAll back when nothing
+	// else changed the repository since; false when it cannot.
+	UndoIntegrateAll(ctx context.Context) (bool, error)
 }
 
 // BatchChecker is the optional part of a backend that checks many

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/specstack/specstack/jjx"
 )
@@ -26,6 +27,9 @@ type JJBackend struct {
 	Repo   *jjx.Repo // the orchestrating workspace: its @ is the target
 	Pool   *jjx.Pool
 	Prefix string // task workspace names start with it (Workspaces lists those)
+
+	mu      sync.Mutex
+	lastAll string // the revset of the last IntegrateAll's squash
 }
 
 // NewJJBackend returns the jj backend for repo, its task workspaces under
@@ -318,10 +322,38 @@ func (b *JJBackend) IntegrateAll(ctx context.Context, ps []Produced) error {
 	if len(all) == 0 {
 		return nil
 	}
-	if err := b.Repo.Squash(ctx, jjx.SquashOptions{From: union(all), Into: "@"}); err != nil {
+	from := union(all)
+	if err := b.Repo.Squash(ctx, jjx.SquashOptions{From: from, Into: "@"}); err != nil {
 		return fmt.Errorf("integrate %s: squash into @: %w", strings.Join(names, ", "), err)
 	}
+	b.mu.Lock()
+	b.lastAll = from
+	b.mu.Unlock()
 	return nil
+}
+
+// UndoIntegrateAll restores the operation before the last IntegrateAll's
+// squash when that squash is still the newest operation, so nothing else
+// (of this process or another) is undone with it.
+func (b *JJBackend) UndoIntegrateAll(ctx context.Context) (bool, error) {
+	b.mu.Lock()
+	from := b.lastAll
+	b.lastAll = ""
+	b.mu.Unlock()
+	if from == "" {
+		return false, nil
+	}
+	ops, err := b.Repo.OpLog(ctx, 1)
+	if err != nil {
+		return false, fmt.Errorf("read the operation log: %w", err)
+	}
+	if len(ops) != 1 || len(ops[0].Parents) != 1 || !strings.Contains(ops[0].Attributes.Args, " squash ") || !strings.Contains(ops[0].Attributes.Args, from) {
+		return false, nil
+	}
+	if err := b.Repo.OpRestore(ctx, ops[0].Parents[0]); err != nil {
+		return false, fmt.Errorf("take back the squash: %w", err)
+	}
+	return true, nil
 }
 
 func (b *JJBackend) ChangesDiff(ctx context.Context, changes []string) ([]byte, error) {

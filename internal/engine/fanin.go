@@ -237,9 +237,12 @@ func (r *Runner) squash(ctx context.Context, w int, t *TaskState, inAt map[strin
 // single base, no two of them touch a file in common, and none touches a
 // file @ changed since that base. Otherwise it does nothing and reports
 // false: the tasks are squashed one by one, smallest first, each checked
-// for conflicts. After the batch @ is checked for conflicts once; one
-// found anyway (a change rewritten after it was collected) halts the run
-// naming the task whose files conflict.
+// for conflicts. After the batch @ is checked for conflicts once; when it
+// has some anyway (a change rewritten after it was collected) the squash
+// is taken back and it reports false, so the tasks go one by one and the
+// one that conflicts is named; when it cannot be taken back (another
+// operation came after it) the run halts naming the task whose files
+// conflict.
 //
 // The ledger says the same as after one-by-one squashes, and a kill at
 // any instant resumes the same way: every task is recorded squashing
@@ -301,6 +304,20 @@ func (r *Runner) squashBatch(ctx context.Context, w int, ts []*TaskState, inAt m
 		return true, r.halt(ctx, fmt.Errorf("%s %s: %w (resume retries)", plural.Word(len(nums), "task", "tasks"), plural.Ints(nums), err))
 	}
 	crashPoint("squashing")
+	// The authoritative check, once for the wave.
+	conflicted, err := r.Backend.Conflicts(ctx)
+	if err != nil {
+		return true, fmt.Errorf("check @ for conflicts after squashing wave %d together: %w", w, err)
+	}
+	if len(conflicted) > 0 {
+		// A change was rewritten after it was collected. Take the squash
+		// back when nothing else changed the repository since, then
+		// squash one by one, smallest first, to name the task.
+		if undone, uerr := bi.UndoIntegrateAll(ctx); uerr == nil && undone {
+			r.logf("wave %d: squashed together, @ had conflicts in %s: taken back, squashing one by one", w, strings.Join(conflicted, ", "))
+			return false, nil
+		}
+	}
 	var events []Event
 	for _, t := range ts {
 		visible, chained := visibleChanges(t, inAt)
@@ -329,6 +346,11 @@ func (r *Runner) squashBatch(ctx context.Context, w int, ts []*TaskState, inAt m
 			crashPoint("squashed")
 		}
 	}
+	if len(conflicted) == 0 {
+		return true, nil
+	}
+	// Not taken back (another operation came after it): halt naming the
+	// task whose files conflict.
 	return true, r.resolveConflictsOf(ctx, w, func(files []string) *TaskState {
 		for _, f := range files {
 			if t := owner[f]; t != nil {
