@@ -132,6 +132,33 @@ func TestTwoWorkspacesSquashedBack(t *testing.T) {
 		t.Fatalf("workspaces %v", names)
 	}
 
+	// One read answers for every workspace: by name (quoted, so a name
+	// with revset syntax in it is only a name), a name jj does not know
+	// left out.
+	odd := `odd "name" |all()`
+	if _, err := pool.Provision(ctx, odd, "odd", "@-"); err != nil {
+		t.Fatal(err)
+	}
+	base, err := r.ChangeIDs(ctx, "@-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wcs, err := r.WorkingCopies(ctx, []string{"w1", "w2", odd, "nosuch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wcs) != 3 {
+		t.Errorf("working copies %+v, want w1, w2 and %q", wcs, odd)
+	}
+	for _, name := range []string{"w1", "w2", odd} {
+		if wc := wcs[name]; !slices.Equal(wc.ParentChangeIDs, base) || wc.CommitID == "" {
+			t.Errorf("working copy of %q: %+v, want a commit on %v", name, wc, base)
+		}
+	}
+	if err := r.WorkspaceForget(ctx, odd); err != nil {
+		t.Fatal(err)
+	}
+
 	for name, file := range edits {
 		files, err := r.Files(ctx, name+"@")
 		if err != nil {

@@ -250,13 +250,6 @@ func (r *Repo) Snapshot(ctx context.Context) error {
 	return err
 }
 
-// DiffStat returns `jj diff -r rev --stat` as jj prints it, for ledgers
-// and people.
-func (r *Repo) DiffStat(ctx context.Context, rev string) (string, error) {
-	out, err := r.call(ctx, "diff", "-r", rev, "--stat")
-	return string(out), err
-}
-
 // FileShow returns the content of path at rev.
 func (r *Repo) FileShow(ctx context.Context, rev, path string) ([]byte, error) {
 	return r.call(ctx, "file", "show", "-r", rev, "--", rootFile(path))

@@ -108,12 +108,12 @@ type Workspace struct {
 func (w *Workspace) Repo() *Repo { return w.repo }
 
 // Pool provisions and releases workspaces of one repository. It is safe
-// for use from many goroutines: workspace creation and removal are
-// serialized, everything else runs in parallel.
+// for use from many goroutines: workspaces of different names are made
+// and removed in parallel (jj merges the concurrent operations); two
+// calls for one name race, and one of them fails.
 type Pool struct {
 	Repo *Repo
 	Dir  string // parent directory of the workspaces' paths
-	mu   sync.Mutex
 }
 
 // ErrWorkspaceExists reports a name or path already in use.
@@ -122,8 +122,6 @@ var ErrWorkspaceExists = errors.New("workspace already exists")
 // Provision creates workspace name at Dir/name on the parents (the
 // default parents when none are given).
 func (p *Pool) Provision(ctx context.Context, name, message string, parents ...string) (*Workspace, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	path := filepath.Join(p.Dir, name)
 	if _, err := os.Stat(path); err == nil {
 		return nil, fmt.Errorf("provision %s: %w at %s (release it or pick another run)", name, ErrWorkspaceExists, path)
@@ -147,8 +145,6 @@ func (p *Pool) Attach(name string) *Workspace {
 // Release forgets the workspace and removes its directory. Its change
 // stays in the repository.
 func (p *Pool) Release(ctx context.Context, w *Workspace) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if err := p.Repo.WorkspaceForget(ctx, w.Name); err != nil && !errors.Is(err, ErrNoWorkspace) {
 		return fmt.Errorf("release %s: %w", w.Name, err)
 	}

@@ -118,6 +118,27 @@ type Abandoner interface {
 	Abandon(ctx context.Context, commits ...string) error
 }
 
+// BatchIntegrator is the optional part of a backend that integrates
+// several workspaces' results in one VCS operation (jj: one squash of
+// every change into @). The results must not touch a file in common, nor
+// one the target changed since their base: the engine checks that first,
+// and Conflicts after, as it does after Integrate. On error nothing was
+// integrated (jj: the squash is one operation).
+type BatchIntegrator interface {
+	IntegrateAll(ctx context.Context, ps []Produced) error
+	// UndoIntegrateAll takes the last IntegrateAll back when nothing
+	// else changed the repository since; false when it cannot.
+	UndoIntegrateAll(ctx context.Context) (bool, error)
+}
+
+// BatchChecker is the optional part of a backend that checks many
+// workspaces with fewer VCS calls than one Check each (jj: one
+// `workspace list` and one `jj log` over their working copies).
+type BatchChecker interface {
+	// CheckAll answers Check for each of wss, in order.
+	CheckAll(ctx context.Context, wss []Workspace, strict bool) ([]string, error)
+}
+
 // Workspace is one task's workspace.
 type Workspace struct {
 	Name    string

@@ -8,14 +8,17 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/specstack/specstack/jjx"
 )
 
 var (
-	_ Backend = (*JJBackend)(nil)
-	_ Undoer  = (*JJBackend)(nil)
-	_ Backend = (*GitBackend)(nil)
+	_ Backend         = (*JJBackend)(nil)
+	_ Undoer          = (*JJBackend)(nil)
+	_ BatchIntegrator = (*JJBackend)(nil)
+	_ BatchChecker    = (*JJBackend)(nil)
+	_ Backend         = (*GitBackend)(nil)
 )
 
 // JJBackend is the Backend on jj workspaces: each task a workspace of
@@ -24,6 +27,9 @@ type JJBackend struct {
 	Repo   *jjx.Repo // the orchestrating workspace: its @ is the target
 	Pool   *jjx.Pool
 	Prefix string // task workspace names start with it (Workspaces lists those)
+
+	mu      sync.Mutex
+	lastAll string // the revset of the last IntegrateAll's squash
 }
 
 // NewJJBackend returns the jj backend for repo, its task workspaces under
@@ -71,6 +77,41 @@ func (b *JJBackend) Check(ctx context.Context, ws Workspace, strict bool) (strin
 		return "", err
 	}
 	return b.check(ctx, ws, known, strict)
+}
+
+// CheckAll is Check for many workspaces (BatchChecker): one `jj
+// workspace list` and one `jj log` over the working copies jj knows of
+// them (read as jj recorded them, no working copy snapshotted) pass the
+// workspaces whose working copy sits exactly on its base; each other one
+// is checked as Check does.
+func (b *JJBackend) CheckAll(ctx context.Context, wss []Workspace, strict bool) ([]string, error) {
+	known, err := b.known(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, ws := range wss {
+		if known[ws.Name] {
+			names = append(names, ws.Name)
+		}
+	}
+	wcs, err := b.Repo.WorkingCopies(ctx, names)
+	if err != nil {
+		wcs = nil // each is checked on its own below
+	}
+	problems := make([]string, len(wss))
+	for i, ws := range wss {
+		if ws.Path == "" {
+			ws.Path = b.Path(ws.Name)
+		}
+		if wc, ok := wcs[ws.Name]; ok && fileExists(ws.Path) && sameSet(wc.ParentChangeIDs, ws.Base) {
+			continue
+		}
+		if problems[i], err = b.check(ctx, ws, known, strict); err != nil {
+			return nil, err
+		}
+	}
+	return problems, nil
 }
 
 // known lists the names of the workspaces jj knows.
@@ -266,6 +307,53 @@ func (b *JJBackend) Integrate(ctx context.Context, p Produced) error {
 		return &ConflictError{Workspace: p.Workspace, Files: files}
 	}
 	return nil
+}
+
+// IntegrateAll squashes every change of ps into @ in one jj operation
+// (BatchIntegrator).
+func (b *JJBackend) IntegrateAll(ctx context.Context, ps []Produced) error {
+	var all, names []string
+	for _, p := range ps {
+		if !p.Empty() {
+			all = append(all, p.Changes...)
+			names = append(names, p.Workspace)
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	from := union(all)
+	if err := b.Repo.Squash(ctx, jjx.SquashOptions{From: from, Into: "@"}); err != nil {
+		return fmt.Errorf("integrate %s: squash into @: %w", strings.Join(names, ", "), err)
+	}
+	b.mu.Lock()
+	b.lastAll = from
+	b.mu.Unlock()
+	return nil
+}
+
+// UndoIntegrateAll restores the operation before the last IntegrateAll's
+// squash when that squash is still the newest operation, so nothing else
+// (of this process or another) is undone with it.
+func (b *JJBackend) UndoIntegrateAll(ctx context.Context) (bool, error) {
+	b.mu.Lock()
+	from := b.lastAll
+	b.lastAll = ""
+	b.mu.Unlock()
+	if from == "" {
+		return false, nil
+	}
+	ops, err := b.Repo.OpLog(ctx, 1)
+	if err != nil {
+		return false, fmt.Errorf("read the operation log: %w", err)
+	}
+	if len(ops) != 1 || len(ops[0].Parents) != 1 || !strings.Contains(ops[0].Attributes.Args, " squash ") || !strings.Contains(ops[0].Attributes.Args, from) {
+		return false, nil
+	}
+	if err := b.Repo.OpRestore(ctx, ops[0].Parents[0]); err != nil {
+		return false, fmt.Errorf("take back the squash: %w", err)
+	}
+	return true, nil
 }
 
 func (b *JJBackend) ChangesDiff(ctx context.Context, changes []string) ([]byte, error) {

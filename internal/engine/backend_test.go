@@ -215,10 +215,18 @@ func TestBackendContract(t *testing.T) {
 				}
 			}
 
-			// Two disjoint tasks integrate cleanly.
-			for _, p := range []engine.Produced{p1, p2} {
-				if err := b.Integrate(ctx, p); err != nil {
-					t.Fatalf("integrate %s: %v", p.Workspace, err)
+			// Two disjoint tasks integrate cleanly: in one operation where
+			// the backend can (an empty result among them is skipped),
+			// else one by one.
+			if bi, ok := b.(engine.BatchIntegrator); ok {
+				if err := bi.IntegrateAll(ctx, []engine.Produced{p1, {Workspace: "task-5"}, p2}); err != nil {
+					t.Fatalf("integrate task-1 and task-2 together: %v", err)
+				}
+			} else {
+				for _, p := range []engine.Produced{p1, p2} {
+					if err := b.Integrate(ctx, p); err != nil {
+						t.Fatalf("integrate %s: %v", p.Workspace, err)
+					}
 				}
 			}
 			if got := read(t, f.root, "a.txt"); !strings.HasPrefix(got, "one\n") || !strings.HasSuffix(got, "twelve\n") {
@@ -273,6 +281,23 @@ func TestBackendContract(t *testing.T) {
 			half := engine.Workspace{Name: "task-6", Base: []string{f.base}, Message: "Task: task-6"}
 			if problem, err := b.Check(ctx, half, false); err != nil || problem == "" {
 				t.Errorf("check of the half-made task-6 = %q, %v; want the difference named", problem, err)
+			}
+			// Checked together where the backend can, each answer is
+			// Check's: task-1 passes (a worker's edits on its base),
+			// the half-made task-6 and a workspace never made do not.
+			if bc, ok := b.(engine.BatchChecker); ok {
+				never := engine.Workspace{Name: "task-9", Base: []string{f.base}, Message: "Task: task-9"}
+				all := []engine.Workspace{ws1, half, never}
+				got, err := bc.CheckAll(ctx, all, false)
+				if err != nil || len(got) != len(all) {
+					t.Fatalf("check task-1, task-6 and task-9 together: %q, %v", got, err)
+				}
+				for i, ws := range all {
+					want, err := b.Check(ctx, ws, false)
+					if err != nil || got[i] != want || (ws.Name != "task-1") != (want != "") {
+						t.Errorf("check %s together: %q; alone: %q, %v", ws.Name, got[i], want, err)
+					}
+				}
 			}
 			ws6 := provision("task-6")
 			if ws6.Remade == "" {

@@ -120,7 +120,7 @@ func (r *Runner) collectAndRecord(ctx context.Context, t *TaskState, res *Result
 	if err != nil {
 		return fmt.Errorf("collect task %d: %w", t.Num, err)
 	}
-	if err := r.record(ev); err != nil {
+	if err := r.recordTogether(ev); err != nil {
 		return err
 	}
 	r.logf("task %d: %s, change %s, %s", t.Num, ev.Status, short(ev.Change), plural.Count(len(ev.Files), "file", "files"))

@@ -73,16 +73,22 @@ func (r *Runner) FanIn(ctx context.Context, w int) error {
 			return err
 		}
 	}
-	for _, t := range approved {
-		if err := r.squash(ctx, w, t, inAt); err != nil {
-			return err
-		}
+	batched, err := r.squashBatch(ctx, w, approved, inAt)
+	if err != nil {
+		return err
 	}
-	// The authoritative check: jj's own word on each squash is only a
-	// fast path.
-	if n := len(approved); n > 0 {
-		if err := r.resolveConflicts(ctx, w, approved[n-1]); err != nil {
-			return err
+	if !batched {
+		for _, t := range approved {
+			if err := r.squash(ctx, w, t, inAt); err != nil {
+				return err
+			}
+		}
+		// The authoritative check: jj's own word on each squash is only a
+		// fast path.
+		if n := len(approved); n > 0 {
+			if err := r.resolveConflicts(ctx, w, approved[n-1]); err != nil {
+				return err
+			}
 		}
 	}
 	// Summarize every task of the wave now in @, including those a halted
@@ -165,24 +171,48 @@ func (r *Runner) release(ctx context.Context, t *TaskState) error {
 	return r.record(Event{Kind: EvReleased, Task: t.Num, Wave: t.Wave, Workspace: t.Workspace})
 }
 
-// squash integrates one task. inAt maps its visible changes to whether
-// they are already in @'s ancestry.
-func (r *Runner) squash(ctx context.Context, w int, t *TaskState, inAt map[string]bool) error {
-	var visible []string
-	chained := true
+// visibleChanges returns task t's changes that still exist (inAt's
+// keys) and whether every one of them is already in @'s ancestry.
+func visibleChanges(t *TaskState, inAt map[string]bool) (visible []string, chained bool) {
+	chained = true
 	for _, c := range t.Changes {
 		if in, ok := inAt[c]; ok {
 			visible = append(visible, c)
 			chained = chained && in
 		}
 	}
+	return visible, chained
+}
+
+// noSquash is the record of a task that needs no squash: nothing of it
+// is left to move, or all of it is in @'s ancestry already; ok is false
+// when it does need one.
+func noSquash(w int, t *TaskState, visible []string, chained bool) (Event, bool) {
 	switch {
 	case len(visible) == 0:
 		// Nothing left to move: an empty result (jj abandons empty
 		// changes), or a squash a killed run did but did not record.
-		return r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "no visible change left to squash"})
+		return Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "no visible change left to squash"}, true
 	case chained:
-		return r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "auto-chained: already in @'s ancestry"})
+		return Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "auto-chained: already in @'s ancestry"}, true
+	}
+	return Event{}, false
+}
+
+// squash integrates one task. inAt maps its visible changes to whether
+// they are already in @'s ancestry.
+func (r *Runner) squash(ctx context.Context, w int, t *TaskState, inAt map[string]bool) error {
+	visible, chained := visibleChanges(t, inAt)
+	if ev, ok := noSquash(w, t, visible, chained); ok {
+		if err := r.record(ev); err != nil {
+			return err
+		}
+		if len(visible) == 0 {
+			// Its squash began before a kill (one operation squashed the
+			// whole wave, or this task alone).
+			r.logf("task %d: squashed into @ already (no change of it is left to move)", t.Num)
+		}
+		return nil
 	}
 	err := r.Backend.Integrate(ctx, Produced{Workspace: t.Workspace, Change: t.Change, Changes: visible, Commit: visible[0]})
 	conflicted := errors.Is(err, ErrConflict)
@@ -201,16 +231,153 @@ func (r *Runner) squash(ctx context.Context, w int, t *TaskState, inAt map[strin
 	return r.resolveConflicts(ctx, w, t)
 }
 
+// squashBatch integrates wave w's approved tasks ts (in merge order) in
+// one VCS operation, when the backend can (BatchIntegrator) and that
+// cannot conflict: every task that needs a squash starts from the same
+// single base, no two of them touch a file in common, and none touches a
+// file @ changed since that base. Otherwise it does nothing and reports
+// false: the tasks are squashed one by one, smallest first, each checked
+// for conflicts. After the batch @ is checked for conflicts once; when it
+// has some anyway (a change rewritten after it was collected) the squash
+// is taken back and it reports false, so the tasks go one by one and the
+// one that conflicts is named; when it cannot be taken back (another
+// operation came after it) the run halts naming the task whose files
+// conflict.
+//
+// The ledger says the same as after one-by-one squashes, and a kill at
+// any instant resumes the same way: every task is recorded squashing
+// before the squash, which is one operation; a resumed fan-in finds the
+// squashed tasks' changes gone and records them squashed.
+func (r *Runner) squashBatch(ctx context.Context, w int, ts []*TaskState, inAt map[string]bool) (bool, error) {
+	bi, ok := r.Backend.(BatchIntegrator)
+	if !ok {
+		return false, nil
+	}
+	var batch []*TaskState
+	var ps []Produced
+	var base []string
+	owner := map[string]*TaskState{}
+	for _, t := range ts {
+		visible, chained := visibleChanges(t, inAt)
+		if _, ok := noSquash(w, t, visible, chained); ok {
+			continue
+		}
+		for _, c := range visible {
+			if inAt[c] {
+				return false, nil // part of it auto-chained: one by one
+			}
+		}
+		if base == nil {
+			base = t.Base
+		}
+		if len(t.Base) != 1 || !slices.Equal(t.Base, base) {
+			return false, nil
+		}
+		for _, f := range t.Files {
+			if owner[f] != nil {
+				return false, nil
+			}
+			owner[f] = t
+		}
+		batch = append(batch, t)
+		ps = append(ps, Produced{Workspace: t.Workspace, Change: t.Change, Changes: visible, Commit: visible[0]})
+	}
+	if len(batch) < 2 {
+		return false, nil
+	}
+	// What @ changed since the tasks' base (wave 1: @'s own edits; later
+	// waves start on @ itself). An error here only costs the fast path.
+	changed, err := r.Backend.ChangedFiles(ctx, base[0])
+	if err != nil {
+		return false, nil
+	}
+	for _, f := range changed {
+		if owner[f] != nil {
+			return false, nil
+		}
+	}
+	if err := bi.IntegrateAll(ctx, ps); err != nil {
+		nums := make([]int, len(batch))
+		for i, t := range batch {
+			nums[i] = t.Num
+		}
+		return true, r.halt(ctx, fmt.Errorf("%s %s: %w (resume retries)", plural.Word(len(nums), "task", "tasks"), plural.Ints(nums), err))
+	}
+	crashPoint("squashing")
+	// The authoritative check, once for the wave.
+	conflicted, err := r.Backend.Conflicts(ctx)
+	if err != nil {
+		return true, fmt.Errorf("check @ for conflicts after squashing wave %d together: %w", w, err)
+	}
+	if len(conflicted) > 0 {
+		// A change was rewritten after it was collected. Take the squash
+		// back when nothing else changed the repository since, then
+		// squash one by one, smallest first, to name the task.
+		if undone, uerr := bi.UndoIntegrateAll(ctx); uerr == nil && undone {
+			r.logf("wave %d: squashed together, @ had conflicts in %s: taken back, squashing one by one", w, strings.Join(conflicted, ", "))
+			return false, nil
+		}
+	}
+	var events []Event
+	for _, t := range ts {
+		visible, chained := visibleChanges(t, inAt)
+		ev, ok := noSquash(w, t, visible, chained)
+		if !ok {
+			ev = Event{Kind: EvSquashed, Task: t.Num, Wave: w}
+		}
+		events = append(events, ev)
+	}
+	// The first record alone, then the rest in one write: the "squashed"
+	// crash point stays where one-by-one squashes put it, after the first
+	// task's record.
+	for i, part := range [][]Event{events[:1], events[1:]} {
+		if len(part) == 0 {
+			continue
+		}
+		if err := r.record(part...); err != nil {
+			return true, err
+		}
+		for _, ev := range part {
+			if ev.Reason == "" {
+				r.logf("task %d: squashed into @", ev.Task)
+			}
+		}
+		if i == 0 {
+			crashPoint("squashed")
+		}
+	}
+	if len(conflicted) == 0 {
+		return true, nil
+	}
+	// Not taken back (another operation came after it): halt naming the
+	// task whose files conflict.
+	return true, r.resolveConflictsOf(ctx, w, func(files []string) *TaskState {
+		for _, f := range files {
+			if t := owner[f]; t != nil {
+				return t
+			}
+		}
+		return batch[len(batch)-1]
+	})
+}
+
 // resolveConflicts checks @ after a squash: tasks.md conflicts are
 // reconciled by the conflict package; anything else halts the run.
 func (r *Runner) resolveConflicts(ctx context.Context, w int, t *TaskState) error {
+	return r.resolveConflictsOf(ctx, w, func([]string) *TaskState { return t })
+}
+
+// resolveConflictsOf is resolveConflicts naming the task culprit picks
+// from the conflicted files.
+func (r *Runner) resolveConflictsOf(ctx context.Context, w int, culprit func(files []string) *TaskState) error {
 	files, err := r.Backend.Conflicts(ctx)
 	if err != nil {
-		return fmt.Errorf("check @ for conflicts after task %d: %w", t.Num, err)
+		return fmt.Errorf("check @ for conflicts after squashing wave %d: %w", w, err)
 	}
 	if len(files) == 0 {
 		return nil
 	}
+	t := culprit(files)
 	var sides []string
 	for _, f := range files {
 		p := filepath.Join(r.Backend.TargetDir(), filepath.FromSlash(f))

@@ -23,8 +23,9 @@ type Header struct {
 	// StartOp is the operation before the run changed anything: abort
 	// restores it.
 	StartOp string `toml:"start_op"`
-	// Baseline is `jj diff -r @ --stat` at start, for people; the
-	// integrity check compares trees against BaselineCommit.
+	// Baseline lists the files @ changed at start with their line
+	// counts, for people; the integrity check compares trees against
+	// BaselineCommit.
 	Baseline       string   `toml:"baseline"`
 	BaselineCommit string   `toml:"baseline_commit"`
 	Tasks          []Task   `toml:"tasks"`

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -229,5 +231,50 @@ func TestPassingReceipt(t *testing.T) {
 		if got := map[bool]string{true: rc.Digest}[ok]; got != tt.want {
 			t.Errorf("passingReceipt(%s, %s, %s) = %q, want %q", tt.role, tt.command, tt.tree, got, tt.want)
 		}
+	}
+}
+
+// TestRecordTogether records from many goroutines at once: each call
+// returns only when its event is in the ledger on disk, and no event is
+// lost or doubled.
+func TestRecordTogether(t *testing.T) {
+	dir := t.TempDir()
+	r := newRunner(nil, dir, testDoc(), nil)
+	const n = 24
+	errs := make(chan error, n)
+	for i := 1; i <= n; i++ {
+		go func() {
+			err := r.recordTogether(Event{Kind: EvCollected, Task: i, Status: StatusDone})
+			if err == nil {
+				d, _, lerr := Load(dir)
+				if lerr != nil {
+					err = lerr
+				} else if !slices.ContainsFunc(d.Events, func(e Event) bool { return e.Task == i }) {
+					err = fmt.Errorf("task %d: recordTogether returned before its event was on disk", i)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, _, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]int{}
+	for _, e := range d.Events {
+		seen[e.Task]++
+	}
+	for i := 1; i <= n; i++ {
+		if seen[i] != 1 {
+			t.Errorf("task %d recorded %d times, want once", i, seen[i])
+		}
+	}
+	if len(d.Events) != n {
+		t.Errorf("%d events in the ledger, want %d", len(d.Events), n)
 	}
 }

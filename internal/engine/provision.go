@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -59,6 +60,7 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 		}
 	}
 	var events []Event
+	var todo, recorded []newWorkspace
 	for _, n := range nums {
 		t := st.Tasks[n]
 		message := fmt.Sprintf("Task %d: %s", n, t.Title)
@@ -73,32 +75,34 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 			}
 			// Recorded, never used by this run's workers (an agent in
 			// step mode may have: its commits on the base are kept).
-			ws := Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: message}
-			again, err := r.ensureWorkspace(ctx, n, ws)
-			if err != nil {
-				return err
-			}
-			if again {
-				os.Remove(r.ReportPath(n))
-				events = append(events, Event{Kind: EvProvisioned, Task: n, Wave: w, Workspace: ws.Name, Path: ws.Path, Base: ws.Base, Reason: "provisioned again: not as recorded"})
-			}
+			recorded = append(recorded, newWorkspace{task: n, ws: Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: message}})
 			continue
 		}
-		// A killed run may have made it, wholly or in part, without
-		// recording it: the backend adopts it only when it is exactly
-		// right, else makes it again.
-		ws, err := r.Backend.Provision(ctx, Workspace{Name: r.WorkspaceName(n), Base: base, Message: message})
-		if err != nil {
-			return fmt.Errorf("task %d: %w", n, err)
+		todo = append(todo, newWorkspace{task: n, ws: Workspace{Name: r.WorkspaceName(n), Base: base, Message: message}})
+	}
+	problems, err := r.checkWorkspaces(ctx, recorded)
+	if err != nil {
+		return err
+	}
+	for i, rw := range recorded {
+		if problems[i] == "" {
+			continue
 		}
-		if ws.Remade != "" {
-			r.logf("task %d: workspace %s %s: forgotten, removed and provisioned again", n, ws.Name, ws.Remade)
+		n, ws := rw.task, rw.ws
+		if err := r.remakeWorkspace(ctx, n, ws, problems[i]); err != nil {
+			return err
 		}
-		crashPoint(fmt.Sprintf("provisioned-task-%d", n))
+		os.Remove(r.ReportPath(n))
+		events = append(events, Event{Kind: EvProvisioned, Task: n, Wave: w, Workspace: ws.Name, Path: ws.Path, Base: ws.Base, Reason: "provisioned again: not as recorded"})
+	}
+	made, err := r.provisionAll(ctx, todo)
+	if err != nil {
+		return err
+	}
+	for _, ws := range made {
 		// Recorded together below: a workspace made before a crash is
 		// checked and adopted by name when provisioning runs again.
-		events = append(events, Event{Kind: EvProvisioned, Task: n, Wave: w, Workspace: ws.Name, Path: ws.Path, Base: base})
-		r.logf("task %d: workspace %s at %s", n, ws.Name, ws.Path)
+		events = append(events, Event{Kind: EvProvisioned, Task: ws.task, Wave: w, Workspace: ws.ws.Name, Path: ws.ws.Path, Base: base})
 	}
 	if len(events) > 0 {
 		if err := r.record(events...); err != nil {
@@ -107,4 +111,60 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 	}
 	crashPoint("provisioned")
 	return nil
+}
+
+// provisionParallel is how many `jj workspace add` run at once when a
+// wave is provisioned. jj merges the concurrent operations; on two cores
+// a wave of 32 workspaces in a repository of 2,000 files is provisioned
+// in about half the time it takes one by one (testdata/bench/kaisen-run.sh).
+const provisionParallel = 8
+
+// newWorkspace is a task's workspace to make.
+type newWorkspace struct {
+	task int
+	ws   Workspace
+}
+
+// provisionAll makes the workspaces of todo and returns them in todo's
+// order, each with its Path. The first is made alone, so a failure every
+// one would meet (a base that is gone, a full disk) shows once; the rest
+// concurrently. A killed run may have made one, wholly or in part,
+// without recording it: the backend adopts it only when it is exactly
+// right, else makes it again.
+func (r *Runner) provisionAll(ctx context.Context, todo []newWorkspace) ([]newWorkspace, error) {
+	made := make([]newWorkspace, len(todo))
+	errs := make([]error, len(todo))
+	one := func(ctx context.Context, i int) {
+		ws, err := r.Backend.Provision(ctx, todo[i].ws)
+		if err != nil {
+			errs[i] = fmt.Errorf("task %d: %w", todo[i].task, err)
+			return
+		}
+		made[i] = newWorkspace{task: todo[i].task, ws: ws}
+		crashPoint(fmt.Sprintf("provisioned-task-%d", todo[i].task))
+	}
+	if len(todo) > 0 {
+		one(ctx, 0)
+		if errs[0] != nil {
+			return nil, errs[0]
+		}
+	}
+	rest := make([]int, 0, len(todo))
+	for i := 1; i < len(todo); i++ {
+		rest = append(rest, i)
+	}
+	Parallel(ctx, rest, provisionParallel, one)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, m := range made {
+		if m.ws.Remade != "" {
+			r.logf("task %d: workspace %s %s: forgotten, removed and provisioned again", m.task, m.ws.Name, m.ws.Remade)
+		}
+		r.logf("task %d: workspace %s at %s", m.task, m.ws.Name, m.ws.Path)
+	}
+	return made, nil
 }

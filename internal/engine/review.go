@@ -45,12 +45,16 @@ func (r *Runner) Review(ctx context.Context, w int) error {
 		}
 	}
 	if r.Doc.Header.Options.SkipReview {
+		// One write for the wave: a kill before it records the same
+		// verdicts again on resume.
+		var events []Event
 		for _, t := range append(fresh, fixing...) {
-			if err := r.record(Event{Kind: EvReviewPassed, Task: t.Num, Wave: w, Status: ReviewSkipped, Reason: "review skipped (--skip-review)"}); err != nil {
-				return err
-			}
+			events = append(events, Event{Kind: EvReviewPassed, Task: t.Num, Wave: w, Status: ReviewSkipped, Reason: "review skipped (--skip-review)"})
 		}
-		return nil
+		if len(events) == 0 {
+			return nil
+		}
+		return r.record(events...)
 	}
 	if len(fresh) > 0 {
 		if err := r.gateTasks(ctx, w, fresh, nil); err != nil {

@@ -48,8 +48,9 @@ type Runner struct {
 	// ledger).
 	ConfidenceOverride string
 
-	mu   sync.Mutex
-	lock *ledger.Lock
+	mu    sync.Mutex
+	lock  *ledger.Lock
+	group groupCommit
 }
 
 // ArtifactsDir is where briefs, reports, logs and findings live: beside
@@ -139,6 +140,44 @@ func (r *Runner) record(events ...Event) error {
 		}
 	}
 	return r.Doc.Append(LedgerPath(r.Dir), events...)
+}
+
+// groupCommit gathers the events of concurrent recordTogether calls.
+type groupCommit struct {
+	mu      sync.Mutex
+	queue   []Event
+	waiters []chan error
+	busy    bool // a caller is writing
+}
+
+// recordTogether records ev as record does, returning once it is in the
+// ledger on disk (or its write failed), but writes the events of callers
+// waiting meanwhile together: one ledger write for the workers of a wave
+// that finish at once, instead of one each. The first caller writes
+// batches until none is waiting; each caller gets its own batch's error.
+func (r *Runner) recordTogether(ev Event) error {
+	g := &r.group
+	done := make(chan error, 1)
+	g.mu.Lock()
+	g.queue, g.waiters = append(g.queue, ev), append(g.waiters, done)
+	if g.busy {
+		g.mu.Unlock()
+		return <-done
+	}
+	g.busy = true
+	for len(g.queue) > 0 {
+		events, waiters := g.queue, g.waiters
+		g.queue, g.waiters = nil, nil
+		g.mu.Unlock()
+		err := r.record(events...)
+		for _, w := range waiters {
+			w <- err
+		}
+		g.mu.Lock()
+	}
+	g.busy = false
+	g.mu.Unlock()
+	return <-done
 }
 
 func (r *Runner) logf(format string, args ...any) {

@@ -165,10 +165,7 @@ func start(ctx context.Context, repo *jjx.Repo, dir string, req StartRequest, ou
 		return nil, fmt.Errorf("read the start operation: %w", err)
 	}
 	parents := at.ParentChangeIDs
-	stat, err := repo.DiffStat(ctx, "@")
-	if err != nil {
-		return nil, fmt.Errorf("record the baseline: %w", err)
-	}
+	stat := baselineStat(at.Files)
 	h := Header{
 		Binary: req.Binary, RunID: op[:8], Plan: req.Plan, Workspace: ws, Root: repo.Root,
 		Started: time.Now().UTC().Truncate(time.Second), Parents: parents, Target: at.ChangeID,
@@ -216,4 +213,20 @@ func short(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// baselineStat lists the files @ changes, with line counts, read in the
+// call that checked the prerequisites: the ledger's Baseline, for people.
+func baselineStat(files []jjx.FileChange) string {
+	if len(files) == 0 {
+		return "0 files changed\n"
+	}
+	var b strings.Builder
+	added, removed := 0, 0
+	for _, f := range files {
+		fmt.Fprintf(&b, "%s +%d -%d\n", f.Path, f.Added, f.Removed)
+		added, removed = added+f.Added, removed+f.Removed
+	}
+	fmt.Fprintf(&b, "%d files changed, %d insertions(+), %d deletions(-)\n", len(files), added, removed)
+	return b.String()
 }
