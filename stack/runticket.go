@@ -268,7 +268,7 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 			return err
 		}
 	}
-	engine.CrashPoint("run-publishing")
+	engine.CrashPoint("run-publishing-" + itoa(n))
 	t, _, _ = d.ticket(n)
 	if !t.Pushed {
 		r, err := d.git.Push(ctx, Remote, branch, t.SHA)
@@ -278,19 +278,19 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 		if err != nil {
 			return err
 		}
+		engine.CrashPoint("run-pushed-" + itoa(n))
 		if err := d.record(RunEvent{Kind: evPushed, Ticket: n, SHA: t.SHA}); err != nil {
 			return err
 		}
 		d.logf("#%d: %s %s to %s", n, r, branch, Remote)
 	}
-	engine.CrashPoint("run-pushed")
 	t, _, _ = d.ticket(n)
 	if t.PR == 0 {
 		if err := d.openPull(ctx, n, recovering); err != nil {
 			return err
 		}
 	}
-	engine.CrashPoint("run-pr")
+	engine.CrashPoint("run-pr-" + itoa(n))
 	t, _, _ = d.ticket(n)
 	if d.doc.Header.StackMode == ModeNative && !t.Stacked {
 		if err := d.register(ctx, n, recovering); err != nil {
@@ -327,6 +327,7 @@ func (d *driver) openPull(ctx context.Context, n int, recovering bool) error {
 	if err != nil {
 		return fmt.Errorf("open the draft pull request of #%d: %w", n, err)
 	}
+	engine.CrashPoint("run-opened-" + itoa(n))
 	return d.record(RunEvent{Kind: evPR, Ticket: n, PR: p.Number, URL: p.HTMLURL, NodeID: p.NodeID})
 }
 
@@ -361,7 +362,7 @@ func (d *driver) body(n int) string {
 			fmt.Fprintf(&b, "- %s\n", f)
 		}
 	}
-	b.WriteString("\nPublished by gh specstack run; stays draft until the stack is finished.\n")
+	b.WriteString("\nOpened as a draft by gh specstack run; marked ready once the whole stack is published.\n")
 	return b.String()
 }
 
