@@ -108,7 +108,7 @@ type DriveOptions struct {
 type driver struct {
 	env     *Env
 	git     *gitx.Repo
-	backend *engine.GitBackend
+	backend engine.Backend // git worktrees (engine.GitBackend)
 	opts    DriveOptions
 	timeout time.Duration
 
