@@ -171,8 +171,14 @@ func StatusOf(doc *RunDoc) *RunStatus {
 			st.Baseline = append(st.Baseline, b)
 		}
 	}
+	// Published tickets in stack order, bottom first, then the others.
+	for _, n := range s.Published {
+		st.Tickets = append(st.Tickets, s.Tickets[n])
+	}
 	for _, t := range h.Tickets {
-		st.Tickets = append(st.Tickets, s.Tickets[t.Number])
+		if s.Tickets[t.Number].State != StatePublished {
+			st.Tickets = append(st.Tickets, s.Tickets[t.Number])
+		}
 	}
 	switch {
 	case s.Finalized != "":
