@@ -335,7 +335,7 @@ func (d *driver) frontier(ctx context.Context) error {
 		}
 		err := d.build(ctx, t.Num)
 		if err != nil {
-			if !d.halted() {
+			if ctx.Err() == nil && !d.halted() {
 				d.halt(t.Num, StateFailed, fmt.Sprintf("ticket #%d: %v", t.Num, err))
 			}
 			stop()

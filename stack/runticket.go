@@ -235,6 +235,22 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 		}
 		ws := d.workspace(n, t.Base)
 		sha := t.SHA
+		if tipBranch == d.doc.Header.Base && tip == d.doc.Header.BaseSHA {
+			// The bottom was cut from the pinned SHA: whether origin's
+			// base moved since is decided by SHA, and the ticket replayed
+			// onto it.
+			live, ok, err := d.env.VCS.LiveRemoteSHA(ctx, tipBranch)
+			if err != nil {
+				return err
+			}
+			if ok && live != tip {
+				if err := d.env.VCS.Fetch(ctx); err != nil {
+					return err
+				}
+				d.logf("#%d: %s's %s moved since it was pinned (%s → %s)", n, Remote, tipBranch, short(tip), short(live))
+				tip = live
+			}
+		}
 		if t.Base != tip {
 			d.logf("#%d: the tip moved (%s → %s): rebasing onto %s", n, short(t.Base), short(tip), tipBranch)
 			if err := d.git.RebaseOnto(ctx, ws.Path, tip, t.Base, branch); err != nil {
