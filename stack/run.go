@@ -158,6 +158,9 @@ func (d *driver) drive(ctx context.Context) error {
 	if err := d.frontier(ctx); err != nil {
 		return err
 	}
+	if err := d.stackReview(ctx); err != nil {
+		return err
+	}
 	return d.finalize(ctx)
 }
 
@@ -237,9 +240,15 @@ func cannotStart(code int) bool { return code == 126 || code == 127 }
 // baseline measures every per-change command once at the pinned base SHA
 // (those a resumed run measured already are kept).
 func (d *driver) baseline(ctx context.Context) error {
+	return d.measure(ctx, d.perChangeUnion(), "per-change")
+}
+
+// measure runs each of cmds not measured yet once at the pinned base SHA
+// and records its exit code.
+func (d *driver) measure(ctx context.Context, cmds []string, what string) error {
 	var todo []string
-	for _, c := range d.perChangeUnion() {
-		if _, ok := d.state.Baseline[c]; !ok {
+	for _, c := range cmds {
+		if _, ok := d.baselineOf(c); !ok {
 			todo = append(todo, c)
 		}
 	}
@@ -252,9 +261,9 @@ func (d *driver) baseline(ctx context.Context) error {
 		return fmt.Errorf("baseline worktree at %s: %w", short(d.doc.Header.BaseSHA), err)
 	}
 	defer d.backend.Release(context.WithoutCancel(ctx), ws)
-	d.logf("baseline at %s: %d command(s)", short(d.doc.Header.BaseSHA), len(todo))
+	d.logf("baseline at %s: %d %s command(s)", short(d.doc.Header.BaseSHA), len(todo), what)
 	for i, c := range todo {
-		log := filepath.Join(d.artifacts(), "baseline", fmt.Sprintf("%d.log", i+1))
+		log := filepath.Join(d.artifacts(), "baseline", fmt.Sprintf("%s-%d.log", what, i+1))
 		os.Remove(log)
 		res := engine.RunJob(ctx, engine.BuildJob(engine.JobRequest{Role: "test", Task: "baseline", Dir: ws.Path, Command: c,
 			Log: log, Timeout: d.timeout, Artifacts: d.artifacts()}))
@@ -262,8 +271,8 @@ func (d *driver) baseline(ctx context.Context) error {
 			return exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 		}
 		if cannotStart(res.ExitCode) {
-			reason := fmt.Sprintf("environment blocker: per-change command %q cannot start at the base (exit %d: %s); install or fix it, check with: (cd %s && %s), then gh specstack resume",
-				c, res.ExitCode, lastLine(tail(log, 400)), ws.Path, c)
+			reason := fmt.Sprintf("environment blocker: %s command %q cannot start at the base (exit %d: %s); install or fix it, check with: (cd %s && %s), then gh specstack resume",
+				what, c, res.ExitCode, lastLine(tail(log, 400)), ws.Path, c)
 			d.halt(0, StateFailed, reason)
 			return exitcode.New(exitcode.Missing, "%s", reason)
 		}

@@ -26,6 +26,9 @@ func (d *driver) finalize(ctx context.Context) error {
 	for _, n := range s.Published {
 		nums = append(nums, s.Tickets[n].PR)
 	}
+	if s.Integration != nil && s.Integration.PR != 0 {
+		nums = append(nums, s.Integration.PR)
+	}
 	if h.StackMode == ModeNative && len(nums) >= 2 {
 		stacks, err := d.env.GH.Stacks(ctx)
 		if err != nil {
@@ -54,6 +57,14 @@ func (d *driver) finalize(ctx context.Context) error {
 			return fmt.Errorf("mark #%d ready: %w", t.PR, err)
 		}
 		if err := d.record(RunEvent{Kind: evReady, PR: t.PR}); err != nil {
+			return err
+		}
+	}
+	if in := s.Integration; in != nil && in.PR != 0 && !s.Ready[in.PR] {
+		if err := d.env.GH.MarkReady(ctx, in.NodeID); err != nil {
+			return fmt.Errorf("mark #%d ready: %w", in.PR, err)
+		}
+		if err := d.record(RunEvent{Kind: evReady, PR: in.PR}); err != nil {
 			return err
 		}
 	}
@@ -131,6 +142,12 @@ func Remains(h RunHeader, s *RunState) []string {
 			res = append(res, fmt.Sprintf("#%d: unresolved gate finding: %s", t.Number, f))
 		}
 	}
+	for _, f := range s.ReviewNoVerdict {
+		res = append(res, "whole-stack review finding without a verdict: "+f)
+	}
+	if h.Reviewer != "" && s.Review == "" && len(s.Published) > 0 {
+		res = append(res, "the whole-stack review never ran")
+	}
 	return res
 }
 
@@ -150,6 +167,10 @@ type RunStatus struct {
 	Excluded  []Excluded   `json:"excluded"`
 	Stack     int          `json:"stack,omitempty"`
 	Remains   []string     `json:"remains"`
+	// Review is the whole-stack review's outcome ("" when none ran).
+	Review         string          `json:"review,omitempty"`
+	ReviewReceipts []RunReceipt    `json:"reviewReceipts,omitempty"`
+	Integration    *IntegrationRun `json:"integration,omitempty"`
 	// MergeInstructions say how to merge the stack, once finalized.
 	MergeInstructions []string `json:"mergeInstructions,omitempty"`
 }
@@ -159,7 +180,7 @@ func StatusOf(doc *RunDoc) *RunStatus {
 	h, s := doc.Header, FoldRun(doc)
 	st := &RunStatus{Spec: h.Spec, Title: h.Title, Repo: h.Repo, StackMode: h.StackMode, Base: h.Base, BaseSHA: h.BaseSHA,
 		Order: h.Order, State: "running", Halted: s.Halted, Baseline: []Baseline{}, Excluded: h.Excluded, Stack: s.Stack,
-		Remains: Remains(h, s)}
+		Remains: Remains(h, s), Review: s.Review, ReviewReceipts: s.ReviewReceipts, Integration: s.Integration}
 	if st.Excluded == nil {
 		st.Excluded = []Excluded{}
 	}
@@ -215,14 +236,17 @@ func mergeInstructions(h RunHeader, s *RunState) []string {
 	if len(s.Published) == 0 {
 		return nil
 	}
-	top := s.Tickets[s.Published[len(s.Published)-1]]
-	if h.StackMode == ModeNative {
-		return []string{fmt.Sprintf("Merge the stack from the top: merge #%d (%s) with its stack, which merges every pull request below it into %s.", top.PR, top.URL, h.Base)}
-	}
 	var layers []LinkLayer
 	for _, n := range s.Published {
 		t := s.Tickets[n]
-		layers = append(layers, LinkLayer{Branch: TicketBranch(n), PR: t.PR, Base: t.BaseBranch})
+		layers = append(layers, LinkLayer{Branch: TicketBranch(n), PR: t.PR, Base: t.BaseBranch, URL: t.URL})
+	}
+	if in := s.Integration; in != nil && in.PR != 0 {
+		layers = append(layers, LinkLayer{Branch: in.Branch, PR: in.PR, Base: in.BaseBranch, URL: in.URL})
+	}
+	top := layers[len(layers)-1]
+	if h.StackMode == ModeNative {
+		return []string{fmt.Sprintf("Merge the stack from the top: merge #%d (%s) with its stack, which merges every pull request below it into %s.", top.PR, top.URL, h.Base)}
 	}
 	return chainInstructions(layers)
 }
@@ -262,6 +286,15 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 		for _, f := range t.Unresolved {
 			fmt.Fprintf(&b, "    unresolved: %s\n", f)
 		}
+	}
+	if st.Review != "" {
+		fmt.Fprintf(&b, "whole-stack review: %s\n", st.Review)
+		for _, r := range st.ReviewReceipts {
+			fmt.Fprintf(&b, "    %s (%s) at %s: exit %d\n", r.Command, r.Stage, short(r.SHA), r.ExitCode)
+		}
+	}
+	if in := st.Integration; in != nil && in.PR != 0 {
+		fmt.Fprintf(&b, "  integration: #%d %s → %s %s\n", in.PR, in.Branch, in.BaseBranch, in.URL)
 	}
 	for _, e := range st.Excluded {
 		fmt.Fprintf(&b, "  #%d %s: excluded, %s\n", e.Number, e.Title, e.Reason)

@@ -85,6 +85,12 @@ const (
 	evResumed    = "resumed"
 	evReady      = "ready"     // PR
 	evFinalized  = "finalized" // Status: complete | open
+	// The whole-stack review (Ticket 0).
+	evStackReview        = "stack-review"        // Status (passed|blocked|fixed), Findings
+	evIntegrating        = "integrating"         // SHA, BaseBranch: the integration branch may be pushed from here on
+	evIntegrationPushed  = "integration-pushed"  // SHA
+	evIntegrationPR      = "integration-pr"      // PR, URL, NodeID
+	evIntegrationStacked = "integration-stacked" // Stack
 )
 
 // RunEvent is one line of a run's history.
@@ -173,6 +179,25 @@ type RunState struct {
 	Halted    string
 	Ready     map[int]bool
 	Finalized string // "", complete or open
+	// Review is the whole-stack review's outcome: "" (not run), passed,
+	// blocked (findings and no fix to publish) or fixed.
+	Review          string
+	ReviewReceipts  []RunReceipt
+	ReviewNoVerdict []string // blocking findings of the review the fixer gave no verdict
+	ReviewRejected  []string
+	Integration     *IntegrationRun
+}
+
+// IntegrationRun is the integration pull request on top of the stack.
+type IntegrationRun struct {
+	Branch     string `json:"branch"`
+	BaseBranch string `json:"baseBranch"`
+	SHA        string `json:"sha"`
+	PR         int    `json:"pr,omitempty"`
+	URL        string `json:"url,omitempty"`
+	NodeID     string `json:"-"`
+	Pushed     bool   `json:"-"`
+	Stacked    bool   `json:"-"`
 }
 
 // Tip is the published top of the stack: its SHA and branch, the pinned
@@ -205,11 +230,25 @@ func FoldRun(d *RunDoc) *RunState {
 			t.SHA = e.SHA
 			t.State = StateGating
 		case evReceipt:
+			if t == nil {
+				s.ReviewReceipts = append(s.ReviewReceipts, RunReceipt{Command: e.Command, ExitCode: e.ExitCode, SHA: e.SHA,
+					Passed: e.Status == "passed", Waived: e.Status == "waived", Stage: e.Stage})
+				continue
+			}
 			t.Receipts = append(t.Receipts, RunReceipt{Command: e.Command, ExitCode: e.ExitCode, SHA: e.SHA,
 				Passed: e.Status == "passed", Waived: e.Status == "waived", Stage: e.Stage})
 		case evReview:
 			t.Rounds = e.Round
 		case evVerdict:
+			if t == nil {
+				switch e.Status {
+				case "rejected":
+					s.ReviewRejected = append(s.ReviewRejected, e.Finding+" (rejected: "+e.Reason+")")
+				case "none":
+					s.ReviewNoVerdict = append(s.ReviewNoVerdict, e.Finding)
+				}
+				continue
+			}
 			if e.Status == "rejected" {
 				t.Rejected = append(t.Rejected, e.Finding+" (rejected: "+e.Reason+")")
 			}
@@ -246,6 +285,17 @@ func FoldRun(d *RunDoc) *RunState {
 			s.Ready[e.PR] = true
 		case evFinalized:
 			s.Finalized = e.Status
+		case evStackReview:
+			s.Review = e.Status
+		case evIntegrating:
+			s.Integration = &IntegrationRun{Branch: e.Command, SHA: e.SHA, BaseBranch: e.BaseBranch}
+		case evIntegrationPushed:
+			s.Integration.Pushed = true
+		case evIntegrationPR:
+			s.Integration.PR, s.Integration.URL, s.Integration.NodeID = e.PR, e.URL, e.NodeID
+		case evIntegrationStacked:
+			s.Integration.Stacked = true
+			s.Stack = e.Stack
 		}
 	}
 	return s
