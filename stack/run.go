@@ -38,9 +38,6 @@ type RunRequest struct {
 // SHA, layers, exclusions, recipes) and returns the ledger header to
 // record. It changes nothing but the local remote-tracking refs.
 func SettleRun(ctx context.Context, env *Env, req RunRequest) (RunHeader, *Plan, error) {
-	if req.Plan.StartRef != "" {
-		return RunHeader{}, nil, exitcode.New(exitcode.Usage, "run --start-ref (prior work as layer 0) is not supported yet: run without it, or link the prior work by hand")
-	}
 	switch req.Order {
 	case "":
 		req.Order = OrderSequential
@@ -67,7 +64,7 @@ func SettleRun(ctx context.Context, env *Env, req RunRequest) (RunHeader, *Plan,
 	h := RunHeader{Spec: p.Spec, Title: p.Title, Repo: p.Repo, StackMode: p.StackMode, Base: p.Base, StartRef: p.StartRef,
 		BaseSHA: p.BaseSHA, HumanLabel: p.HumanLabel, Order: req.Order, Worker: req.Worker, Reviewer: req.Reviewer,
 		MaxParallel: req.MaxParallel, GateMaxRounds: req.GateMaxRounds, Timeout: req.Timeout.String(),
-		Started: time.Now().UTC(), Excluded: p.Excluded}
+		Started: time.Now().UTC(), Excluded: p.Excluded, Prior: req.Plan.StartRef}
 	for _, l := range p.Layers {
 		for _, t := range l.Tickets {
 			r := ParseRecipe(t.Body)
@@ -153,6 +150,9 @@ func (d *driver) drive(ctx context.Context) error {
 		}
 	}
 	if err := d.baseline(ctx); err != nil {
+		return err
+	}
+	if err := d.prior(ctx); err != nil {
 		return err
 	}
 	if err := d.frontier(ctx); err != nil {
@@ -326,7 +326,7 @@ func (d *driver) frontier(ctx context.Context) error {
 	for _, t := range ts {
 		tasks = append(tasks, engine.Task{Num: t.Number, Title: t.Title, Deps: t.BlockedBy})
 		switch d.state.Tickets[t.Number].State {
-		case StatePublished, StateSubsumed:
+		case StatePublished, StateSubsumed, StateFinishedPrior:
 			done[t.Number] = true
 		}
 	}

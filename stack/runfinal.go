@@ -22,13 +22,7 @@ func remainsMarker(spec int) string {
 func (d *driver) finalize(ctx context.Context) error {
 	h := d.doc.Header
 	s := d.snapshot()
-	var nums []int
-	for _, n := range s.Published {
-		nums = append(nums, s.Tickets[n].PR)
-	}
-	if s.Integration != nil && s.Integration.PR != 0 {
-		nums = append(nums, s.Integration.PR)
-	}
+	nums := s.layerPRs()
 	if h.StackMode == ModeNative && len(nums) >= 2 {
 		stacks, err := d.env.GH.Stacks(ctx)
 		if err != nil {
@@ -57,6 +51,14 @@ func (d *driver) finalize(ctx context.Context) error {
 			return fmt.Errorf("mark #%d ready: %w", t.PR, err)
 		}
 		if err := d.record(RunEvent{Kind: evReady, PR: t.PR}); err != nil {
+			return err
+		}
+	}
+	if s.Prior.PR != 0 && !s.Ready[s.Prior.PR] {
+		if err := d.env.GH.MarkReady(ctx, s.Prior.NodeID); err != nil {
+			return fmt.Errorf("mark #%d ready: %w", s.Prior.PR, err)
+		}
+		if err := d.record(RunEvent{Kind: evReady, PR: s.Prior.PR}); err != nil {
 			return err
 		}
 	}
@@ -132,7 +134,7 @@ func Remains(h RunHeader, s *RunState) []string {
 	for _, rt := range h.Tickets {
 		t := s.Tickets[rt.Number]
 		switch t.State {
-		case StatePublished:
+		case StatePublished, StateFinishedPrior:
 		case StateSubsumed:
 			res = append(res, fmt.Sprintf("#%d %s: subsumed (its branch added nothing to the stack); still open", t.Number, t.Title))
 		default:
@@ -171,6 +173,8 @@ type RunStatus struct {
 	Review         string          `json:"review,omitempty"`
 	ReviewReceipts []RunReceipt    `json:"reviewReceipts,omitempty"`
 	Integration    *IntegrationRun `json:"integration,omitempty"`
+	PriorBranch    string          `json:"priorBranch,omitempty"`
+	Prior          PriorRun        `json:"prior"`
 	// MergeInstructions say how to merge the stack, once finalized.
 	MergeInstructions []string `json:"mergeInstructions,omitempty"`
 }
@@ -180,7 +184,8 @@ func StatusOf(doc *RunDoc) *RunStatus {
 	h, s := doc.Header, FoldRun(doc)
 	st := &RunStatus{Spec: h.Spec, Title: h.Title, Repo: h.Repo, StackMode: h.StackMode, Base: h.Base, BaseSHA: h.BaseSHA,
 		Order: h.Order, State: "running", Halted: s.Halted, Baseline: []Baseline{}, Excluded: h.Excluded, Stack: s.Stack,
-		Remains: Remains(h, s), Review: s.Review, ReviewReceipts: s.ReviewReceipts, Integration: s.Integration}
+		Remains: Remains(h, s), Review: s.Review, ReviewReceipts: s.ReviewReceipts, Integration: s.Integration,
+		PriorBranch: h.Prior, Prior: s.Prior}
 	if st.Excluded == nil {
 		st.Excluded = []Excluded{}
 	}
@@ -233,16 +238,19 @@ func unionOf(h RunHeader) []string {
 
 // mergeInstructions say how to merge the finished stack in its mode.
 func mergeInstructions(h RunHeader, s *RunState) []string {
-	if len(s.Published) == 0 {
-		return nil
-	}
 	var layers []LinkLayer
+	if s.Prior.PR != 0 {
+		layers = append(layers, LinkLayer{Branch: h.Prior, PR: s.Prior.PR, Base: h.Base, URL: s.Prior.URL})
+	}
 	for _, n := range s.Published {
 		t := s.Tickets[n]
 		layers = append(layers, LinkLayer{Branch: TicketBranch(n), PR: t.PR, Base: t.BaseBranch, URL: t.URL})
 	}
 	if in := s.Integration; in != nil && in.PR != 0 {
 		layers = append(layers, LinkLayer{Branch: in.Branch, PR: in.PR, Base: in.BaseBranch, URL: in.URL})
+	}
+	if len(layers) == 0 {
+		return nil
 	}
 	top := layers[len(layers)-1]
 	if h.StackMode == ModeNative {
@@ -292,6 +300,9 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 		for _, r := range st.ReviewReceipts {
 			fmt.Fprintf(&b, "    %s (%s) at %s: exit %d\n", r.Command, r.Stage, short(r.SHA), r.ExitCode)
 		}
+	}
+	if st.Prior.PR != 0 {
+		fmt.Fprintf(&b, "  layer 0 (prior work, never gated): #%d %s → %s %s\n", st.Prior.PR, st.PriorBranch, st.Base, st.Prior.URL)
 	}
 	if in := st.Integration; in != nil && in.PR != 0 {
 		fmt.Fprintf(&b, "  integration: #%d %s → %s %s\n", in.PR, in.Branch, in.BaseBranch, in.URL)

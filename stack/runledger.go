@@ -21,6 +21,9 @@ const (
 	StateFailed        = "failed"
 	StateUnmet         = "unmet"
 	StateNeedsDecision = "needs-decision"
+	// StateFinishedPrior: the worker's graph step found the ticket
+	// already finished on the prior work; its pull request closes it.
+	StateFinishedPrior = "finished-on-prior-work"
 )
 
 // Run orders.
@@ -32,12 +35,15 @@ const (
 // RunHeader is what `run` settled before anything ran; resume works from
 // it and never settles again.
 type RunHeader struct {
-	Spec          int         `toml:"spec"`
-	Title         string      `toml:"title"`
-	Repo          string      `toml:"repo"`
-	StackMode     string      `toml:"stack_mode"`
-	Base          string      `toml:"base"`
-	StartRef      string      `toml:"start_ref"`
+	Spec      int    `toml:"spec"`
+	Title     string `toml:"title"`
+	Repo      string `toml:"repo"`
+	StackMode string `toml:"stack_mode"`
+	Base      string `toml:"base"`
+	StartRef  string `toml:"start_ref"`
+	// Prior is the branch of prior work (--start-ref), the stack's layer
+	// 0; "" for none.
+	Prior         string      `toml:"prior,omitempty"`
 	BaseSHA       string      `toml:"base_sha"`
 	HumanLabel    string      `toml:"human_label"`
 	Order         string      `toml:"order"`
@@ -91,6 +97,11 @@ const (
 	evIntegrationPushed  = "integration-pushed"  // SHA
 	evIntegrationPR      = "integration-pr"      // PR, URL, NodeID
 	evIntegrationStacked = "integration-stacked" // Stack
+	// Prior work (--start-ref), layer 0.
+	evPriorFinished = "prior-finished" // Ticket, Reason: the worker's evidence
+	evPriorGraphed  = "prior-graphed"  // the graph step is over
+	evPriorPushed   = "prior-pushed"   // SHA
+	evPriorPR       = "prior-pr"       // PR, URL, NodeID
 )
 
 // RunEvent is one line of a run's history.
@@ -186,6 +197,16 @@ type RunState struct {
 	ReviewNoVerdict []string // blocking findings of the review the fixer gave no verdict
 	ReviewRejected  []string
 	Integration     *IntegrationRun
+	Prior           PriorRun
+}
+
+// PriorRun is the prior work's layer 0.
+type PriorRun struct {
+	Graphed bool   `json:"graphed"`
+	Pushed  bool   `json:"-"`
+	PR      int    `json:"pr,omitempty"`
+	URL     string `json:"url,omitempty"`
+	NodeID  string `json:"-"`
 }
 
 // IntegrationRun is the integration pull request on top of the stack.
@@ -207,7 +228,32 @@ func (s *RunState) Tip(h RunHeader) (sha, branch string) {
 		t := s.Tickets[s.Published[n-1]]
 		return t.SHA, TicketBranch(t.Number)
 	}
-	return h.BaseSHA, h.Base
+	return h.BaseSHA, h.Bottom()
+}
+
+// Bottom is the branch the bottom ticket's pull request is based on: the
+// prior work when there is some, else the base.
+func (h RunHeader) Bottom() string {
+	if h.Prior != "" {
+		return h.Prior
+	}
+	return h.Base
+}
+
+// layerPRs are the stack's pull requests, bottom first: the prior work's,
+// the published tickets', the integration's.
+func (s *RunState) layerPRs() []int {
+	var nums []int
+	if s.Prior.PR != 0 {
+		nums = append(nums, s.Prior.PR)
+	}
+	for _, n := range s.Published {
+		nums = append(nums, s.Tickets[n].PR)
+	}
+	if s.Integration != nil && s.Integration.PR != 0 {
+		nums = append(nums, s.Integration.PR)
+	}
+	return nums
 }
 
 // FoldRun derives the state from the document.
@@ -287,6 +333,16 @@ func FoldRun(d *RunDoc) *RunState {
 			s.Finalized = e.Status
 		case evStackReview:
 			s.Review = e.Status
+		case evPriorFinished:
+			if t != nil {
+				t.State, t.Reason = StateFinishedPrior, e.Reason
+			}
+		case evPriorGraphed:
+			s.Prior.Graphed = true
+		case evPriorPushed:
+			s.Prior.Pushed = true
+		case evPriorPR:
+			s.Prior.PR, s.Prior.URL, s.Prior.NodeID = e.PR, e.URL, e.NodeID
 		case evIntegrating:
 			s.Integration = &IntegrationRun{Branch: e.Command, SHA: e.SHA, BaseBranch: e.BaseBranch}
 		case evIntegrationPushed:

@@ -235,7 +235,7 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 		}
 		ws := d.workspace(n, t.Base)
 		sha := t.SHA
-		if tipBranch == d.doc.Header.Base && tip == d.doc.Header.BaseSHA {
+		if tipBranch == d.doc.Header.Bottom() && tip == d.doc.Header.BaseSHA {
 			// The bottom was cut from the pinned SHA: whether origin's
 			// base moved since is decided by SHA, and the ticket replayed
 			// onto it.
@@ -406,10 +406,7 @@ func lastReceipts(t TicketRun) []RunReceipt {
 // not made again.
 func (d *driver) register(ctx context.Context, n int, recovering bool) error {
 	d.mu.Lock()
-	var nums []int
-	for _, p := range d.state.Published {
-		nums = append(nums, d.state.Tickets[p].PR)
-	}
+	nums := d.state.layerPRs()
 	known := d.state.Stack
 	nums = append(nums, d.state.Tickets[n].PR)
 	d.mu.Unlock()

@@ -27,6 +27,12 @@ under the repository's lock before anything runs. On a terminal it shows the
 plan and asks; otherwise --yes is required (exit 5 without it). --dry-run
 prints the run it would do and writes nothing.
 
+Prior work (--start-ref BRANCH): the branch is layer 0, pushed once when origin
+lacks it, with its own draft pull request saying it carries work this run never
+gated. The worker is first asked (role graph, SPECSTACK_FINISHED) which tickets
+it already finishes, with evidence: those are closed by that pull request and
+block nothing; the others are cut from it.
+
 Baseline: in a worktree at the pinned base SHA every per-change command runs
 once; its exit code (and the end of its output when it fails) is recorded. A
 command that cannot start at all (exit 126 or 127 from sh) is an environment
@@ -50,6 +56,13 @@ at SHA by ROLE" and "Waived: COMMAND exited CODE"; the native stack registered
 as it grows (created at the second layer, one add per layer). A branch that
 adds nothing is recorded subsumed: no pull request, the spec stays open.
 
+Whole-stack review (with --reviewer), after the last ticket: the at-review
+commands the per-change set lacks are measured at the base, the union runs once
+on the tip, and the reviewer (SPECSTACK_TASK=stack) reviews base...tip; its
+blocking findings go to the worker as a fixer whose recipe is every per-change
+command plus the at-review ones, and the fixes land as one integration pull
+request (spec/N-integration) on top of the stack.
+
 Finalize: the stack registration reconciled, every pull request marked ready,
 and "Closes #SPEC" appended to the top pull request when every ticket is
 published; otherwise the top pull request and the spec get a comment naming
@@ -67,6 +80,7 @@ ledger without redoing a published ticket or measuring the baseline again.`,
 			&cli.IntFlag{Name: "gate-max-rounds", Value: stack.DefaultGateMaxRounds, Usage: "review rounds per ticket before it publishes with what is unresolved"},
 			&cli.StringFlag{Name: "timeout", Usage: "limit of each worker and command, a Go `DURATION` (default: config worker.timeout, else 1h)"},
 			&cli.StringFlag{Name: "base", Usage: "the branch the stack merges into (default: the default branch, when checked out)"},
+			&cli.StringFlag{Name: "start-ref", Usage: "a `BRANCH` carrying prior work for this spec: layer 0 with its own draft pull request, what tickets are cut from"},
 			stackModeFlag, humanLabelFlag,
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "start without asking (required without a terminal)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "settle and print the run; change nothing"},
@@ -117,7 +131,7 @@ ledger without redoing a published ticket or measuring the baseline again.`,
 // runRequest reads run's flags over the configuration.
 func runRequest(c *cli.Context, s settings, spec int) (stack.RunRequest, error) {
 	req := stack.RunRequest{
-		Plan:   stack.PlanRequest{Spec: spec, Base: c.String("base"), StackMode: s.stackMode, HumanLabel: s.humanLabel},
+		Plan:   stack.PlanRequest{Spec: spec, Base: c.String("base"), StartRef: c.String("start-ref"), StackMode: s.stackMode, HumanLabel: s.humanLabel},
 		Worker: s.cfg.Worker.Command, Reviewer: s.cfg.Worker.Reviewer, Order: c.String("order"),
 		MaxParallel: c.Int("max-parallel"), GateMaxRounds: c.Int("gate-max-rounds"),
 	}
