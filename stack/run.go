@@ -87,6 +87,13 @@ func RecordRun(ledgerDir string, h RunHeader) (*RunDoc, error) {
 			"a run of spec #%d is unfinished (%s): continue it with gh specstack resume, see it with gh specstack status, or move that ledger aside to start over",
 			old.Header.Spec, RunLedgerPath(ledgerDir))
 	}
+	if ok {
+		// A finished run's ledger is kept beside, never overwritten.
+		done := filepath.Join(ledgerDir, fmt.Sprintf("run-%d-%s.toml", old.Header.Spec, old.Header.Started.UTC().Format("20060102T150405Z")))
+		if err := os.Rename(RunLedgerPath(ledgerDir), done); err != nil {
+			return nil, fmt.Errorf("keep the finished run's ledger: %w", err)
+		}
+	}
 	d := ledger.New[RunHeader, RunEvent](h)
 	if err := d.Write(RunLedgerPath(ledgerDir)); err != nil {
 		return nil, err

@@ -74,6 +74,7 @@ const (
 	evBaseline   = "baseline"   // Command, ExitCode, Output
 	evCut        = "cut"        // Ticket, Base, BaseBranch
 	evWorked     = "worked"     // Ticket, Role, ExitCode
+	evDecisions  = "decisions"  // Ticket, Reason: the "## Decisions" of the worker's report
 	evCollected  = "collected"  // Ticket, SHA ("" when the branch adds nothing)
 	evReceipt    = "receipt"    // Ticket, Command, ExitCode, SHA, Status (passed|waived|failed), Stage
 	evReview     = "review"     // Ticket, Round, Status (passed|blocked), Findings
@@ -173,6 +174,7 @@ type TicketRun struct {
 	NodeID     string       `json:"-"`
 	Pushed     bool         `json:"-"`
 	Rebased    bool         `json:"rebased,omitempty"`
+	Decisions  string       `json:"decisions,omitempty"`
 	Stacked    bool         `json:"-"`
 	Receipts   []RunReceipt `json:"receipts"`
 	Rounds     int          `json:"gateRounds,omitempty"`
@@ -306,6 +308,8 @@ func FoldRun(d *RunDoc) *RunState {
 			t.Base, t.BaseBranch, t.SHA, t.Rebased = e.Base, e.BaseBranch, e.SHA, true
 		case evPublishing:
 			t.State, t.SHA, t.BaseBranch = StatePublishing, e.SHA, e.BaseBranch
+		case evDecisions:
+			t.Decisions = e.Reason
 		case evPushed:
 			t.Pushed = true
 		case evPR:

@@ -69,6 +69,11 @@ func (d *driver) build(ctx context.Context, n int) error {
 	if res.ExitCode != 0 {
 		return d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the worker exited %d (log %s)", n, res.ExitCode, d.workerLog(n)))
 	}
+	if dec := decisions(report); dec != "" {
+		if err := d.record(RunEvent{Kind: evDecisions, Ticket: n, Reason: dec}); err != nil {
+			return err
+		}
+	}
 	if st, ok := engine.ReportStatus(report); ok && (st == engine.StatusBlocked || st == engine.StatusNeedsContext) {
 		return d.halt(n, StateNeedsDecision, fmt.Sprintf("ticket #%d: the worker reported %s (report %s)", n, st, report))
 	}
@@ -372,6 +377,9 @@ func (d *driver) body(n int) string {
 			fmt.Fprintf(&b, "- %s\n", f)
 		}
 	}
+	if t.Decisions != "" {
+		b.WriteString("\nDecisions the worker recorded:\n\n" + t.Decisions + "\n")
+	}
 	if len(t.Rejected) > 0 {
 		b.WriteString("\nDecisions recorded by the fixer:\n")
 		for _, f := range t.Rejected {
@@ -435,4 +443,29 @@ func (d *driver) register(ctx context.Context, n int, recovering bool) error {
 		return err
 	}
 	return d.record(RunEvent{Kind: evStacked, Ticket: n, Stack: res.Stack})
+}
+
+// decisions is the "## Decisions" section of a worker's report (up to
+// the next heading of that level), trimmed and bounded; "" when none.
+func decisions(report string) string {
+	data, err := os.ReadFile(report)
+	if err != nil {
+		return ""
+	}
+	var out []string
+	in := false
+	for _, line := range strings.Split(string(data), "\n") {
+		if level, text, ok := heading(line); ok && level <= 2 {
+			in = level == 2 && strings.EqualFold(strings.TrimSpace(text), "decisions")
+			continue
+		}
+		if in {
+			out = append(out, line)
+		}
+	}
+	s := strings.TrimSpace(strings.Join(out, "\n"))
+	if len(s) > 4000 {
+		s = s[:4000] + "\n…"
+	}
+	return s
 }
