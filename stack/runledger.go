@@ -164,15 +164,18 @@ type Baseline struct {
 // TicketRun is what the events say about one ticket.
 type TicketRun struct {
 	RunTicket
-	State      string       `json:"state"`
-	Reason     string       `json:"reason,omitempty"`
-	Base       string       `json:"base,omitempty"`
-	BaseBranch string       `json:"baseBranch,omitempty"`
-	SHA        string       `json:"sha,omitempty"`
-	PR         int          `json:"pr,omitempty"`
-	URL        string       `json:"url,omitempty"`
-	NodeID     string       `json:"-"`
-	Pushed     bool         `json:"-"`
+	State      string `json:"state"`
+	Reason     string `json:"reason,omitempty"`
+	Base       string `json:"base,omitempty"`
+	BaseBranch string `json:"baseBranch,omitempty"`
+	SHA        string `json:"sha,omitempty"`
+	PR         int    `json:"pr,omitempty"`
+	URL        string `json:"url,omitempty"`
+	NodeID     string `json:"-"`
+	Pushed     bool   `json:"-"`
+	// InLane: the publish lane took the ticket (its push may have
+	// happened); a resume finishes that publish, whatever halted it.
+	InLane     bool         `json:"-"`
 	Rebased    bool         `json:"rebased,omitempty"`
 	Decisions  string       `json:"decisions,omitempty"`
 	Stacked    bool         `json:"-"`
@@ -307,7 +310,7 @@ func FoldRun(d *RunDoc) *RunState {
 		case evRebased:
 			t.Base, t.BaseBranch, t.SHA, t.Rebased = e.Base, e.BaseBranch, e.SHA, true
 		case evPublishing:
-			t.State, t.SHA, t.BaseBranch = StatePublishing, e.SHA, e.BaseBranch
+			t.State, t.SHA, t.BaseBranch, t.InLane = StatePublishing, e.SHA, e.BaseBranch, true
 		case evDecisions:
 			t.Decisions = e.Reason
 		case evPushed:

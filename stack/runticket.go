@@ -38,7 +38,7 @@ func (d *driver) index(n int) int {
 // finishes its publish.
 func (d *driver) build(ctx context.Context, n int) error {
 	t, tip, tipBranch := d.ticket(n)
-	if t.State == StatePublishing {
+	if t.InLane {
 		return d.publish(ctx, n, true)
 	}
 	ws := d.workspace(n, tip)
@@ -230,7 +230,7 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 	}
 	branch := TicketBranch(n)
 	t, tip, tipBranch := d.ticket(n)
-	if t.State != StatePublishing {
+	if !t.InLane {
 		if sha, ok, err := d.env.VCS.LiveRemoteSHA(ctx, branch); err != nil {
 			return err
 		} else if ok {
