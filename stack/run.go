@@ -48,8 +48,8 @@ func SettleRun(ctx context.Context, env *Env, req RunRequest) (RunHeader, *Plan,
 	if strings.TrimSpace(req.Worker) == "" {
 		return RunHeader{}, nil, exitcode.New(exitcode.Usage, "run: name the worker command with --worker (or [worker] command in specstack.toml)")
 	}
-	if _, ok := env.VCS.(*gitVCS); !ok {
-		return RunHeader{}, nil, exitcode.New(exitcode.Usage, "run builds tickets in git worktrees: run it in a git clone (jj repositories are not supported by run yet)")
+	if _, err := worktreeRepo(env.VCS); err != nil {
+		return RunHeader{}, nil, err
 	}
 	if req.GateMaxRounds <= 0 {
 		req.GateMaxRounds = DefaultGateMaxRounds
@@ -108,6 +108,20 @@ type DriveOptions struct {
 	Progress      io.Writer
 }
 
+// worktreeRepo is the git repository run makes its ticket worktrees in
+// and pushes from: the clone itself, or in a jj repository jj's backing
+// git store (the ticket branches are git branches there, which jj sees as
+// bookmarks once it imports them).
+func worktreeRepo(v VCS) (*gitx.Repo, error) {
+	switch v := v.(type) {
+	case *gitVCS:
+		return v.g, nil
+	case *jjVCS:
+		return v.g, nil
+	}
+	return nil, exitcode.New(exitcode.Usage, "run builds tickets in git worktrees: run it in a git clone or a jj repository")
+}
+
 // driver carries a run from its ledger to its end or a halt.
 type driver struct {
 	env     *Env
@@ -129,16 +143,16 @@ type driver struct {
 // or halts. A halt is an exitcode.Halted error (exitcode.Missing for an
 // environment blocker at the baseline); the status is returned either way.
 func Drive(ctx context.Context, env *Env, doc *RunDoc, opts DriveOptions) (*RunStatus, error) {
-	g, ok := env.VCS.(*gitVCS)
-	if !ok {
-		return nil, exitcode.New(exitcode.Usage, "run builds tickets in git worktrees: run it in a git clone")
+	g, err := worktreeRepo(env.VCS)
+	if err != nil {
+		return nil, err
 	}
 	timeout, err := time.ParseDuration(doc.Header.Timeout)
 	if err != nil || timeout <= 0 {
 		timeout = time.Hour
 	}
-	d := &driver{env: env, git: g.g, opts: opts, doc: doc, state: FoldRun(doc), timeout: timeout,
-		backend: &engine.GitBackend{Repo: g.g, Dir: opts.WorkspacesDir, Prefix: "ticket/"}}
+	d := &driver{env: env, git: g, opts: opts, doc: doc, state: FoldRun(doc), timeout: timeout,
+		backend: &engine.GitBackend{Repo: g, Dir: opts.WorkspacesDir, Prefix: "ticket/"}}
 	if d.opts.Progress == nil {
 		d.opts.Progress = io.Discard
 	}
