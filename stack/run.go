@@ -171,13 +171,40 @@ func (d *driver) drive(ctx context.Context) error {
 		}
 	}
 	if err := d.baseline(ctx); err != nil {
+		var b *blockerError
+		if errors.As(err, &b) {
+			d.halt(0, StateFailed, b.reason)
+			return exitcode.New(exitcode.Missing, "%s", b.reason)
+		}
 		return err
 	}
-	if err := d.prior(ctx); err != nil {
+	// The at-review commands the per-change set lacks are measured in the
+	// background: tickets go on without them, only the whole-stack review
+	// waits, and nothing returns while they run.
+	atReview := make(chan error, 1)
+	if d.doc.Header.Reviewer != "" && d.snapshot().Review == "" {
+		go func() {
+			atReview <- d.measure(ctx, "specstack-baseline-review", atReviewUnion(d.doc.Header), "at-review")
+		}()
+	} else {
+		atReview <- nil
+	}
+	err := d.prior(ctx)
+	if err == nil {
+		err = d.frontier(ctx)
+	}
+	bgErr := <-atReview
+	if err != nil {
 		return err
 	}
-	if err := d.frontier(ctx); err != nil {
-		return err
+	if bgErr != nil {
+		var b *blockerError
+		if errors.As(bgErr, &b) {
+			// A blocker there halts only now, every ticket published.
+			d.halt(0, StateFailed, b.reason)
+			return exitcode.New(exitcode.Missing, "%s", b.reason)
+		}
+		return bgErr
 	}
 	if err := d.stackReview(ctx); err != nil {
 		return err
@@ -261,12 +288,18 @@ func cannotStart(code int) bool { return code == 126 || code == 127 }
 // baseline measures every per-change command once at the pinned base SHA
 // (those a resumed run measured already are kept).
 func (d *driver) baseline(ctx context.Context) error {
-	return d.measure(ctx, d.perChangeUnion(), "per-change")
+	return d.measure(ctx, "specstack-baseline", d.perChangeUnion(), "per-change")
 }
+
+// blockerError is a command that cannot start at the base: an
+// environment blocker, which halts the run.
+type blockerError struct{ reason string }
+
+func (e *blockerError) Error() string { return e.reason }
 
 // measure runs each of cmds not measured yet once at the pinned base SHA
 // and records its exit code.
-func (d *driver) measure(ctx context.Context, cmds []string, what string) error {
+func (d *driver) measure(ctx context.Context, name string, cmds []string, what string) error {
 	var todo []string
 	for _, c := range cmds {
 		if _, ok := d.baselineOf(c); !ok {
@@ -276,7 +309,7 @@ func (d *driver) measure(ctx context.Context, cmds []string, what string) error 
 	if len(todo) == 0 {
 		return nil
 	}
-	ws := engine.Workspace{Name: "specstack-baseline", Base: []string{d.doc.Header.BaseSHA}, Message: "baseline"}
+	ws := engine.Workspace{Name: name, Base: []string{d.doc.Header.BaseSHA}, Message: "baseline"}
 	ws, err := d.backend.Provision(ctx, ws)
 	if err != nil {
 		return fmt.Errorf("baseline worktree at %s: %w", short(d.doc.Header.BaseSHA), err)
@@ -294,8 +327,7 @@ func (d *driver) measure(ctx context.Context, cmds []string, what string) error 
 		if cannotStart(res.ExitCode) {
 			reason := fmt.Sprintf("environment blocker: %s command %q cannot start at the base (exit %d: %s); install or fix it, check with: (cd %s && %s), then gh specstack resume",
 				what, c, res.ExitCode, lastLine(tail(log, 400)), ws.Path, c)
-			d.halt(0, StateFailed, reason)
-			return exitcode.New(exitcode.Missing, "%s", reason)
+			return &blockerError{reason: reason}
 		}
 		ev := RunEvent{Kind: evBaseline, Command: c, ExitCode: res.ExitCode}
 		if res.ExitCode != 0 {

@@ -34,8 +34,8 @@ func atReviewUnion(h RunHeader) []string {
 
 // stackReview reviews the whole stack (base...tip) once every ticket is
 // published, when a reviewer is configured: the at-review union runs once
-// on the tip (judged against the baseline, which measures the commands
-// the per-change set lacks first); blocking findings go to the worker as
+// on the tip (judged against the baseline, whose at-review part drive
+// measured in the background); blocking findings go to the worker as
 // a fixer whose recipe is every ticket's per-change commands plus the
 // at-review union, and its fixes land as one integration pull request on
 // top of the stack.
@@ -49,9 +49,6 @@ func (d *driver) stackReview(ctx context.Context) error {
 		return d.publishIntegration(ctx, true)
 	}
 	union := atReviewUnion(h)
-	if err := d.measure(ctx, union, "at-review"); err != nil {
-		return err
-	}
 	tip, tipBranch := s.Tip(h)
 	branch := IntegrationBranch(h.Spec)
 	ws := engine.Workspace{Name: branch, Path: d.backend.Path(branch), Base: []string{tip}, Message: fmt.Sprintf("spec #%d: whole-stack review fixes", h.Spec)}

@@ -43,7 +43,8 @@ of sub-issues, then number; parallel: as soon as its blockers are published,
 at most --max-parallel at once), gets a worktree on branch ticket/N cut from
 the stack's published tip (the bottom from the pinned SHA), a brief file, and
 the worker (role implementer) with the SPECSTACK_* variables every specstack
-worker gets. What it leaves uncommitted is committed. The ticket's per-change
+worker gets (in a jj repository the worktrees are git worktrees of jj's backing
+git store). What it leaves uncommitted is committed. The ticket's per-change
 commands then run on that commit, each leaving a receipt bound to the SHA; a
 red command is waived only when it failed at the base too.
 
@@ -57,7 +58,8 @@ as it grows (created at the second layer, one add per layer). A branch that
 adds nothing is recorded subsumed: no pull request, the spec stays open.
 
 Whole-stack review (with --reviewer), after the last ticket: the at-review
-commands the per-change set lacks are measured at the base, the union runs once
+commands the per-change set lacks are measured at the base in the background
+while tickets are built, the union runs once
 on the tip, and the reviewer (SPECSTACK_TASK=stack) reviews base...tip; its
 blocking findings go to the worker as a fixer whose recipe is every per-change
 command plus the at-review ones, and the fixes land as one integration pull
