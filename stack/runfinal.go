@@ -70,6 +70,12 @@ func (d *driver) finalize(ctx context.Context) error {
 			return err
 		}
 	}
+	// Worktrees a killed run left after their publish go now.
+	for _, n := range s.Published {
+		if err := d.backend.Release(ctx, d.workspace(n, s.Tickets[n].Base)); err != nil {
+			d.logf("#%d: release its worktree: %v", n, err)
+		}
+	}
 	remains := Remains(h, s)
 	top := 0
 	if len(nums) > 0 {

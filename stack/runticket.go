@@ -41,6 +41,11 @@ func (d *driver) build(ctx context.Context, n int) error {
 	if t.InLane {
 		return d.publish(ctx, n, true)
 	}
+	// A worker a killed run left still running in the old worktree is
+	// stopped before that worktree goes.
+	if engine.StopOrphan(filepath.Join(d.ticketDir(n), "worker.pid")) {
+		d.logf("#%d: stopped the worker a stopped run left running", n)
+	}
 	ws := d.workspace(n, tip)
 	if err := d.backend.Release(ctx, ws); err != nil {
 		return err
