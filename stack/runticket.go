@@ -89,6 +89,7 @@ func (d *driver) build(ctx context.Context, n int) error {
 	if err := d.record(RunEvent{Kind: evCollected, Ticket: n, SHA: p.Commit}); err != nil {
 		return err
 	}
+	engine.CrashPoint("run-collected-" + itoa(n))
 	if p.Empty() {
 		d.logf("#%d: the branch adds nothing to %s: subsumed, no pull request", n, short(tip))
 		if err := d.record(RunEvent{Kind: evSubsumed, Ticket: n}); err != nil {
