@@ -118,8 +118,14 @@ command).`,
 	"gh-specstack": `A checkout off the default branch without --base, or stacks not enabled
 without --stack-mode, is 5; a cycle among tickets, a ticket without a
 recipe or GitHub data that makes no sense is 6, every such ticket named;
-another link holding the lock is 3; a GitHub request that fails or is not
-answered in time is 1; no gh for install-extension is 7.`,
+another link, run or resume holding the lock is 3; a GitHub request that
+fails or is not answered in time is 1; no gh for install-extension is 7.
+run without a terminal and without --yes, or while an unfinished run
+exists, is 5; a per-change command that cannot start at the base SHA is 7
+(an environment blocker, before any ticket); a ticket whose worker fails,
+whose commands stay red, or that needs a decision (an origin ticket/N the
+run did not push, a rebase that conflicts) halts the run with 9: see
+status, then resume.`,
 }
 
 // shellCompletion is every page's SHELL COMPLETION section.

@@ -84,8 +84,22 @@ everything that depends on them.
 the configuration (see CONFIGURATION)
 
 + .jj/specstack/gh-specstack/lock, lock-holder.toml
-the lock link holds and who holds it; in git
+the lock link, run and resume hold and who holds it; in git
 $(git rev-parse --git-common-dir)/specstack/gh-specstack/
+
++ $(git rev-parse --git-common-dir)/specstack/gh-specstack/run.toml
+the run's ledger: what run settled, then every step (baseline, cut,
+receipts, gate rounds, push, pull request, stack entry), written
+atomically; status reads it, resume continues from it
+
++ .../gh-specstack/run/N/
+ticket N's brief, worker and validation logs, gate rounds (review brief,
+diff, findings, rejected findings, verdicts); run/notes/ is the notes
+directory every brief names
+
++ $SPECSTACK_WORKSPACES/REPO-HASH/ticket/N
+ticket N's git worktree on branch ticket/N while it is built (default
+$TMPDIR/jj-workspaces/...; [kaisen] workspaces-dir)
 
 + $XDG_DATA_HOME/specstack/gh-extension/gh-specstack/
 the extension directory install-extension registers with gh
@@ -100,6 +114,13 @@ Plan spec issue 1's tickets in layers, and print their recipes:
 
     gh specstack plan 1
     gh specstack recipes 1 --json
+
+Build spec issue 1's tickets with a worker, gated by a reviewer, published
+one at a time as a stack; see where it is; continue after a halt:
+
+    gh specstack run 1 --worker ./work.sh --reviewer ./review.sh --yes
+    gh specstack status
+    gh specstack resume
 
 Make bookmarks a, b and c (bottom first) a stack of draft pull requests:
 

@@ -17,7 +17,7 @@ import (
 )
 
 func commands() []*cli.Command {
-	return []*cli.Command{planCommand(), recipesCommand(), linkCommand(), installCommand()}
+	return []*cli.Command{planCommand(), recipesCommand(), linkCommand(), runCommand(), statusCommand(), resumeCommand(), installCommand()}
 }
 
 var (
@@ -49,6 +49,8 @@ func specArg(c *cli.Context) (int, error) {
 type settings struct {
 	humanLabel, stackMode string
 	timeout               time.Duration // each GitHub request's limit
+	cfg                   *config.Config
+	root                  string // the repository's root, "" outside one
 }
 
 func loadSettings(c *cli.Context, dir string) (settings, error) {
@@ -64,7 +66,7 @@ func loadSettings(c *cli.Context, dir string) (settings, error) {
 	if err != nil {
 		return settings{}, err
 	}
-	s := settings{humanLabel: cfg.Stack.HumanLabel, stackMode: cfg.Stack.StackMode, timeout: timeout}
+	s := settings{humanLabel: cfg.Stack.HumanLabel, stackMode: cfg.Stack.StackMode, timeout: timeout, cfg: cfg, root: root}
 	if c.IsSet("human-label") {
 		s.humanLabel = c.String("human-label")
 	}
@@ -87,18 +89,27 @@ func connect(c *cli.Context) (*stack.Env, settings, error) {
 	return env, s, err
 }
 
-// lockLedger takes gh-specstack's ledger lock of the repository, failing
-// at once (exit 3, naming the holder) when another run holds it.
-func lockLedger(c *cli.Context) (func(), error) {
+// ledgerDir is gh-specstack's ledger directory of the repository.
+func ledgerDir(c *cli.Context) (string, error) {
 	dir, err := cliapp.RepoDir(c)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Usage, err)
+		return "", exitcode.Wrap(exitcode.Usage, err)
 	}
 	r, err := repo.Find(dir)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Missing, err)
+		return "", exitcode.Wrap(exitcode.Missing, err)
 	}
-	l, err := ledger.Acquire(r.LedgerDir("gh-specstack"))
+	return r.LedgerDir("gh-specstack"), nil
+}
+
+// lockLedger takes gh-specstack's ledger lock of the repository, failing
+// at once (exit 3, naming the holder) when another run holds it.
+func lockLedger(c *cli.Context) (func(), error) {
+	dir, err := ledgerDir(c)
+	if err != nil {
+		return nil, err
+	}
+	l, err := ledger.Acquire(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,31 @@
+package engine
+
+import "time"
+
+// JobRequest describes a worker job of a run that is not a Runner's (a
+// gh-specstack ticket's implementer, fixer, reviewer or validation
+// command): the same Job every driver builds, so the SPECSTACK_*
+// protocol cannot drift between the binaries.
+type JobRequest struct {
+	Role, Task, Dir, Command string
+	Brief, Report, Findings  string
+	Diff, Log, PIDFile       string
+	Timeout                  time.Duration
+	// Artifacts is the run's artifacts directory (SPECSTACK_ARTIFACTS).
+	Artifacts string
+	// Environment holds extra variables (NAME=value).
+	Environment []string
+}
+
+// BuildJob builds the job q describes.
+func BuildJob(q JobRequest) Job {
+	return Job{
+		Command: q.Command, Dir: q.Dir, Role: q.Role, Task: q.Task, Log: q.Log, Timeout: q.Timeout,
+		Brief: q.Brief, Report: q.Report, Findings: q.Findings, Diff: q.Diff, PIDFile: q.PIDFile,
+		Environment: append([]string{"SPECSTACK_ARTIFACTS=" + q.Artifacts}, q.Environment...),
+	}
+}
+
+// CrashPoint kills the process when CrashEnv names point: fault
+// injection for the kill -9 tests of other drivers.
+func CrashPoint(point string) { crashPoint(point) }

@@ -1,0 +1,196 @@
+package stackcli
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/config"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/stack"
+)
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "build a spec issue's tickets with a worker, one git worktree each, and publish them one at a time as a stack of draft pull requests",
+		ArgsUsage: "SPEC-ISSUE",
+		Description: `Settles the run exactly as plan does (stack mode, base, pinned base SHA,
+layers, tickets excluded for a human with their dependants, recipes) and
+records it in the ledger ($(git rev-parse --git-common-dir)/specstack/gh-specstack/run.toml)
+under the repository's lock before anything runs. On a terminal it shows the
+plan and asks; otherwise --yes is required (exit 5 without it). --dry-run
+prints the run it would do and writes nothing.
+
+Prior work (--start-ref BRANCH): the branch is layer 0, pushed once when origin
+lacks it, with its own draft pull request saying it carries work this run never
+gated. The worker is first asked (role graph, SPECSTACK_FINISHED) which tickets
+it already finishes, with evidence: those are closed by that pull request and
+block nothing; the others are cut from it.
+
+Baseline: in a worktree at the pinned base SHA every per-change command runs
+once; its exit code (and the end of its output when it fails) is recorded. A
+command that cannot start at all (exit 126 or 127 from sh) is an environment
+blocker: the run halts before any ticket (exit 7) naming it.
+
+Each ticket, in frontier order (sequential: one at a time by the spec's order
+of sub-issues, then number; parallel: as soon as its blockers are published,
+at most --max-parallel at once), gets a worktree on branch ticket/N cut from
+the stack's published tip (the bottom from the pinned SHA), a brief file, and
+the worker (role implementer) with the SPECSTACK_* variables every specstack
+worker gets (in a jj repository the worktrees are git worktrees of jj's backing
+git store). What it leaves uncommitted is committed. The ticket's per-change
+commands then run on that commit, each leaving a receipt bound to the SHA; a
+red command is waived only when it failed at the base too.
+
+Publish lane, one ticket at a time: an origin branch ticket/N the run did not
+push stops for a decision; when the tip moved since the ticket was cut (by
+SHA) the branch is rebased onto it and validated again, else waived checks are
+re-run; one push (never forced); a draft pull request based on the tip whose
+body opens with "Layer k of N planned" and holds "Closes #N", "Validated green
+at SHA by ROLE" and "Waived: COMMAND exited CODE"; the native stack registered
+as it grows (created at the second layer, one add per layer). A branch that
+adds nothing is recorded subsumed: no pull request, the spec stays open.
+
+Whole-stack review (with --reviewer), after the last ticket: the at-review
+commands the per-change set lacks are measured at the base in the background
+while tickets are built, the union runs once
+on the tip, and the reviewer (SPECSTACK_TASK=stack) reviews base...tip; its
+blocking findings go to the worker as a fixer whose recipe is every per-change
+command plus the at-review ones, and the fixes land as one integration pull
+request (spec/N-integration) on top of the stack.
+
+Finalize: the stack registration reconciled, every pull request marked ready,
+and "Closes #SPEC" appended to the top pull request when every ticket is
+published; otherwise the top pull request and the spec get a comment naming
+what remains. It never merges, and prints how to merge in the stack's mode.
+
+A ticket whose worker fails, whose commands stay red, or that needs a decision
+halts the run (exit 9): nothing new starts and nothing more reaches GitHub.
+gh specstack status shows where it is; gh specstack resume continues from the
+ledger without redoing a published ticket or measuring the baseline again.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "worker", Usage: "the worker `COMMAND`, run by sh -c in each ticket's worktree (default: config worker.command)"},
+			&cli.StringFlag{Name: "reviewer", Usage: "the reviewer `COMMAND` of the gate (default: config worker.reviewer; none: no gate)"},
+			&cli.StringFlag{Name: "order", Value: stack.OrderSequential, Usage: "sequential (one ticket at a time, the tip never moves) or parallel"},
+			&cli.IntFlag{Name: "max-parallel", Usage: "parallel order: at most `N` tickets at once (0: no bound)"},
+			&cli.IntFlag{Name: "gate-max-rounds", Value: stack.DefaultGateMaxRounds, Usage: "review rounds per ticket before it publishes with what is unresolved"},
+			&cli.StringFlag{Name: "timeout", Usage: "limit of each worker and command, a Go `DURATION` (default: config worker.timeout, else 1h)"},
+			&cli.StringFlag{Name: "base", Usage: "the branch the stack merges into (default: the default branch, when checked out)"},
+			&cli.StringFlag{Name: "start-ref", Usage: "a `BRANCH` carrying prior work for this spec: layer 0 with its own draft pull request, what tickets are cut from"},
+			stackModeFlag, humanLabelFlag,
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "start without asking (required without a terminal)"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "settle and print the run; change nothing"},
+		},
+		Action: func(c *cli.Context) error {
+			n, err := specArg(c)
+			if err != nil {
+				return err
+			}
+			env, s, err := connect(c)
+			if err != nil {
+				return err
+			}
+			req, err := runRequest(c, s, n)
+			if err != nil {
+				return err
+			}
+			unlock, err := lockLedger(c)
+			if err != nil {
+				return err
+			}
+			defer unlock()
+			h, p, err := stack.SettleRun(c.Context, env, req)
+			if err != nil {
+				return err
+			}
+			if c.Bool("dry-run") {
+				return cliapp.Emit(c, p, p.WriteText)
+			}
+			if !c.Bool("yes") {
+				if err := confirm(c, p); err != nil {
+					return err
+				}
+			}
+			dir, err := ledgerDir(c)
+			if err != nil {
+				return err
+			}
+			doc, err := stack.RecordRun(dir, h)
+			if err != nil {
+				return err
+			}
+			return drive(c, env, s, doc, dir)
+		},
+	}
+}
+
+// runRequest reads run's flags over the configuration.
+func runRequest(c *cli.Context, s settings, spec int) (stack.RunRequest, error) {
+	req := stack.RunRequest{
+		Plan:   stack.PlanRequest{Spec: spec, Base: c.String("base"), StartRef: c.String("start-ref"), StackMode: s.stackMode, HumanLabel: s.humanLabel},
+		Worker: s.cfg.Worker.Command, Reviewer: s.cfg.Worker.Reviewer, Order: c.String("order"),
+		MaxParallel: c.Int("max-parallel"), GateMaxRounds: c.Int("gate-max-rounds"),
+	}
+	if c.IsSet("worker") {
+		req.Worker = c.String("worker")
+	}
+	if c.IsSet("reviewer") {
+		req.Reviewer = c.String("reviewer")
+	}
+	t, from := s.cfg.Worker.Timeout, "config worker.timeout"
+	if c.IsSet("timeout") {
+		t, from = c.String("timeout"), "--timeout"
+	}
+	if t != "" {
+		d, err := config.ParseTimeout(t)
+		if err != nil {
+			return req, exitcode.New(exitcode.Usage, "%s %q: %v", from, t, err)
+		}
+		req.Timeout = d
+	}
+	if req.Timeout == 0 {
+		req.Timeout = time.Hour
+	}
+	return req, nil
+}
+
+// confirm shows the plan on a terminal and asks; without one, --yes is
+// required.
+func confirm(c *cli.Context, p *stack.Plan) error {
+	if cliapp.JSON(c) || !isTerminal(os.Stdin) || !isTerminal(os.Stderr) {
+		return exitcode.New(exitcode.NeedsChoice, "run starts workers and publishes pull requests: re-run with --yes (see the run first with --dry-run)")
+	}
+	p.WriteText(cliapp.Stderr(c))
+	fmt.Fprint(cliapp.Stderr(c), "Start this run? [y/N] ")
+	line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+	if err != nil && line == "" {
+		line = "n"
+	}
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		return exitcode.New(exitcode.NeedsChoice, "run declined: nothing was started")
+	}
+	return nil
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// drive carries the recorded run on and prints its status.
+func drive(c *cli.Context, env *stack.Env, s settings, doc *stack.RunDoc, dir string) error {
+	st, err := stack.Drive(c.Context, env, doc, stack.DriveOptions{LedgerDir: dir,
+		WorkspacesDir: config.WorkspacesDir(s.cfg, s.root), Progress: cliapp.Stderr(c)})
+	if st != nil {
+		if eerr := cliapp.Emit(c, st, st.WriteText); eerr != nil && err == nil {
+			err = eerr
+		}
+	}
+	return err
+}

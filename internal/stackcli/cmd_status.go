@@ -1,0 +1,72 @@
+package stackcli
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/stack"
+)
+
+func statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "status",
+		Usage: "show the run's tickets: state, pull request, receipts (read-only)",
+		Description: `Reads the run's ledger (no lock, no network) and shows each ticket's state —
+published (with its pull request), gating, publishing, failed, unmet,
+needs-decision, subsumed, not-started — its receipts (command, exit code,
+SHA; waived when it failed at the base too), the baseline's pre-existing
+failures, and why the run halted.`,
+		Action: func(c *cli.Context) error {
+			dir, err := ledgerDir(c)
+			if err != nil {
+				return err
+			}
+			doc, ok, err := stack.ReadRun(dir)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return exitcode.New(exitcode.Usage, "no run in this repository (%s): start one with gh specstack run SPEC --worker CMD --yes", stack.RunLedgerPath(dir))
+			}
+			st := stack.StatusOf(doc)
+			return cliapp.Emit(c, st, st.WriteText)
+		},
+	}
+}
+
+func resumeCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "resume",
+		Usage: "continue the run from its ledger",
+		Description: `Continues the run recorded in the ledger with the settings it started with:
+published tickets stay as they are, the baseline is not measured again, a
+ticket a halt or a kill left before its publish starts over in a fresh
+worktree, and one left inside the publish lane finishes it, adopting what
+already reached origin and GitHub (no second branch, pull request or stack
+entry).`,
+		Action: func(c *cli.Context) error {
+			env, s, err := connect(c)
+			if err != nil {
+				return err
+			}
+			unlock, err := lockLedger(c)
+			if err != nil {
+				return err
+			}
+			defer unlock()
+			dir, err := ledgerDir(c)
+			if err != nil {
+				return err
+			}
+			doc, ok, err := stack.ReadRun(dir)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return exitcode.New(exitcode.Usage, "no run to resume in this repository (%s): start one with gh specstack run", stack.RunLedgerPath(dir))
+			}
+			return drive(c, env, s, doc, dir)
+		},
+	}
+}
