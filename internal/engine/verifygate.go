@@ -59,3 +59,7 @@ func (r *Runner) Verify(ctx context.Context, role string, commands []string) ([]
 // Record appends events a binary's own phases add to the run's ledger
 // (kinds the engine's Fold does not know are kept and shown by BuildLog).
 func (r *Runner) Record(events ...Event) error { return r.record(events...) }
+
+// CrashPoint kills the process with SIGKILL when CrashEnv names point:
+// a binary's own phases use it to prove resume, as the engine's do.
+func CrashPoint(point string) { crashPoint(point) }

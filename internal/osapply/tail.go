@@ -169,6 +169,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		if err := r.Record(engine.Event{Kind: EvArchived, Reason: plan.ArchiveName}); err != nil {
 			return res, err
 		}
+		engine.CrashPoint("apply-archived")
 	}
 	res.ArchivedAs = t.Archived
 	// 4. The bookmark on the one change (@).
@@ -210,6 +211,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 			return res, err
 		}
 	}
+	engine.CrashPoint("apply-pushed")
 	pr, err := openPR(ctx, ghEnv.GH, env.Root, p, t.Archived)
 	if err != nil {
 		return res, err
