@@ -209,7 +209,9 @@ func writeApply(w io.Writer, res *osapply.Result) error {
 	if res.PR != nil {
 		fmt.Fprintf(&b, "pull request: #%d %s (%s)\n", res.PR.Number, res.PR.Action, res.PR.URL)
 	}
-	fmt.Fprintf(&b, "phase: %s\n", res.Phase)
+	if res.Phase != "" {
+		fmt.Fprintf(&b, "phase: %s\n", res.Phase)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -93,6 +93,8 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 		}
 		defer r.Close()
 		r.Worker = req.Worker
+		// A decision made now (archive with tasks open) is this call's.
+		p.Yes = p.Yes || req.Yes
 		fmt.Fprintf(env.Out, "apply: resuming run %s of change %s (%s)\n", p.RunID, p.Change, p.Distribution)
 		if !r.State().Complete {
 			if err := r.Resume(); err != nil {
