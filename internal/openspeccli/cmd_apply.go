@@ -79,6 +79,8 @@ malformed; 8 verify red; 9 a worker's group was not merged.`,
 			&cli.BoolFlag{Name: "no-push", Usage: "stop after archive and bookmark: no push, no pull request"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "archive although tasks are not done; abort a run that would lose work"},
 			&cli.StringFlag{Name: "timeout", Usage: "per-worker `DURATION` (default: [worker] timeout)"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "preview: print and record the manifest of what apply would do; change nothing"},
+			&cli.StringFlag{Name: "from-preview", Usage: "execute exactly the preview `ID` a --dry-run recorded (refused when the repository moved since)"},
 			&cli.BoolFlag{Name: "status", Usage: "show the apply run in the ledger"},
 			&cli.BoolFlag{Name: "log", Usage: "show the apply run's ledger as a log, newest first"},
 			&cli.BoolFlag{Name: "abort", Usage: "undo the apply run: restore the operation from before it"},
@@ -166,7 +168,22 @@ func runApply(c *cli.Context) error {
 	if len(args) == 1 {
 		req.Change = args[0]
 	}
-	res, err := osapply.Apply(c.Context, s.env, req)
+	if c.Bool("dry-run") {
+		m, err := osapply.Preview(c.Context, s.env, req)
+		if err != nil {
+			return err
+		}
+		return cliapp.Emit(c, m, func(w io.Writer) error { return writeManifest(w, m) })
+	}
+	var res *osapply.Result
+	if id := c.String("from-preview"); id != "" {
+		if len(args) > 0 {
+			return exitcode.New(exitcode.Usage, "apply --from-preview %s: the preview names the change; give no CHANGE", id)
+		}
+		res, err = osapply.FromPreview(c.Context, s.env, id)
+	} else {
+		res, err = osapply.Apply(c.Context, s.env, req)
+	}
 	if res != nil {
 		if eerr := cliapp.Emit(c, res, func(w io.Writer) error { return writeApply(w, res) }); eerr != nil && err == nil {
 			err = eerr
@@ -212,6 +229,40 @@ func writeApply(w io.Writer, res *osapply.Result) error {
 	if res.Phase != "" {
 		fmt.Fprintf(&b, "phase: %s\n", res.Phase)
 	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeManifest(w io.Writer, m *osapply.Manifest) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "preview %s (operation %s): nothing was changed\n", m.ID, shortOp(m.Op))
+	fmt.Fprintf(&b, "shape: %s\nchange: %s\n", m.Shape, m.Change)
+	fmt.Fprintf(&b, "distribution: %s (%s)\n", m.Distribution, strings.Join(m.Reasons, "; "))
+	fmt.Fprintf(&b, "base: %s\n", m.Base)
+	if m.Describe != "" {
+		fmt.Fprintf(&b, "describe @: %q\n", m.Describe)
+	}
+	fmt.Fprintf(&b, "bookmark: %s\n", m.Bookmark)
+	fmt.Fprintf(&b, "worker command: %s\n", m.Request.Worker)
+	for _, wk := range m.Workers {
+		fmt.Fprintf(&b, "worker %d: %s (%s)\n", wk.Task, wk.Title, strings.Join(wk.Files, ", "))
+		for _, l := range strings.Split(strings.TrimRight(wk.Brief, "\n"), "\n") {
+			fmt.Fprintf(&b, "    | %s\n", l)
+		}
+	}
+	for _, v := range m.Verify {
+		fmt.Fprintf(&b, "verify: %s\n", v)
+	}
+	if m.Reviewer != "" {
+		fmt.Fprintf(&b, "reviewer: %s\n", m.Reviewer)
+	}
+	fmt.Fprintf(&b, "archive as: %s\n", m.ArchiveAs)
+	fmt.Fprintf(&b, "push: %s\n", m.Push)
+	if m.ArchiveDiff != "" {
+		b.WriteString("archive diff:\n")
+		b.WriteString(m.ArchiveDiff)
+	}
+	fmt.Fprintf(&b, "run it: jj openspec apply --from-preview %s\n", m.ID)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -29,6 +29,9 @@ type Request struct {
 	MinGroupTasks int
 	Tracker       string
 	WorkspacesDir string
+	// Expect, when set, is the preview this apply must execute exactly
+	// (--from-preview).
+	Expect *Manifest `toml:"-" json:"-"`
 }
 
 // Env is where apply works: the orchestrating jj workspace, the OpenSpec
@@ -121,6 +124,11 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 			return nil, err
 		}
 		return nil, exitcode.New(exitcode.NeedsChoice, "an unfinished apply of change %q started meanwhile: resume or abort it", again.Change)
+	}
+	if req.Expect != nil {
+		if err := checkExpected(ctx, env, req.Expect, pl); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkBookmark(ctx, env.Repo, pl.Bookmark, ""); err != nil {
 		return nil, err
