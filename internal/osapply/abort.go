@@ -21,6 +21,8 @@ func PhaseOf(d *engine.Doc) string {
 		return PhaseApplied
 	case t.VerifyRed:
 		return PhaseVerify
+	case workersFailed(d):
+		return PhaseWorkersFailed
 	case st.Halted != "":
 		return "halted"
 	case st.Complete:

@@ -73,7 +73,7 @@ func Unfinished(dir string) (*Plan, *engine.Doc, error) {
 	if d.Header.RunID != p.RunID || d.Header.Binary != Binary {
 		return nil, nil, nil
 	}
-	if engine.Fold(d).Aborted || tailOf(d).Applied {
+	if engine.Fold(d).Aborted || tailOf(d).Applied || workersFailed(d) {
 		return nil, nil, nil
 	}
 	return p, d, nil
@@ -269,6 +269,13 @@ func run(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, err
 		}
 	}
 	return tail(ctx, env, r, p)
+}
+
+// workersFailed reports a run the engine completed with a group not
+// merged: there is nothing for the tail, a new apply starts over (the
+// failed workspaces are kept for inspection).
+func workersFailed(d *engine.Doc) bool {
+	return engine.Fold(d).Complete && len(engine.BuildCoverage(d, "").NotMerged()) > 0
 }
 
 func shortID(id string) string {

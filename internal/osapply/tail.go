@@ -34,11 +34,13 @@ const (
 
 // Phases a Result reports.
 const (
-	PhaseWorkers  = "workers"       // the engine's phases did not finish
-	PhaseVerify   = "verify-failed" // the gate is red: nothing archived or pushed
-	PhaseTasks    = "tasks-open"    // unticked tasks block the archive
-	PhaseApplied  = "applied"
-	PhaseUnpushed = "applied-not-pushed" // --no-push
+	PhaseWorkers = "workers" // the engine's phases did not finish
+	// PhaseWorkersFailed: a group's worker failed; nothing for the tail.
+	PhaseWorkersFailed = "workers-failed"
+	PhaseVerify        = "verify-failed" // the gate is red: nothing archived or pushed
+	PhaseTasks         = "tasks-open"    // unticked tasks block the archive
+	PhaseApplied       = "applied"
+	PhaseUnpushed      = "applied-not-pushed" // --no-push
 )
 
 // Result is what apply did.
