@@ -15,9 +15,9 @@ package osapply
 import (
 	"errors"
 	"fmt"
+	"github.com/specstack/specstack/internal/lazyregexp"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -100,7 +100,7 @@ func Slug(name string) string {
 	return s
 }
 
-var slugRe = regexp.MustCompile(`[^a-z0-9._-]+`)
+var slugRe = lazyregexp.New(`[^a-z0-9._-]+`)
 
 // ResolveChange returns name when given; else the only active change with
 // unticked tasks; else exit 5 listing the candidates.

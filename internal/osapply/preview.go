@@ -7,9 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/specstack/specstack/internal/lazyregexp"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -52,7 +52,7 @@ type ManifestWorker struct {
 
 func previewPath(dir, id string) string { return filepath.Join(dir, "previews", id+".toml") }
 
-var previewID = regexp.MustCompile(`^[0-9a-f]{12}$`)
+var previewID = lazyregexp.New(`^[0-9a-f]{12}$`)
 
 // Preview resolves and checks req as apply would, changes nothing in the
 // repository, and records the manifest under the ledger directory.
