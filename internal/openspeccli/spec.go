@@ -28,7 +28,7 @@ read from jj or git history) and merge them forward.
 Use it as "jj openspec VERB" after:
    jj config set --user aliases.openspec \
        '["util","exec","--","jj-openspec"]'`,
-		Commands: withRecovery(append([]*cli.Command{initCommand(), listCommand(), statusCommand(), validateCommand(), checkCommand(), rebaseCommand(), archiveCommand(), applyCommand(), syncCommand(), tasksCommand(), cliCommand()}, conflictcli.CommandsWith(conflictcli.Options{TextMarkers: textMarkers})...)),
+		Commands: withRecovery(append(append([]*cli.Command{initCommand(), listCommand(), statusCommand(), validateCommand(), checkCommand(), rebaseCommand(), archiveCommand(), applyCommand(), syncCommand(), tasksCommand(), cliCommand(), exploreCommand()}, authorCommands()...), conflictcli.CommandsWith(conflictcli.Options{TextMarkers: textMarkers})...)),
 		Skill:    skill,
 	}
 }
