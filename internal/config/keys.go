@@ -40,6 +40,8 @@ var Keys = []Key{
 		"unchecked tasks a group needs before tasks recommends fan-out (default 2)"},
 	{"openspec", "verify", `["make test"]`, "jj-openspec",
 		"apply's verify gate: commands run in order in @ on the integrated change (--verify adds to them)"},
+	{"openspec", "risk-max-files", `20`, "jj-openspec",
+		"apply routes a change whose tasks name more files as risky: --no-verify refused, a reviewer required (default 0: no limit)"},
 	{"openspec", "tracker", `"my-tracker-update"`, "jj-openspec",
 		"run after apply opens the pull request, with SPECSTACK_CHANGE, SPECSTACK_BOOKMARK and SPECSTACK_PR_URL set"},
 	{"stack", "human-label", `"ready-for-human"`, "gh-specstack",

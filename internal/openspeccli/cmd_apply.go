@@ -162,6 +162,7 @@ func runApply(c *cli.Context) error {
 		Yes:           c.Bool("yes"),
 		Timeout:       pick(c.String("timeout"), s.cfg.Worker.Timeout),
 		MinGroupTasks: s.cfg.OpenSpec.MinGroupTasks,
+		RiskMaxFiles:  s.cfg.OpenSpec.RiskMaxFiles,
 		Tracker:       s.cfg.OpenSpec.Tracker,
 		WorkspacesDir: config.WorkspacesDir(s.cfg, s.env.Repo.Root),
 	}

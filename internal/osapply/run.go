@@ -27,6 +27,9 @@ type Request struct {
 	Yes           bool
 	Timeout       string
 	MinGroupTasks int
+	// RiskMaxFiles: a change whose tasks name more files is routed as
+	// risky (0: no limit).
+	RiskMaxFiles  int
 	Tracker       string
 	WorkspacesDir string
 	// Expect, when set, is the preview this apply must execute exactly
@@ -166,9 +169,16 @@ func Prepare(env *Env, req Request) (*Plan, Decision, error) {
 	if err := HealthCheck(env.Root, name, env.Markers); err != nil {
 		return nil, Decision{}, err
 	}
+	dec, err := Decide(env.Root, name, req.Distribution, req.MinGroupTasks)
+	if err != nil {
+		return nil, dec, err
+	}
 	risk, err := ReadRisk(env.Root, name)
 	if err != nil {
 		return nil, Decision{}, err
+	}
+	if n := areaSize(dec); req.RiskMaxFiles > 0 && n > req.RiskMaxFiles {
+		risk = append(risk, fmt.Sprintf("SIZE (%d files named, over [openspec] risk-max-files %d)", n, req.RiskMaxFiles))
 	}
 	if len(risk) > 0 {
 		if req.NoVerify {
@@ -181,10 +191,6 @@ func Prepare(env *Env, req Request) (*Plan, Decision, error) {
 	if len(req.Verify) == 0 && !req.NoVerify {
 		return nil, Decision{}, exitcode.New(exitcode.Usage, "no verify command: the verify gate cannot pass without one; give --verify CMD (or [openspec] verify), or --no-verify to archive unverified")
 	}
-	dec, err := Decide(env.Root, name, req.Distribution, req.MinGroupTasks)
-	if err != nil {
-		return nil, dec, err
-	}
 	reasons := dec.Reasons
 	if len(risk) > 0 {
 		reasons = append(reasons, fmt.Sprintf("risk flags %s: verify and a reviewer required", strings.Join(risk, ", ")))
@@ -194,6 +200,18 @@ func Prepare(env *Env, req Request) (*Plan, Decision, error) {
 		Groups: dec.Groups, TaskGroups: dec.TaskGroups, Verify: req.Verify, Reviewer: req.Reviewer,
 		NoPush: req.NoPush, Yes: req.Yes, Tracker: req.Tracker,
 	}, dec, nil
+}
+
+// areaSize counts the distinct paths and globs the change's task groups
+// name.
+func areaSize(d Decision) int {
+	seen := map[string]bool{}
+	for _, g := range d.Verdict.Groups {
+		for _, a := range g.Area {
+			seen[a] = true
+		}
+	}
+	return len(seen)
 }
 
 // checkBookmark refuses a bookmark that exists at another commit than at
