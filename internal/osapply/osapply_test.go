@@ -141,3 +141,21 @@ func TestResolveChange(t *testing.T) {
 		t.Fatalf("ResolveChange with nothing open: %v", err)
 	}
 }
+
+func TestDecideSmallGroupAfterFanIn(t *testing.T) {
+	r := project(t, exportTasks+"\n## 3. Changelog\n- [ ] 3.1 Note it in `CHANGELOG.md`\n")
+	d, err := Decide(r, "add-export", Auto, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]int{{1, 2}, {3}}
+	if d.Distribution != FanOut || len(d.Waves) != 2 || !slices.Equal(d.Waves[0], want[0]) || !slices.Equal(d.Waves[1], want[1]) {
+		t.Fatalf("Decide = %s, waves %v; want fan-out, waves %v", d.Distribution, d.Waves, want)
+	}
+	if !strings.Contains(d.Briefs[3], "3.1 Note it") || strings.Contains(d.Briefs[3], "1.1 Add") {
+		t.Errorf("brief of the small group:\n%s", d.Briefs[3])
+	}
+	if got := d.TaskGroups; len(got) != 3 || !slices.Equal(got[2], []string{"3"}) {
+		t.Errorf("TaskGroups = %v, want the small group last", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/specstack/specstack/internal/engine"
@@ -251,6 +252,9 @@ func settleBase(ctx context.Context, env *Env, p *Plan) error {
 	at := ats[0]
 	if !at.Empty {
 		if strings.TrimSpace(at.Description) == "" {
+			if other := notArtifacts(env, p.Change, at.Files); len(other) > 0 {
+				return exitcode.New(exitcode.NeedsChoice, "@ has edits that are not change %s's artifacts (%s): describe or commit them first (`jj commit -m …`), then apply", p.Change, strings.Join(other, ", "))
+			}
 			if err := env.Repo.Describe(ctx, "@", ArtifactsMessage(p.Change)); err != nil {
 				return fmt.Errorf("describe @ as the change's artifacts: %w", err)
 			}
@@ -272,6 +276,22 @@ func settleBase(ctx context.Context, env *Env, p *Plan) error {
 		p.Base = at.ParentChangeIDs[0]
 	}
 	return nil
+}
+
+// notArtifacts lists the files of @ outside the change's folder.
+func notArtifacts(env *Env, change string, files []jjx.FileChange) []string {
+	dir, err := filepath.Rel(env.Repo.Root, env.Root.ChangeDir(change))
+	if err != nil || strings.HasPrefix(dir, "..") {
+		return nil // the project is not seen under the root (a link): cannot tell
+	}
+	dir = filepath.ToSlash(dir) + "/"
+	var out []string
+	for _, f := range files {
+		if !strings.HasPrefix(f.Path, dir) {
+			out = append(out, f.Path)
+		}
+	}
+	return out
 }
 
 // run drives the engine's remaining phases, then the tail.
