@@ -283,19 +283,9 @@ func (p *ArchivePlan) output(u *SpecUpdate) string {
 func (p *ArchivePlan) Apply(journalDir string) error {
 	r := p.Root
 	in := journal.Intent{What: fmt.Sprintf("archive of %q", p.Change)}
-	for _, u := range p.Specs {
-		if u.Merged.Counts.Total() == 0 {
-			continue // already in sync: leave the file byte for byte
-		}
-		real, err := r.Resolve(u.Target)
-		if err != nil {
-			return err
-		}
-		mode := fs.FileMode(0o644)
-		if fi, err := os.Stat(real); err == nil {
-			mode = fi.Mode().Perm()
-		}
-		in.Writes = append(in.Writes, journal.Write{Path: real, Show: r.Show(u.Target), Exists: u.Exists, Old: []byte(u.Old), New: []byte(p.output(u)), Mode: mode})
+	var err error
+	if in.Writes, err = p.specWrites(); err != nil {
+		return err
 	}
 	from, err := r.Resolve(r.ChangeDir(p.Change))
 	if err != nil {
@@ -310,6 +300,27 @@ func (p *ArchivePlan) Apply(journalDir string) error {
 	}
 	in.Move = journal.Move{From: from, To: to, ShowFrom: r.Show(r.ChangeDir(p.Change)), ShowTo: r.Show(p.ArchivePath)}
 	return journal.Run(journalDir, in)
+}
+
+// specWrites are the journal writes of the plan's changed specs.
+func (p *ArchivePlan) specWrites() ([]journal.Write, error) {
+	r := p.Root
+	var ws []journal.Write
+	for _, u := range p.Specs {
+		if u.Merged.Counts.Total() == 0 {
+			continue // already in sync: leave the file byte for byte
+		}
+		real, err := r.Resolve(u.Target)
+		if err != nil {
+			return nil, err
+		}
+		mode := fs.FileMode(0o644)
+		if fi, err := os.Stat(real); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		ws = append(ws, journal.Write{Path: real, Show: r.Show(u.Target), Exists: u.Exists, Old: []byte(u.Old), New: []byte(p.output(u)), Mode: mode})
+	}
+	return ws, nil
 }
 
 // checkArchivePaths refuses, before anything is read, an archive that

@@ -26,6 +26,15 @@ type OpenSpecConfig struct {
 	// MinGroupTasks is the minimum number of tasks a group needs before
 	// fan-out is recommended (default 2).
 	MinGroupTasks int `toml:"min-group-tasks"`
+	// Verify are the commands of apply's verify gate, run in order on the
+	// integrated change (--verify adds to them).
+	Verify []string `toml:"verify"`
+	// RiskMaxFiles: apply treats a change whose tasks name more files as
+	// risky (no --no-verify, a reviewer required); 0 for no limit.
+	RiskMaxFiles int `toml:"risk-max-files"`
+	// Tracker is a command apply runs after the pull request is open, with
+	// SPECSTACK_CHANGE, SPECSTACK_BOOKMARK and SPECSTACK_PR_URL set.
+	Tracker string `toml:"tracker"`
 }
 
 // StackConfig configures gh-specstack.

@@ -23,12 +23,16 @@ func Spec() cliapp.Spec {
 and archive natively (with the same results as the OpenSpec CLI), tasks with
 their file areas and a separability verdict for per-group fan-out; check
 and rebase find changes written against specs that moved since (their base
-read from jj or git history) and merge them forward.
+read from jj or git history) and merge them forward; sync merges a change's
+deltas without archiving. apply hands a change to a worker (or one per
+separable group) in jj workspaces, verifies, archives and publishes it as a
+pull request; propose, new and ff have a worker author a change on
+change/<slug>.
 
 Use it as "jj openspec VERB" after:
    jj config set --user aliases.openspec \
        '["util","exec","--","jj-openspec"]'`,
-		Commands: withRecovery(append([]*cli.Command{initCommand(), listCommand(), statusCommand(), validateCommand(), checkCommand(), rebaseCommand(), archiveCommand(), tasksCommand(), cliCommand()}, conflictcli.CommandsWith(conflictcli.Options{TextMarkers: textMarkers})...)),
+		Commands: withRecovery(append(append([]*cli.Command{initCommand(), listCommand(), statusCommand(), validateCommand(), checkCommand(), rebaseCommand(), archiveCommand(), applyCommand(), syncCommand(), tasksCommand(), cliCommand(), exploreCommand()}, authorCommands()...), conflictcli.CommandsWith(conflictcli.Options{TextMarkers: textMarkers})...)),
 		Skill:    skill,
 	}
 }

@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+)
+
+// RoleVerify is the role of a verify gate's receipts: the commands a
+// binary runs once over the integrated result, beyond the run's own gate
+// (jj-openspec's [openspec] verify and --verify).
+const RoleVerify = "verify"
+
+// VerifyOutcome is one verify command's result on the target's tree.
+type VerifyOutcome struct {
+	Command  string `json:"command"`
+	ExitCode int    `json:"exit_code"` // -1 when it could not run or timed out
+	Passed   bool   `json:"passed"`
+	Reused   bool   `json:"reused,omitempty"` // a passing receipt for this tree was reused
+	Tree     string `json:"tree"`
+	Log      string `json:"log"`
+}
+
+// Verify runs each command in the target's working copy (@), one after
+// another, as a gate of role: each leaves a receipt bound to @'s tree,
+// and a passing receipt for the same command and tree is reused. Only an
+// exit 0 passes; a command that cannot run, times out or is killed does
+// not. An interrupted context stops it with the outcomes so far.
+func (r *Runner) Verify(ctx context.Context, role string, commands []string) ([]VerifyOutcome, error) {
+	at, err := r.Backend.Head(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: read @: %w", role, err)
+	}
+	var out []VerifyOutcome
+	for i, cmd := range commands {
+		log := r.art(fmt.Sprintf("%s-%d.log", role, i+1))
+		j := r.testJob(cmd, r.Backend.TargetDir(), "all", log)
+		j.Role = role
+		if _, ok := r.State().passingReceipt(role, cmd, at); !ok {
+			r.logf("%s: running %q in %s", role, cmd, r.Backend.TargetDir())
+		}
+		res, err := r.runGate(ctx, 0, 0, role, j, at)
+		if err != nil {
+			return out, err
+		}
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		o := VerifyOutcome{Command: cmd, ExitCode: res.ExitCode, Tree: at, Log: log}
+		if res.Err != nil && res.ExitCode == 0 {
+			o.ExitCode = -1
+		}
+		o.Passed = o.ExitCode == 0 && res.Err == nil
+		if rs := r.State().Receipts; len(rs) > 0 {
+			o.Reused = rs[len(rs)-1].Reused
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// Record appends events a binary's own phases add to the run's ledger
+// (kinds the engine's Fold does not know are kept and shown by BuildLog).
+func (r *Runner) Record(events ...Event) error { return r.record(events...) }
+
+// CrashPoint kills the process with SIGKILL when CrashEnv names point:
+// a binary's own phases use it to prove resume, as the engine's do.
+func CrashPoint(point string) { crashPoint(point) }

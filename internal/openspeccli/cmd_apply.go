@@ -1,0 +1,352 @@
+package openspeccli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/config"
+	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/osapply"
+	"github.com/specstack/specstack/internal/repo"
+	"github.com/specstack/specstack/jjx"
+	"github.com/specstack/specstack/spec/drift"
+)
+
+func applyCommand() *cli.Command {
+	return &cli.Command{
+		Name:         "apply",
+		Usage:        "implement a change with a worker (or one per separable group) in jj workspaces, verify, archive, push, open the PR",
+		ArgsUsage:    "[CHANGE]",
+		BashComplete: completeChange,
+		Description: `The implementing shape. CHANGE is the argument, else the only active change
+with unticked tasks (several or none: exit 5 listing them). It must be
+apply-ready by its schema (else exit 6 naming the artifacts to author first)
+and pass the health check, the native "openspec validate" with conflict
+markers refused: a failure is a BLOCKER (exit 6) and nothing is provisioned.
+
+Base: when @ holds edits (the change's artifacts, uncommitted) it is
+described "docs(openspec): CHANGE change artifacts" if it has no description
+and a new change "feat(openspec): implement CHANGE" is made on it; an empty @
+is that change. Workers start from its parent; their work is squashed into
+it, so the change ends as ONE change holding the implementation, the ticks
+and the archive. The feat/<slug> bookmark is set on it at the end; one that
+already exists elsewhere is exit 5.
+
+Distribution (--distribution): auto fans out one worker per separable
+tasks.md group when at least two pass the size gate ([openspec]
+min-group-tasks), else one worker; the choice and its reasons are printed
+and recorded. Each fanned-out brief lists only its group's tasks; tasks.md
+conflicts are reconciled, any other conflict halts (exit 4) naming files.
+Workers run through jj-kaisen's engine (SPECSTACK_WORKSPACE, SPECSTACK_BRIEF,
+SPECSTACK_REPORT, ... as in jj kaisen run).
+
+Tail, once over the integrated change: the verify gate runs each --verify
+command (and [openspec] verify, and the --reviewer command) in @; receipts
+bound to @'s tree are recorded and a passing one is reused. Red: nothing
+archived or pushed, the change left in @, the failing commands and unticked
+tasks listed, exit 8. Green: the tasks of groups whose worker reported
+"Status: DONE" are ticked by facts; other unticked tasks block (exit 5)
+unless --yes; the change is archived natively into the same change; the
+bookmark is set, pushed once (jj git push -b, never over another commit)
+and the pull request created or updated with the archived proposal.md as
+its body; then [openspec] tracker runs with SPECSTACK_CHANGE,
+SPECSTACK_BOOKMARK and SPECSTACK_PR_URL. --no-push stops after the bookmark.
+
+Risk: a proposal.md line "Risk flags: AUTH, MIGRATION" (FINANCE, AUTH,
+MIGRATION, STATE_MACHINE, EXTERNAL_API, ENV_OPS, PERSIST or none) refuses
+--no-verify and requires --reviewer (exit 5).
+
+The run is in the ledger .jj/specstack/jj-openspec/ under the project lock
+(exit 3 while another holds it). A killed apply resumes by running apply
+again (the same change, or no CHANGE). --status, --log and --abort show and
+undo it (abort restores the operation from before apply; exit 5 without
+--yes when it would lose work).
+
+Exit codes: 0 applied; 2 usage; 3 locked; 4 conflicts; 5 a decision
+(change to name, existing bookmark, risk, unticked tasks); 6 not ready or
+malformed; 8 verify red; 9 a worker's group was not merged.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "worker", Usage: "implementer `CMD`, run by sh -c in each workspace (default: [worker] command)"},
+			&cli.StringSliceFlag{Name: "verify", Usage: "verify gate `CMD`, repeatable, added to [openspec] verify"},
+			&cli.BoolFlag{Name: "no-verify", Usage: "archive without a verify command (refused for risk-flagged changes)"},
+			&cli.StringFlag{Name: "reviewer", Usage: "reviewer `CMD` run in the gate after the verify commands (default: [worker] reviewer)"},
+			&cli.StringFlag{Name: "distribution", Value: osapply.Auto, Usage: "auto, single or fan-out"},
+			&cli.BoolFlag{Name: "no-push", Usage: "stop after archive and bookmark: no push, no pull request"},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "archive although tasks are not done; abort a run that would lose work"},
+			&cli.StringFlag{Name: "timeout", Usage: "per-worker `DURATION` (default: [worker] timeout)"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "preview: print and record the manifest of what apply would do; change nothing"},
+			&cli.StringFlag{Name: "from-preview", Usage: "execute exactly the preview `ID` a --dry-run recorded (refused when the repository moved since)"},
+			&cli.BoolFlag{Name: "status", Usage: "show the apply run in the ledger"},
+			&cli.BoolFlag{Name: "log", Usage: "show the apply run's ledger as a log, newest first"},
+			&cli.BoolFlag{Name: "abort", Usage: "undo the apply run: restore the operation from before it"},
+		},
+		Action: runApply,
+	}
+}
+
+// applySession is the orchestrating jj workspace, the project and the
+// ledger directory.
+type applySession struct {
+	env *osapply.Env
+	cfg *config.Config
+}
+
+func openApply(c *cli.Context) (*applySession, error) {
+	r, err := openRoot(c)
+	if err != nil {
+		return nil, err
+	}
+	rp, err := repo.Find(r.Dir)
+	if err != nil || !rp.IsJJ() {
+		return nil, exitcode.New(exitcode.Missing, "%s is not in a jj workspace: apply runs workers in jj workspaces (run `jj git init --colocate` in a git repository)", r.Dir)
+	}
+	bin, _, err := jjx.Find(c.Context)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(rp.Root)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	dir := rp.LedgerDir(binary)
+	return &applySession{cfg: cfg, env: &osapply.Env{
+		Repo: &jjx.Repo{Root: rp.Root, Bin: bin}, Root: r, Dir: dir, Journal: journalDir(dir),
+		Out: cliapp.Stderr(c), Markers: drift.MarkerIssues,
+	}}, nil
+}
+
+func runApply(c *cli.Context) error {
+	modes := 0
+	for _, f := range []string{"status", "log", "abort"} {
+		if c.Bool(f) {
+			modes++
+		}
+	}
+	if modes > 1 {
+		return exitcode.New(exitcode.Usage, "apply: give one of --status, --log, --abort")
+	}
+	args, err := cliapp.Args(c)
+	if err != nil {
+		return err
+	}
+	if len(args) > 1 {
+		return exitcode.New(exitcode.Usage, "apply: name one change (see `jj-openspec list`), got %d", len(args))
+	}
+	s, err := openApply(c)
+	if err != nil {
+		return err
+	}
+	switch {
+	case c.Bool("status"):
+		return emitApplyStatus(c, s.env.Dir)
+	case c.Bool("log"):
+		return emitApplyLog(c, s.env.Dir)
+	case c.Bool("abort"):
+		return abortApply(c, s)
+	}
+	if err := warnConfig(c, s.env.Root); err != nil {
+		return err
+	}
+	req := osapply.Request{
+		Worker:        pick(c.String("worker"), s.cfg.Worker.Command),
+		Verify:        append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
+		NoVerify:      c.Bool("no-verify"),
+		Reviewer:      pick(c.String("reviewer"), s.cfg.Worker.Reviewer),
+		Distribution:  c.String("distribution"),
+		NoPush:        c.Bool("no-push"),
+		Yes:           c.Bool("yes"),
+		Timeout:       pick(c.String("timeout"), s.cfg.Worker.Timeout),
+		MinGroupTasks: s.cfg.OpenSpec.MinGroupTasks,
+		RiskMaxFiles:  s.cfg.OpenSpec.RiskMaxFiles,
+		Tracker:       s.cfg.OpenSpec.Tracker,
+		WorkspacesDir: config.WorkspacesDir(s.cfg, s.env.Repo.Root),
+	}
+	if len(args) == 1 {
+		req.Change = args[0]
+	}
+	if c.Bool("dry-run") {
+		m, err := osapply.Preview(c.Context, s.env, req)
+		if err != nil {
+			return err
+		}
+		return cliapp.Emit(c, m, func(w io.Writer) error { return writeManifest(w, m) })
+	}
+	var res *osapply.Result
+	if id := c.String("from-preview"); id != "" {
+		if len(args) > 0 {
+			return exitcode.New(exitcode.Usage, "apply --from-preview %s: the preview names the change; give no CHANGE", id)
+		}
+		res, err = osapply.FromPreview(c.Context, s.env, id)
+	} else {
+		res, err = osapply.Apply(c.Context, s.env, req)
+	}
+	if res != nil {
+		if eerr := cliapp.Emit(c, res, func(w io.Writer) error { return writeApply(w, res) }); eerr != nil && err == nil {
+			err = eerr
+		}
+	}
+	return err
+}
+
+func writeApply(w io.Writer, res *osapply.Result) error {
+	var b strings.Builder
+	p := res.Plan
+	fmt.Fprintf(&b, "change: %s\n", p.Change)
+	fmt.Fprintf(&b, "distribution: %s (%s)\n", p.Distribution, strings.Join(p.Reasons, "; "))
+	if res.Coverage != nil {
+		fmt.Fprintf(&b, "workers: %d/%d merged\n", res.Coverage.Merged, res.Coverage.Total)
+	}
+	for _, v := range res.Verify {
+		state := "passed"
+		if !v.Passed {
+			state = fmt.Sprintf("FAILED (exit %d; log %s)", v.ExitCode, v.Log)
+		} else if v.Reused {
+			state = "passed (receipt reused)"
+		}
+		fmt.Fprintf(&b, "verify %q: %s\n", v.Command, state)
+	}
+	if len(res.Ticked) > 0 {
+		fmt.Fprintf(&b, "ticked by facts: %s\n", strings.Join(res.Ticked, ", "))
+	}
+	for _, t := range res.Unticked {
+		fmt.Fprintf(&b, "unticked: %s\n", t)
+	}
+	if res.ArchivedAs != "" {
+		fmt.Fprintf(&b, "archived as: %s\n", res.ArchivedAs)
+	}
+	if res.Pushed != "" {
+		fmt.Fprintf(&b, "bookmark: %s (%s)\n", p.Bookmark, res.Pushed)
+	} else if res.Phase == osapply.PhaseUnpushed {
+		fmt.Fprintf(&b, "bookmark: %s (not pushed: --no-push)\n", p.Bookmark)
+	}
+	if res.PR != nil {
+		fmt.Fprintf(&b, "pull request: #%d %s (%s)\n", res.PR.Number, res.PR.Action, res.PR.URL)
+	}
+	if res.Phase != "" {
+		fmt.Fprintf(&b, "phase: %s\n", res.Phase)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeManifest(w io.Writer, m *osapply.Manifest) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "preview %s (operation %s): nothing was changed\n", m.ID, shortOp(m.Op))
+	fmt.Fprintf(&b, "shape: %s\nchange: %s\n", m.Shape, m.Change)
+	fmt.Fprintf(&b, "distribution: %s (%s)\n", m.Distribution, strings.Join(m.Reasons, "; "))
+	fmt.Fprintf(&b, "base: %s\n", m.Base)
+	if m.Describe != "" {
+		fmt.Fprintf(&b, "describe @: %q\n", m.Describe)
+	}
+	fmt.Fprintf(&b, "bookmark: %s\n", m.Bookmark)
+	fmt.Fprintf(&b, "worker command: %s\n", m.Request.Worker)
+	for _, wk := range m.Workers {
+		fmt.Fprintf(&b, "worker %d: %s (%s)\n", wk.Task, wk.Title, strings.Join(wk.Files, ", "))
+		for _, l := range strings.Split(strings.TrimRight(wk.Brief, "\n"), "\n") {
+			fmt.Fprintf(&b, "    | %s\n", l)
+		}
+	}
+	for _, v := range m.Verify {
+		fmt.Fprintf(&b, "verify: %s\n", v)
+	}
+	if m.Reviewer != "" {
+		fmt.Fprintf(&b, "reviewer: %s\n", m.Reviewer)
+	}
+	fmt.Fprintf(&b, "archive as: %s\n", m.ArchiveAs)
+	fmt.Fprintf(&b, "push: %s\n", m.Push)
+	if m.ArchiveDiff != "" {
+		b.WriteString("archive diff:\n")
+		b.WriteString(m.ArchiveDiff)
+	}
+	fmt.Fprintf(&b, "run it: jj openspec apply --from-preview %s\n", m.ID)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ApplyStatusView is `apply --status --json`: one shape whether or not a
+// run exists (plan and run are null when the ledger holds none).
+type ApplyStatusView struct {
+	LedgerDir string           `json:"ledger_dir"`
+	Plan      *osapply.Plan    `json:"plan"`
+	Run       *engine.Coverage `json:"run"`
+	Phase     string           `json:"phase"`
+}
+
+func emitApplyStatus(c *cli.Context, dir string) error {
+	v := ApplyStatusView{LedgerDir: dir, Phase: "none"}
+	p, ok, err := osapply.ReadPlan(dir)
+	if err != nil {
+		return err
+	}
+	d, dok, err := engine.Load(dir)
+	if err != nil {
+		return err
+	}
+	if ok && dok && d.Header.RunID == p.RunID {
+		v.Plan, v.Run = p, engine.BuildCoverage(d, engine.ArtifactsDir(dir))
+		v.Phase = osapply.PhaseOf(d)
+	}
+	return cliapp.Emit(c, v, func(w io.Writer) error {
+		if v.Plan == nil {
+			_, err := fmt.Fprintf(w, "no apply run in the ledger (%s)\n", dir)
+			return err
+		}
+		fmt.Fprintf(w, "apply of %s: %s (%s, bookmark %s)\n", v.Plan.Change, v.Phase, v.Plan.Distribution, v.Plan.Bookmark)
+		if err := v.Run.Text(w); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(w, "ledger: %s\n", engine.LedgerPath(dir))
+		return err
+	})
+}
+
+func emitApplyLog(c *cli.Context, dir string) error {
+	d, ok, err := engine.Load(dir)
+	if err != nil {
+		return err
+	}
+	var l *engine.RunLog
+	if ok {
+		l = engine.BuildLog(d)
+	}
+	return cliapp.Emit(c, struct {
+		LedgerDir string         `json:"ledger_dir"`
+		Run       *engine.RunLog `json:"run"`
+	}{dir, l}, func(w io.Writer) error {
+		if l == nil {
+			_, err := fmt.Fprintf(w, "no apply run in the ledger (%s)\n", dir)
+			return err
+		}
+		return l.Text(w)
+	})
+}
+
+func abortApply(c *cli.Context, s *applySession) error {
+	p, err := osapply.Abort(c.Context, s.env, c.Bool("yes"))
+	if err != nil {
+		return err
+	}
+	return cliapp.Emit(c, p, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "apply of %s (run %s) aborted: restored to operation %s\n", p.Change, p.RunID, shortOp(p.PreOp))
+		return err
+	})
+}
+
+func shortOp(op string) string {
+	if len(op) > 12 {
+		return op[:12]
+	}
+	return op
+}
+
+func pick(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

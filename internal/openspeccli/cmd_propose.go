@@ -1,0 +1,128 @@
+package openspeccli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/config"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/osapply"
+)
+
+// authorCommands are the authoring shape's verbs: propose and new create
+// a change, ff completes one.
+func authorCommands() []*cli.Command {
+	usage := map[string]string{
+		"propose": "a worker drafts a new change's artifacts in a workspace on trunk(), surfaced on change/<slug>",
+		"new":     "like propose: a worker creates a new change's artifacts, surfaced on change/<slug>",
+		"ff":      "a worker completes a change's missing artifacts in a workspace on trunk(), surfaced on change/<slug>",
+	}
+	var cmds []*cli.Command
+	for _, verb := range []string{"propose", "new", "ff"} {
+		cmds = append(cmds, &cli.Command{
+			Name:      verb,
+			Usage:     usage[verb],
+			ArgsUsage: "CHANGE",
+			Description: `The authoring shape. A jj workspace is provisioned on trunk() and the worker
+(--worker, or [worker] command) runs there with its brief in
+$SPECSTACK_BRIEF and the change's name in $SPECSTACK_CHANGE; it writes
+openspec/changes/CHANGE/ (proposal.md, specs/, design.md, tasks.md) and
+nothing else. The result is validated natively and the change/<slug>
+bookmark set on it; with --publish it is pushed once and a draft pull
+request opened with the proposal as its body. Never verified, archived or
+merged: "jj openspec apply CHANGE" implements it once it is agreed.
+
+Health check: propose and new refuse a change that already exists (exit 5);
+ff gates an existing change on validation (a BLOCKER, exit 6, nothing
+provisioned) and skips the check for a new one. A change/<slug> bookmark
+that exists is exit 5. The project lock is held (exit 3 while another
+jj-openspec holds it).
+
+Exit codes: 0 valid; 2 usage; 5 a decision; 6 the written change is invalid
+(its bookmark set for you to fix); 9 the worker ended without a result (its
+workspace kept).`,
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "worker", Usage: "authoring `CMD`, run by sh -c in the workspace (default: [worker] command)"},
+				&cli.StringFlag{Name: "timeout", Usage: "worker `DURATION` (default: [worker] timeout)"},
+				&cli.BoolFlag{Name: "publish", Usage: "push change/<slug> once and open a draft pull request"},
+			},
+			Action: runAuthor,
+		})
+	}
+	return cmds
+}
+
+func runAuthor(c *cli.Context) error {
+	name, err := oneChange(c)
+	if err != nil {
+		return err
+	}
+	s, err := openApply(c)
+	if err != nil {
+		return err
+	}
+	res, err := osapply.Author(c.Context, s.env, osapply.AuthorRequest{
+		Verb: c.Command.Name, Change: name,
+		Worker:        pick(c.String("worker"), s.cfg.Worker.Command),
+		Timeout:       pick(c.String("timeout"), s.cfg.Worker.Timeout),
+		Publish:       c.Bool("publish"),
+		WorkspacesDir: config.WorkspacesDir(s.cfg, s.env.Repo.Root),
+	})
+	if res != nil {
+		if eerr := cliapp.Emit(c, res, func(w io.Writer) error { return writeAuthor(w, res) }); eerr != nil && err == nil {
+			err = eerr
+		}
+	}
+	return err
+}
+
+func writeAuthor(w io.Writer, res *osapply.AuthorResult) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "change: %s (%s)\n", res.Change, res.Verb)
+	fmt.Fprintf(&b, "health check: %s\n", res.Health)
+	fmt.Fprintf(&b, "worker: %s\n", res.Worker)
+	if res.Commit != "" {
+		fmt.Fprintf(&b, "bookmark: %s on %s (based on trunk() %s)\n", res.Bookmark, shortOp(res.Commit), shortOp(res.Base))
+		for _, f := range res.Files {
+			fmt.Fprintf(&b, "  %s\n", f)
+		}
+		verdict := "valid"
+		if !res.Valid {
+			verdict = "INVALID"
+		}
+		fmt.Fprintf(&b, "validate: %s\n", verdict)
+		for _, i := range res.Issues {
+			fmt.Fprintf(&b, "  [%s] %s: %s\n", i.Level, i.Path, i.Message)
+		}
+	}
+	if res.Published != "" {
+		fmt.Fprintf(&b, "published: %s\n", res.Published)
+	}
+	if res.PR != nil {
+		fmt.Fprintf(&b, "draft pull request: #%d %s (%s)\n", res.PR.Number, res.PR.Action, res.PR.URL)
+	}
+	if res.Valid && res.Ready {
+		fmt.Fprintf(&b, "next: review %s, then `jj openspec apply %s` on it\n", res.Bookmark, res.Change)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func exploreCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "explore",
+		Usage:     "refused in the background: explore is a conversation, run it inline",
+		ArgsUsage: "[TOPIC]",
+		Description: `OpenSpec's explore is interactive, a thinking partner: it is not handed to a
+background worker. Run it inline in your agent session (/opsx:explore), then
+author the change with "jj openspec propose CHANGE --worker CMD". Always
+exit 2.`,
+		Action: func(c *cli.Context) error {
+			return exitcode.New(exitcode.Usage, "explore is interactive and is not run in the background: run it inline in your agent session (/opsx:explore), then `jj openspec propose CHANGE --worker CMD` to author the change")
+		},
+	}
+}

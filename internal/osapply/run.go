@@ -1,0 +1,324 @@
+package osapply
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/jjx"
+	"github.com/specstack/specstack/spec"
+)
+
+// Binary names the run's ledger and its workspaces ("openspec-…").
+const Binary = "jj-openspec"
+
+// Request is one `jj openspec apply`.
+type Request struct {
+	Change        string
+	Worker        string
+	Verify        []string
+	NoVerify      bool
+	Reviewer      string
+	Distribution  string
+	NoPush        bool
+	Yes           bool
+	Timeout       string
+	MinGroupTasks int
+	// RiskMaxFiles: a change whose tasks name more files is routed as
+	// risky (0: no limit).
+	RiskMaxFiles  int
+	Tracker       string
+	WorkspacesDir string
+	// Expect, when set, is the preview this apply must execute exactly
+	// (--from-preview).
+	Expect *Manifest `toml:"-" json:"-"`
+}
+
+// Env is where apply works: the orchestrating jj workspace, the OpenSpec
+// project in it, the ledger directory (whose lock is the project's
+// jj-openspec lock) and the archive journal inside it.
+type Env struct {
+	Repo    *jjx.Repo
+	Root    spec.Root
+	Dir     string
+	Journal string
+	Out     io.Writer
+	// Markers lists conflict markers in a change's files (the health
+	// check refuses them).
+	Markers func(spec.Root, string) ([]spec.Issue, error)
+	// Drive runs the engine's remaining phases (the caller shows
+	// progress around it); nil runs r.Drive.
+	Drive func(context.Context, *engine.Runner) error
+}
+
+// ImplementMessage describes the change the implementation lands in.
+func ImplementMessage(change string) string { return "feat(openspec): implement " + change }
+
+// ArtifactsMessage describes @ when it holds the change's artifacts.
+func ArtifactsMessage(change string) string {
+	return "docs(openspec): " + change + " change artifacts"
+}
+
+// Unfinished returns the apply plan of an unfinished run in dir (neither
+// applied nor aborted), or nil.
+func Unfinished(dir string) (*Plan, *engine.Doc, error) {
+	p, ok, err := ReadPlan(dir)
+	if err != nil || !ok {
+		return nil, nil, err
+	}
+	d, ok, err := engine.Load(dir)
+	if err != nil || !ok {
+		return nil, nil, err
+	}
+	if d.Header.RunID != p.RunID || d.Header.Binary != Binary {
+		return nil, nil, nil
+	}
+	if engine.Fold(d).Aborted || tailOf(d).Applied || workersFailed(d) {
+		return nil, nil, nil
+	}
+	return p, d, nil
+}
+
+// Apply runs the implementing shape for req: a new run, or the
+// unfinished one of the same change (resume).
+func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
+	p, _, err := Unfinished(env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		if req.Change != "" && req.Change != p.Change {
+			return nil, exitcode.New(exitcode.NeedsChoice, "an unfinished apply of change %q (run %s) is in the ledger: `jj openspec apply %s` resumes it, `jj openspec apply --abort` undoes it", p.Change, p.RunID, p.Change)
+		}
+		r, err := engine.Open(ctx, env.Repo, env.Dir, env.Out)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		r.Worker = req.Worker
+		// A decision made now (archive with tasks open) is this call's.
+		p.Yes = p.Yes || req.Yes
+		fmt.Fprintf(env.Out, "apply: resuming run %s of change %s (%s)\n", p.RunID, p.Change, p.Distribution)
+		if !r.State().Complete {
+			if err := r.Resume(); err != nil {
+				return nil, err
+			}
+		}
+		return run(ctx, env, r, p)
+	}
+	pl, dec, err := Prepare(env, req)
+	if err != nil {
+		return nil, err
+	}
+	if req.Worker == "" {
+		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	}
+	// The lock first; then, under it, nothing unfinished and the base.
+	res, err := engine.Reserve(env.Dir, true)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Release()
+	if again, _, err := Unfinished(env.Dir); err != nil || again != nil {
+		if err != nil {
+			return nil, err
+		}
+		return nil, exitcode.New(exitcode.NeedsChoice, "an unfinished apply of change %q started meanwhile: resume or abort it", again.Change)
+	}
+	if req.Expect != nil {
+		if err := checkExpected(ctx, env, req.Expect, pl); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkBookmark(ctx, env.Repo, pl.Bookmark, ""); err != nil {
+		return nil, err
+	}
+	if err := settleBase(ctx, env, pl); err != nil {
+		return nil, err
+	}
+	r, err := res.Start(ctx, env.Repo, engine.StartRequest{
+		Binary: Binary, Plan: pl.Change, Tasks: dec.Tasks, Waves: dec.Waves, Briefs: dec.Briefs,
+		Options: engine.Options{Worker: req.Worker, Timeout: req.Timeout, SkipReview: true, WorkspacesDir: req.WorkspacesDir},
+		Fresh:   true, Warnings: pl.Reasons,
+	}, env.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	pl.RunID = r.Doc.Header.RunID
+	if err := writePlan(env.Dir, pl); err != nil {
+		return nil, err
+	}
+	return run(ctx, env, r, pl)
+}
+
+// Prepare resolves and checks everything a new apply needs before it
+// provisions anything (change, readiness, health check, risk, the
+// distribution): what --dry-run shows.
+func Prepare(env *Env, req Request) (*Plan, Decision, error) {
+	name, err := ResolveChange(env.Root, req.Change)
+	if err != nil {
+		return nil, Decision{}, err
+	}
+	if _, err := CheckReady(env.Root, name); err != nil {
+		return nil, Decision{}, err
+	}
+	if err := HealthCheck(env.Root, name, env.Markers); err != nil {
+		return nil, Decision{}, err
+	}
+	dec, err := Decide(env.Root, name, req.Distribution, req.MinGroupTasks)
+	if err != nil {
+		return nil, dec, err
+	}
+	risk, err := ReadRisk(env.Root, name)
+	if err != nil {
+		return nil, Decision{}, err
+	}
+	if n := areaSize(dec); req.RiskMaxFiles > 0 && n > req.RiskMaxFiles {
+		risk = append(risk, fmt.Sprintf("SIZE (%d files named, over [openspec] risk-max-files %d)", n, req.RiskMaxFiles))
+	}
+	if len(risk) > 0 {
+		if req.NoVerify {
+			return nil, Decision{}, exitcode.New(exitcode.NeedsChoice, "change %q carries risk flags %s: --no-verify is refused; give verify commands ([openspec] verify or --verify)", name, strings.Join(risk, ", "))
+		}
+		if req.Reviewer == "" {
+			return nil, Decision{}, exitcode.New(exitcode.NeedsChoice, "change %q carries risk flags %s: a reviewer is required (--reviewer CMD or [worker] reviewer)", name, strings.Join(risk, ", "))
+		}
+	}
+	if len(req.Verify) == 0 && !req.NoVerify {
+		return nil, Decision{}, exitcode.New(exitcode.Usage, "no verify command: the verify gate cannot pass without one; give --verify CMD (or [openspec] verify), or --no-verify to archive unverified")
+	}
+	reasons := dec.Reasons
+	if len(risk) > 0 {
+		reasons = append(reasons, fmt.Sprintf("risk flags %s: verify and a reviewer required", strings.Join(risk, ", ")))
+	}
+	return &Plan{
+		Change: name, Bookmark: "feat/" + Slug(name), Distribution: dec.Distribution, Reasons: reasons,
+		Groups: dec.Groups, TaskGroups: dec.TaskGroups, Verify: req.Verify, Reviewer: req.Reviewer,
+		NoPush: req.NoPush, Yes: req.Yes, Tracker: req.Tracker,
+	}, dec, nil
+}
+
+// areaSize counts the distinct paths and globs the change's task groups
+// name.
+func areaSize(d Decision) int {
+	seen := map[string]bool{}
+	for _, g := range d.Verdict.Groups {
+		for _, a := range g.Area {
+			seen[a] = true
+		}
+	}
+	return len(seen)
+}
+
+// checkBookmark refuses a bookmark that exists at another commit than at
+// (any commit when at is ""): a person decides, it is never moved
+// silently.
+func checkBookmark(ctx context.Context, repo *jjx.Repo, name, at string) error {
+	bms, err := repo.Bookmarks(ctx, name)
+	if err != nil {
+		return fmt.Errorf("read bookmark %s: %w", name, err)
+	}
+	for _, b := range bms {
+		if b.Name != name || b.Remote != "" || !b.Present {
+			continue
+		}
+		if at != "" && b.CommitID == at {
+			return nil
+		}
+		return exitcode.New(exitcode.NeedsChoice, "bookmark %s already exists at %s: it is never moved silently; delete it (`jj bookmark delete %s`) or apply from where it is", name, shortID(b.CommitID), name)
+	}
+	return nil
+}
+
+// settleBase makes @ an empty change on the revision holding the
+// change's artifacts: when @ holds edits (the artifacts, uncommitted),
+// it is described (when it has no description) and a new change made on
+// it; an empty @ is described with the implementation message.
+func settleBase(ctx context.Context, env *Env, p *Plan) error {
+	op, err := env.Repo.OpHead(ctx)
+	if err != nil {
+		return fmt.Errorf("read the operation before apply: %w", err)
+	}
+	p.PreOp = op
+	ats, err := env.Repo.LogDetail(ctx, "@")
+	if err != nil || len(ats) != 1 {
+		return exitcode.Wrap(exitcode.Missing, fmt.Errorf("read @ of %s: %w", env.Repo.Root, err))
+	}
+	at := ats[0]
+	if !at.Empty {
+		if strings.TrimSpace(at.Description) == "" {
+			if other := notArtifacts(env, p.Change, at.Files); len(other) > 0 {
+				return exitcode.New(exitcode.NeedsChoice, "@ has edits that are not change %s's artifacts (%s): describe or commit them first (`jj commit -m …`), then apply", p.Change, strings.Join(other, ", "))
+			}
+			if err := env.Repo.Describe(ctx, "@", ArtifactsMessage(p.Change)); err != nil {
+				return fmt.Errorf("describe @ as the change's artifacts: %w", err)
+			}
+			p.Described = true
+			fmt.Fprintf(env.Out, "apply: described @ %q (it holds the change's artifacts)\n", ArtifactsMessage(p.Change))
+		}
+		p.Base = at.ChangeID
+		if _, err := env.Repo.New(ctx, ImplementMessage(p.Change), true); err != nil {
+			return fmt.Errorf("start the implementation change on %s: %w", shortID(at.ChangeID), err)
+		}
+		return nil
+	}
+	if strings.TrimSpace(at.Description) == "" {
+		if err := env.Repo.Describe(ctx, "@", ImplementMessage(p.Change)); err != nil {
+			return fmt.Errorf("describe @: %w", err)
+		}
+	}
+	if len(at.ParentChangeIDs) > 0 {
+		p.Base = at.ParentChangeIDs[0]
+	}
+	return nil
+}
+
+// notArtifacts lists the files of @ outside the change's folder.
+func notArtifacts(env *Env, change string, files []jjx.FileChange) []string {
+	dir, err := filepath.Rel(env.Repo.Root, env.Root.ChangeDir(change))
+	if err != nil || strings.HasPrefix(dir, "..") {
+		return nil // the project is not seen under the root (a link): cannot tell
+	}
+	dir = filepath.ToSlash(dir) + "/"
+	var out []string
+	for _, f := range files {
+		if !strings.HasPrefix(f.Path, dir) {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
+// run drives the engine's remaining phases, then the tail.
+func run(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, error) {
+	fmt.Fprintf(env.Out, "apply: change %s, %s distribution (%s), bookmark %s\n", p.Change, p.Distribution, strings.Join(p.Reasons, "; "), p.Bookmark)
+	if !r.State().Complete {
+		drive := env.Drive
+		if drive == nil {
+			drive = func(ctx context.Context, r *engine.Runner) error { return r.Drive(ctx) }
+		}
+		if err := drive(ctx, r); err != nil {
+			return &Result{Plan: p, Phase: PhaseWorkers, Coverage: r.Report()}, err
+		}
+	}
+	return tail(ctx, env, r, p)
+}
+
+// workersFailed reports a run the engine completed with a group not
+// merged: there is nothing for the tail, a new apply starts over (the
+// failed workspaces are kept for inspection).
+func workersFailed(d *engine.Doc) bool {
+	return engine.Fold(d).Complete && len(engine.BuildCoverage(d, "").NotMerged()) > 0
+}
+
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}

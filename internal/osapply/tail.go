@@ -1,0 +1,345 @@
+package osapply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/specstack/specstack/gitx"
+	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/spec"
+	"github.com/specstack/specstack/stack"
+	"github.com/specstack/specstack/stack/ghapi"
+)
+
+// Tail event kinds, recorded in the engine's ledger after the workers'
+// phases (the engine's Fold ignores them; BuildLog shows them).
+const (
+	EvVerify     = "apply-verify"   // Status passed|failed
+	EvTicked     = "apply-ticked"   // Files: the task ids ticked by facts
+	EvArchived   = "apply-archived" // Reason: the archive folder's name
+	EvBookmarked = "apply-bookmark" // Reason: bookmark, Commit
+	EvPushed     = "apply-pushed"   // Status pushed|already-published
+	EvPR         = "apply-pr"       // Status created|updated, Reason: URL
+	EvTracker    = "apply-tracker"  // Status passed|failed
+	EvApplied    = "apply-done"
+)
+
+// Phases a Result reports.
+const (
+	PhaseWorkers = "workers" // the engine's phases did not finish
+	// PhaseWorkersFailed: a group's worker failed; nothing for the tail.
+	PhaseWorkersFailed = "workers-failed"
+	PhaseVerify        = "verify-failed" // the gate is red: nothing archived or pushed
+	PhaseTasks         = "tasks-open"    // unticked tasks block the archive
+	PhaseApplied       = "applied"
+	PhaseUnpushed      = "applied-not-pushed" // --no-push
+)
+
+// Result is what apply did.
+type Result struct {
+	Plan       *Plan                  `json:"plan"`
+	Phase      string                 `json:"phase"`
+	Coverage   *engine.Coverage       `json:"run,omitempty"`
+	Verify     []engine.VerifyOutcome `json:"verify"`
+	Ticked     []string               `json:"ticked_by_facts,omitempty"`
+	Unticked   []string               `json:"unticked,omitempty"`
+	ArchivedAs string                 `json:"archived_as,omitempty"`
+	Commit     string                 `json:"commit,omitempty"`
+	Pushed     string                 `json:"pushed,omitempty"`
+	PR         *PRView                `json:"pr,omitempty"`
+}
+
+// PRView is the pull request apply opened or updated.
+type PRView struct {
+	Number int    `json:"number"`
+	URL    string `json:"url"`
+	Action string `json:"action"` // created or updated
+}
+
+// tailState is what the ledger says of the tail so far.
+type tailState struct {
+	Archived   string
+	Ticked     []string
+	Pushed     string
+	PR         *PRView
+	Tracker    bool
+	Applied    bool
+	VerifyRed  bool
+	Bookmarked string
+}
+
+func tailOf(d *engine.Doc) tailState {
+	var t tailState
+	for _, e := range d.Events {
+		switch e.Kind {
+		case EvVerify:
+			t.VerifyRed = e.Status == engine.GateFailed
+		case EvTicked:
+			t.Ticked = append(t.Ticked, e.Files...)
+		case EvArchived:
+			t.Archived = e.Reason
+		case EvBookmarked:
+			t.Bookmarked = e.Commit
+		case EvPushed:
+			t.Pushed = e.Status
+		case EvPR:
+			t.PR = &PRView{Number: e.ExitCode, URL: e.Reason, Action: e.Status}
+		case EvTracker:
+			t.Tracker = true
+		case EvApplied:
+			t.Applied = true
+		}
+	}
+	return t
+}
+
+// tail is the reconcile tail, once over the integrated change in @:
+// verify gate, tasks ticked by facts, archive, bookmark, push, PR,
+// tracker. Every step is recorded; a resumed apply skips what is done.
+func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, error) {
+	res := &Result{Plan: p, Coverage: r.Report()}
+	t := tailOf(r.Doc)
+	res.Ticked = t.Ticked
+	if t.Archived == "" {
+		// 1. The verify gate: only an unambiguous green passes.
+		cmds := slices.Clone(p.Verify)
+		if p.Reviewer != "" {
+			cmds = append(cmds, p.Reviewer)
+		}
+		out, err := r.Verify(ctx, engine.RoleVerify, cmds)
+		res.Verify = out
+		if err != nil {
+			return res, exitcode.Wrap(exitcode.Interrupted, err)
+		}
+		var red []string
+		for _, o := range out {
+			if !o.Passed {
+				red = append(red, fmt.Sprintf("%q (exit %d; log %s)", o.Command, o.ExitCode, o.Log))
+			}
+		}
+		if len(red) > 0 {
+			res.Phase = PhaseVerify
+			res.Unticked = unticked(env.Root, p.Change)
+			reason := "verify failed: " + strings.Join(red, ", ")
+			if err := r.Record(engine.Event{Kind: EvVerify, Status: engine.GateFailed, Reason: reason}); err != nil {
+				return res, err
+			}
+			msg := fmt.Sprintf("change %s: %s; nothing archived, nothing pushed, the change is left in @", p.Change, reason)
+			if len(res.Unticked) > 0 {
+				msg += "; unticked tasks: " + strings.Join(res.Unticked, ", ")
+			}
+			return res, exitcode.New(exitcode.GateFailed, "%s. Fix it in @, then re-run `jj openspec apply %s` (passing receipts are reused)", msg, p.Change)
+		}
+		if err := r.Record(engine.Event{Kind: EvVerify, Status: engine.GatePassed, Reason: strings.Join(cmds, "; ")}); err != nil {
+			return res, err
+		}
+		// 2. Tasks ticked by facts: a task its worker reported done (and
+		// the gate is green) is ticked; any other unticked task blocks.
+		ticked, open, err := tickByFacts(env.Root, r, p)
+		if err != nil {
+			return res, err
+		}
+		if len(ticked) > 0 {
+			res.Ticked = append(res.Ticked, ticked...)
+			fmt.Fprintf(env.Out, "apply: ticked by facts (worker reported done, verify green): %s\n", strings.Join(ticked, ", "))
+			if err := r.Record(engine.Event{Kind: EvTicked, Files: ticked}); err != nil {
+				return res, err
+			}
+		}
+		if len(open) > 0 && !p.Yes {
+			res.Phase, res.Unticked = PhaseTasks, open
+			return res, exitcode.New(exitcode.NeedsChoice, "change %s: %s not done (%s): not archived; finish them in @ and re-run, or re-run with --yes to archive anyway", p.Change, plural.Count(len(open), "task is", "tasks are"), strings.Join(open, ", "))
+		}
+		// 3. The native archive, into the same change.
+		plan, err := env.Root.PlanArchive(p.Change, spec.ArchiveOptions{Yes: true})
+		if err != nil {
+			return res, fmt.Errorf("archive change %s: %w", p.Change, err)
+		}
+		if err := plan.Apply(env.Journal); err != nil {
+			return res, fmt.Errorf("archive change %s: %w", p.Change, err)
+		}
+		t.Archived = plan.ArchiveName
+		fmt.Fprintf(env.Out, "apply: archived %s as %s\n", p.Change, plan.ArchiveName)
+		if err := r.Record(engine.Event{Kind: EvArchived, Reason: plan.ArchiveName}); err != nil {
+			return res, err
+		}
+		engine.CrashPoint("apply-archived")
+	}
+	res.ArchivedAs = t.Archived
+	// 4. The bookmark on the one change (@).
+	head, err := r.Backend.Head(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.Commit = head
+	if err := checkBookmark(ctx, env.Repo, p.Bookmark, head); err != nil && t.Bookmarked == "" {
+		return res, err
+	}
+	if err := env.Repo.BookmarkSet(ctx, p.Bookmark, "@", true); err != nil {
+		return res, fmt.Errorf("set bookmark %s on @: %w", p.Bookmark, err)
+	}
+	if t.Bookmarked == "" {
+		if err := r.Record(engine.Event{Kind: EvBookmarked, Reason: p.Bookmark, Commit: head}); err != nil {
+			return res, err
+		}
+	}
+	if p.NoPush {
+		res.Phase = PhaseUnpushed
+		return res, r.Record(engine.Event{Kind: EvApplied, Status: PhaseUnpushed, Commit: head})
+	}
+	// 5. Push once, then the pull request.
+	ghEnv, err := stack.Connect(ctx, env.Repo.Root, stack.ConnectOptions{})
+	if err != nil {
+		return res, fmt.Errorf("push %s: %w", p.Bookmark, err)
+	}
+	pushed, err := ghEnv.VCS.Publish(ctx, p.Bookmark)
+	if err != nil {
+		return res, err
+	}
+	res.Pushed = string(pushed)
+	if pushed == gitx.Pushed {
+		fmt.Fprintf(env.Out, "apply: pushed %s to %s\n", p.Bookmark, stack.Remote)
+	}
+	if t.Pushed == "" {
+		if err := r.Record(engine.Event{Kind: EvPushed, Status: string(pushed), Commit: head}); err != nil {
+			return res, err
+		}
+	}
+	engine.CrashPoint("apply-pushed")
+	pr, err := openPR(ctx, ghEnv.GH, env.Root, p, t.Archived)
+	if err != nil {
+		return res, err
+	}
+	res.PR = pr
+	fmt.Fprintf(env.Out, "apply: pull request #%d %s (%s)\n", pr.Number, pr.Action, pr.URL)
+	if err := r.Record(engine.Event{Kind: EvPR, Status: pr.Action, Reason: pr.URL, ExitCode: pr.Number}); err != nil {
+		return res, err
+	}
+	// 6. The tracker hook.
+	if p.Tracker != "" && !t.Tracker {
+		if err := runTracker(ctx, r, p, pr); err != nil {
+			return res, err
+		}
+	}
+	res.Phase = PhaseApplied
+	return res, r.Record(engine.Event{Kind: EvApplied, Status: PhaseApplied, Commit: head})
+}
+
+// unticked lists the change's unticked tasks ("1.2 Wire …").
+func unticked(r spec.Root, change string) []string {
+	tf, _, err := r.Tasks(change)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, t := range tf.Tasks {
+		if !t.Checked {
+			out = append(out, t.Text)
+		}
+	}
+	return out
+}
+
+// tickByFacts ticks the unticked tasks of the groups whose worker
+// reported done; it returns the ids ticked and the tasks still open.
+func tickByFacts(r spec.Root, run *engine.Runner, p *Plan) (ticked, open []string, err error) {
+	tf, _, err := r.Tasks(p.Change)
+	if err != nil {
+		return nil, nil, err
+	}
+	st := run.State()
+	done := map[string]bool{} // groups; "*" for all
+	for n, ts := range st.Tasks {
+		if ts.Status != engine.StatusDone || !ts.Squashed {
+			continue
+		}
+		if len(p.TaskGroups) == 0 {
+			done["*"] = true
+		} else if n-1 < len(p.TaskGroups) {
+			for _, g := range p.TaskGroups[n-1] {
+				done[g] = true
+			}
+		}
+	}
+	for _, t := range tf.Tasks {
+		if t.Checked {
+			continue
+		}
+		g := strings.TrimLeft(t.Group, "0")
+		if t.ID != "" && (done["*"] || done[g]) {
+			ticked = append(ticked, t.ID)
+			continue
+		}
+		open = append(open, t.Text)
+	}
+	if len(ticked) > 0 {
+		if _, err := r.Tick(p.Change, ticked, true); err != nil {
+			return nil, nil, fmt.Errorf("tick tasks %s of change %s: %w", strings.Join(ticked, ", "), p.Change, err)
+		}
+	}
+	return ticked, open, nil
+}
+
+// openPR creates the bookmark's pull request, or updates the open one,
+// with the archived proposal.md as its body.
+func openPR(ctx context.Context, gh *ghapi.Client, r spec.Root, p *Plan, archived string) (*PRView, error) {
+	body, err := os.ReadFile(filepath.Join(r.ArchiveDir(), archived, "proposal.md"))
+	if err != nil {
+		return nil, fmt.Errorf("read the archived proposal for the pull request body: %w", err)
+	}
+	title := ImplementMessage(p.Change)
+	pulls, err := gh.Pulls(ctx, ghapi.PullFilter{State: "open", Head: p.Bookmark})
+	if err != nil {
+		return nil, fmt.Errorf("find the pull request of %s: %w", p.Bookmark, err)
+	}
+	b := string(body)
+	if len(pulls) > 0 {
+		pr, err := gh.UpdatePull(ctx, pulls[0].Number, ghapi.PullUpdate{Body: &b})
+		if err != nil {
+			return nil, fmt.Errorf("update pull request #%d: %w", pulls[0].Number, err)
+		}
+		return &PRView{Number: pr.Number, URL: pr.HTMLURL, Action: "updated"}, nil
+	}
+	repo, err := gh.Repository(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the repository's default branch: %w", err)
+	}
+	pr, err := gh.CreatePull(ctx, ghapi.NewPull{Title: title, Head: p.Bookmark, Base: repo.DefaultBranch, Body: b})
+	if err != nil {
+		return nil, fmt.Errorf("open the pull request of %s: %w", p.Bookmark, err)
+	}
+	return &PRView{Number: pr.Number, URL: pr.HTMLURL, Action: "created"}, nil
+}
+
+// TrackerTimeout bounds the tracker hook.
+const TrackerTimeout = 5 * time.Minute
+
+// runTracker runs the configured tracker command in the repository with
+// the change, bookmark and pull request in its environment
+// (SPECSTACK_CHANGE, SPECSTACK_BOOKMARK, SPECSTACK_PR_URL): never spliced
+// into its text.
+func runTracker(ctx context.Context, r *engine.Runner, p *Plan, pr *PRView) error {
+	j := engine.Job{Command: p.Tracker, Dir: r.Backend.TargetDir(), Role: "tracker", Task: "all",
+		Log: filepath.Join(engine.ArtifactsDir(r.Dir), "tracker.log"), Timeout: TrackerTimeout,
+		Environment: []string{"SPECSTACK_CHANGE=" + p.Change, "SPECSTACK_BOOKMARK=" + p.Bookmark, "SPECSTACK_PR_URL=" + pr.URL}}
+	res := engine.RunJob(ctx, j)
+	status := engine.GatePassed
+	if res.ExitCode != 0 || res.Err != nil {
+		status = engine.GateFailed
+	}
+	if err := r.Record(engine.Event{Kind: EvTracker, Status: status, Command: p.Tracker, ExitCode: res.ExitCode}); err != nil {
+		return err
+	}
+	if status == engine.GateFailed {
+		return exitcode.Wrap(exitcode.Failure, errors.Join(fmt.Errorf("tracker hook %q failed (exit %d; log %s): the PR is open, re-run apply to retry the hook", p.Tracker, res.ExitCode, j.Log), res.Err))
+	}
+	return nil
+}
