@@ -26,6 +26,3 @@ func BuildJob(q JobRequest) Job {
 	}
 }
 
-// CrashPoint kills the process when CrashEnv names point: fault
-// injection for the kill -9 tests of other drivers.
-func CrashPoint(point string) { crashPoint(point) }
