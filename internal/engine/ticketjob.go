@@ -25,4 +25,3 @@ func BuildJob(q JobRequest) Job {
 		Environment: append([]string{"SPECSTACK_ARTIFACTS=" + q.Artifacts}, q.Environment...),
 	}
 }
-
