@@ -76,7 +76,7 @@ func TestBashCompletion(t *testing.T) {
 		{name: "change names with -R", words: []string{"jj", "openspec", "-R", dir, "tasks", "tick", ""}, want: []string{"add-export", "fix-typo"}, wantOnly: true},
 		{name: "tasks subcommands and changes", words: []string{"jj", "openspec", "tasks", ""}, want: []string{"tick", "untick", "add-export", "fix-typo"}, wantOnly: true},
 		{name: "one change only", words: []string{"jj", "openspec", "status", "add-export", ""}, not: []string{"fix-typo"}},
-		{name: "gh specstack verb", words: []string{"gh", "specstack", "re"}, want: []string{"recipes"}, wantOnly: true},
+		{name: "gh specstack verb", words: []string{"gh", "specstack", "re"}, want: []string{"recipes", "resume"}, wantOnly: true},
 		{name: "gh specstack flags", words: []string{"gh", "specstack", "link", "--"}, want: []string{"--base", "--stack-mode", "--json"}},
 		{name: "jj's own completion kept", host: jjStatic, words: []string{"jj", "workspac"}, want: []string{"workspace"}, wantOnly: true},
 		{name: "alias after jj's completion", host: jjStatic, words: []string{"jj", "kaisen", "fan-"}, want: []string{"fan-out", "fan-in"}, wantOnly: true},
