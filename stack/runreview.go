@@ -63,7 +63,7 @@ func (d *driver) stackReview(ctx context.Context) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	red, err := d.runChecks(ctx, ws.Path, tip, "review", union, dir)
+	red, err := d.runChecks(ctx, 0, ws.Path, tip, "review", union, dir)
 	if err != nil {
 		return err
 	}
@@ -180,7 +180,7 @@ func (d *driver) stackReview(ctx context.Context) error {
 		}
 		return d.backend.Release(ctx, ws)
 	}
-	if red, err = d.runChecks(ctx, ws.Path, p.Commit, "integration", recipe, dir); err != nil {
+	if red, err = d.runChecks(ctx, 0, ws.Path, p.Commit, "integration", recipe, dir); err != nil {
 		return err
 	}
 	if len(red) > 0 {
@@ -192,13 +192,19 @@ func (d *driver) stackReview(ctx context.Context) error {
 	return d.publishIntegration(ctx, false)
 }
 
-// runChecks runs cmds in dir on sha, recording receipts of the whole
-// stack; it returns those red that were green at the base.
-func (d *driver) runChecks(ctx context.Context, dir, sha, stage string, cmds []string, logs string) ([]string, error) {
+// runChecks runs cmds in dir on commit sha, each logged in logs, and
+// records a receipt for each, of ticket n (0: the whole stack); it returns
+// the commands that are red and were green at the base (a red command
+// that failed at the base too is waived, unless it cannot start).
+func (d *driver) runChecks(ctx context.Context, n int, dir, sha, stage string, cmds []string, logs string) ([]string, error) {
+	task, who := "stack", "whole stack"
+	if n != 0 {
+		task, who = itoa(n), "#"+itoa(n)
+	}
 	var red []string
 	for i, c := range cmds {
 		log := filepath.Join(logs, fmt.Sprintf("%s-%d.log", stage, i+1))
-		res := engine.RunJob(ctx, engine.BuildJob(engine.JobRequest{Role: "test", Task: "stack", Dir: dir, Command: c,
+		res := engine.RunJob(ctx, engine.BuildJob(engine.JobRequest{Role: "test", Task: task, Dir: dir, Command: c,
 			Log: log, Timeout: d.timeout, Artifacts: d.artifacts()}))
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -212,10 +218,10 @@ func (d *driver) runChecks(ctx context.Context, dir, sha, stage string, cmds []s
 				red = append(red, fmt.Sprintf("%q exited %d", c, res.ExitCode))
 			}
 		}
-		if err := d.record(RunEvent{Kind: evReceipt, Command: c, ExitCode: res.ExitCode, SHA: sha, Status: status, Stage: stage}); err != nil {
+		if err := d.record(RunEvent{Kind: evReceipt, Ticket: n, Command: c, ExitCode: res.ExitCode, SHA: sha, Status: status, Stage: stage}); err != nil {
 			return nil, err
 		}
-		d.logf("whole stack: %s %q at %s: %s", stage, c, short(sha), status)
+		d.logf("%s: %s %q at %s: %s", who, stage, c, short(sha), status)
 	}
 	return red, nil
 }

@@ -179,29 +179,7 @@ func (d *driver) validate(ctx context.Context, n int, dir, sha, stage string, on
 	if only != nil {
 		cmds = only
 	}
-	var unmet []string
-	for i, c := range cmds {
-		log := filepath.Join(d.ticketDir(n), fmt.Sprintf("%s-%d.log", stage, i+1))
-		res := engine.RunJob(ctx, engine.BuildJob(engine.JobRequest{Role: "test", Task: itoa(n), Dir: dir, Command: c,
-			Log: log, Timeout: d.timeout, Artifacts: d.artifacts()}))
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		status := "passed"
-		if res.ExitCode != 0 {
-			status = "failed"
-			if bl, ok := d.baselineOf(c); ok && bl.ExitCode != 0 && !cannotStart(res.ExitCode) {
-				status = "waived"
-			} else {
-				unmet = append(unmet, fmt.Sprintf("%q exited %d", c, res.ExitCode))
-			}
-		}
-		if err := d.record(RunEvent{Kind: evReceipt, Ticket: n, Command: c, ExitCode: res.ExitCode, SHA: sha, Status: status, Stage: stage}); err != nil {
-			return nil, err
-		}
-		d.logf("#%d: %s %q at %s: %s", n, stage, c, short(sha), status)
-	}
-	return unmet, nil
+	return d.runChecks(ctx, n, dir, sha, stage, cmds, d.ticketDir(n))
 }
 
 // waived lists the commands of ticket n whose last receipt is waived.
