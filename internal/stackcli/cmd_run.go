@@ -1,10 +1,6 @@
 package stackcli
 
 import (
-	"bufio"
-	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -163,24 +159,20 @@ func runRequest(c *cli.Context, s settings, spec int) (stack.RunRequest, error) 
 // confirm shows the plan on a terminal and asks; without one, --yes is
 // required.
 func confirm(c *cli.Context, p *stack.Plan) error {
-	if cliapp.JSON(c) || !isTerminal(os.Stdin) || !isTerminal(os.Stderr) {
+	if !cliapp.CanPrompt(c) {
 		return exitcode.New(exitcode.NeedsChoice, "run starts workers and publishes pull requests: re-run with --yes (see the run first with --dry-run)")
 	}
-	p.WriteText(cliapp.Stderr(c))
-	fmt.Fprint(cliapp.Stderr(c), "Start this run? [y/N] ")
-	line, err := bufio.NewReader(os.Stdin).ReadString('\n')
-	if err != nil && line == "" {
-		line = "n"
+	if err := p.WriteText(cliapp.Stderr(c)); err != nil {
+		return err
 	}
-	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+	ok, err := cliapp.Confirm(c, "Start this run?")
+	if err != nil {
+		return err
+	}
+	if !ok {
 		return exitcode.New(exitcode.NeedsChoice, "run declined: nothing was started")
 	}
 	return nil
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // drive carries the recorded run on and prints its status.
