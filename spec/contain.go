@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // ErrOutside reports a path that leads, through a symbolic link, out of
@@ -129,4 +131,15 @@ func (r Root) checkTree(dir string) error {
 		_, err = r.Resolve(filepath.Join(dir, rel))
 		return err
 	})
+}
+
+// ReadFile reads p, a path under Dir, refusing a symbolic link along it
+// that leads out of Bound (a *LinkError) and anything but a regular file
+// (regfile.ErrNotRegular).
+func (r Root) ReadFile(p string) ([]byte, error) {
+	real, err := r.Resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	return regfile.Read(real)
 }

@@ -2,7 +2,9 @@ package osapply
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,7 +152,11 @@ func Author(ctx context.Context, env *Env, req AuthorRequest) (*AuthorResult, er
 	}
 	var body []byte
 	if res.Valid {
-		body, _ = os.ReadFile(filepath.Join(wr.ChangeDir(name), "proposal.md"))
+		var err error
+		body, err = wr.ReadFile(filepath.Join(wr.ChangeDir(name), "proposal.md"))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return res, fmt.Errorf("read change %s's proposal for the pull request body: %w", name, err)
+		}
 	}
 	if err := env.Repo.BookmarkSet(ctx, res.Bookmark, p.Commit, false); err != nil {
 		return res, fmt.Errorf("set bookmark %s: %w", res.Bookmark, err)

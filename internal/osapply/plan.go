@@ -15,11 +15,12 @@ package osapply
 import (
 	"errors"
 	"fmt"
-	"github.com/specstack/specstack/internal/lazyregexp"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/specstack/specstack/internal/lazyregexp"
 
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"

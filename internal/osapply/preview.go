@@ -7,11 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/specstack/specstack/internal/lazyregexp"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/specstack/specstack/internal/lazyregexp"
 
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,7 +21,7 @@ var RiskFlags = []string{"FINANCE", "AUTH", "MIGRATION", "STATE_MACHINE", "EXTER
 // and list markers around it allowed); none for "none" or no line. An
 // unknown flag is exit 6, naming the known ones.
 func ReadRisk(r spec.Root, change string) ([]string, error) {
-	data, err := os.ReadFile(filepath.Join(r.ChangeDir(change), "proposal.md"))
+	data, err := r.ReadFile(filepath.Join(r.ChangeDir(change), "proposal.md"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -291,7 +290,7 @@ func tickByFacts(r spec.Root, run *engine.Runner, p *Plan) (ticked, open []strin
 // openPR creates the bookmark's pull request, or updates the open one,
 // with the archived proposal.md as its body.
 func openPR(ctx context.Context, gh *ghapi.Client, r spec.Root, p *Plan, archived string) (*PRView, error) {
-	body, err := os.ReadFile(filepath.Join(r.ArchiveDir(), archived, "proposal.md"))
+	body, err := r.ReadFile(filepath.Join(r.ArchiveDir(), archived, "proposal.md"))
 	if err != nil {
 		return nil, fmt.Errorf("read the archived proposal for the pull request body: %w", err)
 	}
