@@ -6,15 +6,16 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/specstack/specstack/conflict"
+	"github.com/specstack/specstack/internal/confine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // FanIn squashes wave w's approved tasks into @, smallest diff first (or
@@ -380,8 +381,14 @@ func (r *Runner) resolveConflictsOf(ctx context.Context, w int, culprit func(fil
 	t := culprit(files)
 	var sides []string
 	for _, f := range files {
-		p := filepath.Join(r.Backend.TargetDir(), filepath.FromSlash(f))
-		data, err := os.ReadFile(p)
+		// Read (and rewrite) only a regular file inside the repository: a
+		// conflicted path that is a link leading out is left to the halt,
+		// which names it with the other sides.
+		p, err := confine.RegularFile(r.Backend.TargetDir(), f)
+		if err != nil {
+			continue
+		}
+		data, err := regfile.Read(p)
 		if err != nil {
 			continue
 		}
