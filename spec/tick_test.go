@@ -25,7 +25,7 @@ func TestTickRemovesKilledTemp(t *testing.T) {
 	write("proposal.md", "# add-x\n")
 	write("tasks.md", "## 1. Group\n- [ ] 1.1 Do it\n- [ ] 1.2 Then this\n")
 	write(".tasks.md123456789", "- [x] 1.1 Do it\n") // what kill -9 left
-	write(".tasks.md.notes", "mine\n")                // the user's, not a temp
+	write(".tasks.md.notes", "mine\n")               // the user's, not a temp
 	written, err := r.Tick("add-x", []string{"1.1"}, true)
 	if err != nil {
 		t.Fatal(err)
