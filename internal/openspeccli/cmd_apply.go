@@ -21,7 +21,7 @@ func applyCommand() *cli.Command {
 	return &cli.Command{
 		Name:         "apply",
 		Usage:        "implement a change with a worker (or one per separable group) in jj workspaces, verify, archive, push, open the PR",
-		ArgsUsage:    "[CHANGE]",
+		ArgsUsage:    "[CHANGE...]",
 		BashComplete: completeChange,
 		Description: `The implementing shape. CHANGE is the argument, else the only active change
 with unticked tasks (several or none: exit 5 listing them). It must be
@@ -70,7 +70,7 @@ undo it (abort restores the operation from before apply; exit 5 without
 Exit codes: 0 applied; 2 usage; 3 locked; 4 conflicts; 5 a decision
 (change to name, existing bookmark, risk, unticked tasks); 6 not ready or
 malformed; 8 verify red; 9 a worker's group was not merged.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "worker", Usage: "implementer `CMD`, run by sh -c in each workspace (default: [worker] command)"},
 			&cli.StringSliceFlag{Name: "verify", Usage: "verify gate `CMD`, repeatable, added to [openspec] verify"},
 			&cli.BoolFlag{Name: "no-verify", Usage: "archive without a verify command (refused for risk-flagged changes)"},
@@ -84,7 +84,7 @@ malformed; 8 verify red; 9 a worker's group was not merged.`,
 			&cli.BoolFlag{Name: "status", Usage: "show the apply run in the ledger"},
 			&cli.BoolFlag{Name: "log", Usage: "show the apply run's ledger as a log, newest first"},
 			&cli.BoolFlag{Name: "abort", Usage: "undo the apply run: restore the operation from before it"},
-		},
+		}, pipelineFlags()...),
 		Action: runApply,
 	}
 }
@@ -134,12 +134,17 @@ func runApply(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(args) > 1 {
-		return exitcode.New(exitcode.Usage, "apply: name one change (see `jj-openspec list`), got %d", len(args))
-	}
 	s, err := openApply(c)
 	if err != nil {
 		return err
+	}
+	if modes > 0 {
+		if p, newer, err := pipelineNewer(s.env.Dir); err != nil || newer {
+			if err != nil {
+				return err
+			}
+			return pipelineMode(c, s, p)
+		}
 	}
 	switch {
 	case c.Bool("status"):
@@ -165,6 +170,18 @@ func runApply(c *cli.Context) error {
 		RiskMaxFiles:  s.cfg.OpenSpec.RiskMaxFiles,
 		Tracker:       s.cfg.OpenSpec.Tracker,
 		WorkspacesDir: config.WorkspacesDir(s.cfg, s.env.Repo.Root),
+	}
+	if pipelineAsked(c, args) {
+		return runPipeline(c, s, args, req)
+	}
+	if p, err := osapply.UnfinishedPipeline(s.env.Dir); err != nil || p != nil {
+		if err != nil {
+			return err
+		}
+		if len(args) > 0 || c.Bool("dry-run") || c.String("from-preview") != "" {
+			return exitcode.New(exitcode.NeedsChoice, "an unfinished pipeline (run %s) is in the ledger: `jj openspec apply` resumes it, `jj openspec apply --abort` ends it", p.RunID)
+		}
+		return resumePipeline(c, s, p)
 	}
 	if len(args) == 1 {
 		req.Change = args[0]
