@@ -494,6 +494,7 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 		return fmt.Errorf("add workspace %s for change %s on %s: %w", name, m.Change, shortID(base), err)
 	}
 	fmt.Fprintf(pr.out, "pipeline: %s in workspace %s on %s\n", m.Change, m.Path, shortID(base))
+	engine.CrashPoint("pipeline-workspace")
 	if below == nil {
 		return nil
 	}
