@@ -67,6 +67,31 @@ again (the same change, or no CHANGE). --status, --log and --abort show and
 undo it (abort restores the operation from before apply; exit 5 without
 --yes when it would lose work).
 
+Pipeline: several CHANGEs, or --select SELECTOR (a glob over change names
+and/or status=no-tasks|in-progress|complete, comma-joined; repeatable), are
+resolved before anything runs to one de-duplicated set; a change that is
+missing, not apply-ready, malformed or has nothing to do is excluded with a
+note. The set and its width (workspaces) are printed; a terminal asks y/N,
+otherwise --yes is needed (exit 5). Two or more changes make a pipeline, one
+takes the single-change path above, none is exit 6 with the notes. Each
+member is an ordinary apply in its own workspace on its own proposal
+revision (the newest revision of ::@ touching its folder; commit the
+artifacts first), with its own ledger, feat/<slug> bookmark, verify,
+archive, push and PR; independent members run --max-parallel at a time and
+land in any order, a failed one blocks nobody. "--after C:D" (and a
+"Depends on: D" line in C's proposal.md) puts C after D in a stitched
+stack: C's workspace is based on D's landed change, C's PR on D's bookmark,
+and the stack is registered as gh specstack link does (native or chain).
+A dependency cycle is an error naming it; its members are not applied, the
+others still land. The summary (stdout, or --json) gives per change landed
+/ stacked k of N / failed (why) / blocked, bookmark, PR, verify, unticked
+tasks and the kept workspace of a member that did not land; then exit 1 when
+one did not. --yes confirms the set only: members do not archive with open
+tasks. A killed pipeline, or one with failed members, resumes with "jj
+openspec apply" (no CHANGE); --status and --log show every member, --abort
+removes the workspaces of the members that did not land and ends it
+(landed members keep their bookmarks and PRs).
+
 Exit codes: 0 applied; 2 usage; 3 locked; 4 conflicts; 5 a decision
 (change to name, existing bookmark, risk, unticked tasks); 6 not ready or
 malformed; 8 verify red; 9 a worker's group was not merged.`,

@@ -13,6 +13,7 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/osapply"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // pipelineFlags are apply's multi-change flags.
@@ -164,11 +165,11 @@ func emitPipeline(c *cli.Context, res *osapply.PipelineResult, err error) error 
 func writePipelinePlan(w io.Writer, p *osapply.PipelinePlan) {
 	fmt.Fprintf(w, "apply: pipeline of %d changes, %d workspaces:\n", len(p.Supply.Members), p.Width())
 	for _, m := range p.Layout.Independent {
-		fmt.Fprintf(w, "  %s (independent; %d worker workspaces)\n", m, p.Supply.Width[m])
+		fmt.Fprintf(w, "  %s (independent; %s)\n", m, plural.Count(p.Supply.Width[m], "worker workspace", "worker workspaces"))
 	}
 	for _, st := range p.Layout.Stacks {
 		for k, m := range st {
-			fmt.Fprintf(w, "  %s (stacked %d of %d; %d worker workspaces)\n", m, k+1, len(st), p.Supply.Width[m])
+			fmt.Fprintf(w, "  %s (stacked %d of %d; %s)\n", m, k+1, len(st), plural.Count(p.Supply.Width[m], "worker workspace", "worker workspaces"))
 		}
 	}
 	for _, b := range p.Layout.Blocked {
@@ -203,6 +204,10 @@ func writePipeline(w io.Writer, r *osapply.PipelineResult) error {
 		b.WriteString("\n")
 	}
 	for _, s := range r.Stacks {
+		if s.Reason != "" {
+			fmt.Fprintf(&b, "stack %s: not registered (%s)\n", strings.Join(s.Members, " <- "), s.Reason)
+			continue
+		}
 		if s.Error != "" {
 			fmt.Fprintf(&b, "stack %s: not registered: %s\n", strings.Join(s.Members, " <- "), s.Error)
 			continue

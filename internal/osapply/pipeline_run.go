@@ -183,7 +183,9 @@ type StackReport struct {
 	Mode    string   `json:"mode,omitempty"` // native or chain
 	Stack   int      `json:"stack,omitempty"`
 	Action  string   `json:"action,omitempty"`
-	Error   string   `json:"error,omitempty"`
+	// Reason says why a stack was not registered (Action "none").
+	Reason string `json:"reason,omitempty"`
+	Error  string `json:"error,omitempty"`
 }
 
 // PipelineResult is the pipeline's summary, printed once.
@@ -606,8 +608,12 @@ func (pr *pipelineRunner) link(ctx context.Context, job []*Member, reports map[s
 		}
 	}
 	mu.Unlock()
-	if len(items) < 2 || pr.run.Request.NoPush {
-		sr.Action = "none"
+	switch {
+	case pr.run.Request.NoPush:
+		sr.Action, sr.Reason = "none", "--no-push"
+		return sr
+	case len(items) < 2:
+		sr.Action, sr.Reason = "none", "fewer than two of its members landed"
 		return sr
 	}
 	genv, err := stack.Connect(ctx, pr.env.Repo.Root, stack.ConnectOptions{})
