@@ -92,7 +92,8 @@ openspec apply" (no CHANGE); --status and --log show every member, --abort
 removes the workspaces of the members that did not land and ends it
 (landed members keep their bookmarks and PRs).
 
-Exit codes: 0 applied; 2 usage; 3 locked; 4 conflicts; 5 a decision
+Exit codes: 0 applied; 1 a pipeline member did not land; 2 usage (a
+dependency cycle too); 3 locked; 4 conflicts; 5 a decision
 (change to name, existing bookmark, risk, unticked tasks); 6 not ready or
 malformed; 8 verify red; 9 a worker's group was not merged.`,
 		Flags: append([]cli.Flag{

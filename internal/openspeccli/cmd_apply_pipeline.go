@@ -59,6 +59,9 @@ func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Req
 	if len(req.Verify) == 0 && !req.NoVerify {
 		return exitcode.New(exitcode.Usage, "no verify command: the verify gate cannot pass without one; give --verify CMD (or [openspec] verify), or --no-verify to archive unverified")
 	}
+	if err := refuseUnfinished(s); err != nil {
+		return err
+	}
 	// Pipeline members do not inherit --yes (it confirms the set here).
 	preq.Apply.Yes = false
 	plan, err := osapply.PlanPipeline(s.env, preq)

@@ -157,7 +157,10 @@ const (
 	OutcomeStacked = "stacked"
 	OutcomeFailed  = "failed"
 	OutcomeBlocked = "blocked" // not run: a dependency failed or is in a cycle
-	OutcomePending = "pending" // not run yet (a resumed pipeline runs it)
+	// OutcomeConflicted: the member's integration halted on conflicts
+	// that no marker rule (tasks.md ticks) resolves.
+	OutcomeConflicted = "conflicted"
+	OutcomePending    = "pending" // not run yet (a resumed pipeline runs it)
 )
 
 // MemberReport is one change's line of the pipeline's summary.
@@ -488,8 +491,8 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 	if below != nil {
 		base = below.Commit
 	}
-	m.Workspace, m.Path, m.Base = name, filepath.Join(wsDir, name), base
-	if err := pr.saveRun(); err != nil {
+	// Recorded before it is made: a resume finds a half-made one.
+	if err := pr.saveRun(func() { m.Workspace, m.Path, m.Base = name, filepath.Join(wsDir, name), base }); err != nil {
 		return err
 	}
 	if err := repo.WorkspaceAdd(ctx, jjx.AddWorkspaceOptions{Name: name, Path: m.Path, Parents: []string{base}}); err != nil {
@@ -534,9 +537,12 @@ func (pr *pipelineRunner) release(ctx context.Context, m *Member) {
 	_ = os.RemoveAll(m.Path)
 }
 
-func (pr *pipelineRunner) saveRun() error {
+// saveRun applies change to the run record and writes it, under the lock
+// that keeps concurrent members from writing (or reading) it at once.
+func (pr *pipelineRunner) saveRun(change func()) error {
 	pr.save.Lock()
 	defer pr.save.Unlock()
+	change()
 	return writePipeline(pr.env.Dir, pr.run)
 }
 
@@ -583,6 +589,19 @@ func outcomeOf(m *Member) MemberReport {
 		return rep // started, not finished: a resume continues it
 	}
 	rep.Outcome, rep.Reason, rep.Workspace = OutcomeFailed, rep.Phase, m.Path
+	if st := engine.Fold(d); st.Halted != "" {
+		var files []string
+		for _, ts := range st.Tasks {
+			files = append(files, ts.Conflict...)
+		}
+		if len(files) > 0 {
+			slices.Sort(files)
+			rep.Outcome = OutcomeConflicted
+			rep.Reason = "halted on conflicts no marker rule resolves (" + strings.Join(slices.Compact(files), ", ") + "): resolve them in its workspace, then resume"
+		} else {
+			rep.Reason = "halted: " + st.Halted
+		}
+	}
 	if t.Archived == "" && m.Path != "" {
 		root := spec.Root{Dir: m.Path, Bound: m.Path}
 		if fr, err := spec.FindRoot(m.Path); err == nil {
