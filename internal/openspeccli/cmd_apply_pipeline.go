@@ -250,7 +250,7 @@ func emitPipelineStatus(c *cli.Context, p *osapply.PipelineRun) error {
 		state := "unfinished"
 		if p.Aborted {
 			state = "aborted"
-		} else if res.Failed() == 0 {
+		} else if res.Landed() {
 			state = "landed"
 		}
 		fmt.Fprintf(w, "pipeline %s: %s\n", p.RunID, state)

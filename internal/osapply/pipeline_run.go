@@ -202,15 +202,14 @@ type PipelineResult struct {
 	Notes    []string       `json:"notes"`
 }
 
-// Failed counts the members that did not land.
-func (r *PipelineResult) Failed() int {
-	n := len(r.Blocked)
+// Landed reports whether every member that could run landed.
+func (r *PipelineResult) Landed() bool {
 	for _, m := range r.Members {
 		if m.Outcome != OutcomeLanded && m.Outcome != OutcomeStacked {
-			n++
+			return false
 		}
 	}
-	return n
+	return true
 }
 
 // StartPipeline records a new pipeline run of plan in env's ledger and
@@ -415,8 +414,9 @@ func (pr *pipelineRunner) memberEnv(m *Member) (*Env, error) {
 // member runs (or resumes) one member's apply; below is the member it is
 // stacked on (nil: independent or the bottom).
 func (pr *pipelineRunner) member(ctx context.Context, m *Member, below *MemberReport) *MemberReport {
-	if rep := pr.report(m); rep.Outcome != OutcomePending && rep.Outcome != OutcomeFailed {
-		return rep // landed before a resume
+	if rep := pr.report(m); rep.Outcome == OutcomeLanded || rep.Outcome == OutcomeStacked {
+		pr.release(ctx, m) // landed before a resume (killed before its release)
+		return rep
 	}
 	fail := func(err error) *MemberReport {
 		rep := pr.report(m)
@@ -529,6 +529,10 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 func (pr *pipelineRunner) release(ctx context.Context, m *Member) {
 	if m.Workspace == "" {
 		return
+	}
+	wss, err := pr.env.Repo.Workspaces(ctx)
+	if err != nil || !slices.ContainsFunc(wss, func(w jjx.WorkspaceInfo) bool { return w.Name == m.Workspace }) {
+		return // gone already (or unreadable: left as it is)
 	}
 	if err := pr.env.Repo.WorkspaceForget(ctx, m.Workspace); err != nil {
 		fmt.Fprintf(pr.out, "pipeline: %s landed; forgetting its workspace %s failed (remove it by hand): %v\n", m.Change, m.Workspace, err)
@@ -677,12 +681,15 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 // prefixWriter starts every line with prefix.
 type prefixWriter struct {
+	mu     sync.Mutex
 	w      io.Writer
 	prefix string
 	mid    bool
 }
 
 func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	var s strings.Builder
 	for _, c := range string(b) {
 		if !p.mid {
