@@ -64,7 +64,7 @@ func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Req
 	}
 	// Pipeline members do not inherit --yes (it confirms the set here).
 	preq.Apply.Yes = false
-	plan, err := osapply.PlanPipeline(s.env, preq)
+	plan, err := osapply.PlanPipeline(c.Context, s.env, preq)
 	if err != nil {
 		return err
 	}

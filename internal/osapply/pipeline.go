@@ -3,6 +3,7 @@ package osapply
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"path"
 	"slices"
@@ -123,8 +124,9 @@ func Candidates(r spec.Root, names []string, sels []Selector) ([]string, error) 
 
 // Filter prepares each candidate as a single apply would (existence,
 // readiness, health check, risk, distribution) and excludes, with a note,
-// each one that would be refused or has nothing to do.
-func Filter(env *Env, candidates []string, tmpl Request) Supply {
+// each one that would be refused (its bookmark existing too) or has
+// nothing to do.
+func Filter(ctx context.Context, env *Env, candidates []string, tmpl Request) Supply {
 	s := Supply{Prepared: map[string]*Plan{}, Width: map[string]int{}}
 	for _, name := range candidates {
 		if !memberName.MatchString(name) {
@@ -135,6 +137,10 @@ func Filter(env *Env, candidates []string, tmpl Request) Supply {
 		req.Change = name
 		p, dec, err := Prepare(env, req)
 		if err != nil {
+			s.Excluded = append(s.Excluded, Exclusion{name, firstLine(err.Error())})
+			continue
+		}
+		if err := checkBookmark(ctx, env.Repo, p.Bookmark, ""); err != nil {
 			s.Excluded = append(s.Excluded, Exclusion{name, firstLine(err.Error())})
 			continue
 		}

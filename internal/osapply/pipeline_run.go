@@ -69,12 +69,12 @@ func (p *PipelinePlan) Runnable() []string {
 
 // PlanPipeline resolves the supply, filters it and arranges the members:
 // it reads only, changes nothing.
-func PlanPipeline(env *Env, req PipelineRequest) (*PipelinePlan, error) {
+func PlanPipeline(ctx context.Context, env *Env, req PipelineRequest) (*PipelinePlan, error) {
 	cands, err := Candidates(env.Root, req.Names, req.Selectors)
 	if err != nil {
 		return nil, err
 	}
-	sup := Filter(env, cands, req.Apply)
+	sup := Filter(ctx, env, cands, req.Apply)
 	deps := slices.Clone(req.After)
 	for _, m := range sup.Members {
 		ds, err := ProposalDeps(env.Root, m)
