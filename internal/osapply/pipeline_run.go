@@ -488,8 +488,13 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 		return fmt.Errorf("make the workspaces folder %s: %w", wsDir, err)
 	}
 	base := m.ProposalRev
+	restore := ""
 	if below != nil {
 		base = below.Commit
+		var err error
+		if restore, err = pr.stackedArtifacts(ctx, m, base); err != nil {
+			return err
+		}
 	}
 	// Recorded before it is made: a resume finds a half-made one.
 	if err := pr.saveRun(func() { m.Workspace, m.Path, m.Base = name, filepath.Join(wsDir, name), base }); err != nil {
@@ -500,28 +505,57 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 	}
 	fmt.Fprintf(pr.out, "pipeline: %s in workspace %s on %s\n", m.Change, m.Path, shortID(base))
 	engine.CrashPoint("pipeline-workspace")
-	if below == nil {
+	if restore == "" {
 		return nil
 	}
-	// Stacked: the change's artifacts come from its proposal revision
-	// unless the member below already holds them.
+	if err := repo.At(m.Path).RestoreDir(ctx, m.ProposalRev, "@", restore); err != nil {
+		return fmt.Errorf("bring change %s's artifacts from %s onto %s: %w", m.Change, shortID(m.ProposalRev), m.Below, err)
+	}
+	return nil
+}
+
+// stackedArtifacts returns the change folder (repository path) to bring
+// from a stacked member's proposal revision onto base, the landed member
+// below: "" when base already holds that revision. Only the folder is
+// brought, so revisions of the proposal not below base that change
+// anything else are refused rather than dropped.
+func (pr *pipelineRunner) stackedArtifacts(ctx context.Context, m *Member, base string) (string, error) {
+	repo := pr.env.Repo
 	in, err := repo.Contained(ctx, m.ProposalRev, "::"+base)
 	if err != nil {
-		return fmt.Errorf("is %s below %s: %w", shortID(m.ProposalRev), shortID(base), err)
+		return "", fmt.Errorf("is %s below %s: %w", shortID(m.ProposalRev), shortID(base), err)
 	}
 	for _, yes := range in {
 		if yes {
-			return nil
+			return "", nil
 		}
 	}
 	dir, err := repoRel(pr.env, pr.env.Root.ChangeDir(m.Change))
 	if err != nil {
-		return err
+		return "", err
 	}
-	if err := repo.At(m.Path).RestoreDir(ctx, m.ProposalRev, "@", dir); err != nil {
-		return fmt.Errorf("bring change %s's artifacts from %s onto %s: %w", m.Change, shortID(m.ProposalRev), m.Below, err)
+	own, err := repo.Log(ctx, "::"+m.ProposalRev+" ~ ::"+base)
+	if err != nil {
+		return "", fmt.Errorf("read the revisions of change %s's proposal not below %s: %w", m.Change, m.Below, err)
 	}
-	return nil
+	var outside []string
+	for _, c := range own {
+		fs, err := repo.Files(ctx, c.CommitID)
+		if err != nil {
+			return "", fmt.Errorf("read the files of %s: %w", shortID(c.CommitID), err)
+		}
+		for _, f := range fs {
+			if !strings.HasPrefix(f.Path, dir+"/") {
+				outside = append(outside, f.Path)
+			}
+		}
+	}
+	if len(outside) > 0 {
+		slices.Sort(outside)
+		return "", exitcode.New(exitcode.NeedsChoice, "change %s is stacked on %s, but its proposal revision %s (or one below it that %s lacks) also changes %s: only the change's folder is brought onto %s, nothing is dropped silently; rebase the proposal onto %s (`jj rebase -s %s -d %s`) or drop the dependency, then end this pipeline (`jj openspec apply --abort`) and start it again",
+			m.Change, m.Below, shortID(m.ProposalRev), m.Below, strings.Join(slices.Compact(outside), ", "), m.Below, m.Below, shortID(m.ProposalRev), "feat/"+Slug(m.Below))
+	}
+	return dir, nil
 }
 
 // release forgets a landed member's workspace (its commit stays, under
