@@ -70,8 +70,8 @@ undo it (abort restores the operation from before apply; exit 5 without
 Pipeline: several CHANGEs, or --select SELECTOR (a glob over change names
 and/or status=no-tasks|in-progress|complete, comma-joined; repeatable), are
 resolved before anything runs to one de-duplicated set; a change that is
-missing, not apply-ready, malformed or has nothing to do is excluded with a
-note. The set and its width (workspaces) are printed; a terminal asks y/N,
+missing, not apply-ready, malformed, whose bookmark exists or has nothing
+to do is excluded with a note. The set and its width (workspaces) are printed; a terminal asks y/N,
 otherwise --yes is needed (exit 5). Two or more changes make a pipeline, one
 takes the single-change path above, none is exit 6 with the notes. Each
 member is an ordinary apply in its own workspace on its own proposal
@@ -107,9 +107,9 @@ malformed; 8 verify red; 9 a worker's group was not merged.`,
 			&cli.StringFlag{Name: "timeout", Usage: "per-worker `DURATION` (default: [worker] timeout)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "preview: print and record the manifest of what apply would do; change nothing"},
 			&cli.StringFlag{Name: "from-preview", Usage: "execute exactly the preview `ID` a --dry-run recorded (refused when the repository moved since)"},
-			&cli.BoolFlag{Name: "status", Usage: "show the apply run in the ledger"},
-			&cli.BoolFlag{Name: "log", Usage: "show the apply run's ledger as a log, newest first"},
-			&cli.BoolFlag{Name: "abort", Usage: "undo the apply run: restore the operation from before it"},
+			&cli.BoolFlag{Name: "status", Usage: "show the apply run (or pipeline) in the ledger"},
+			&cli.BoolFlag{Name: "log", Usage: "show the apply run's ledger (each pipeline member's) as a log, newest first"},
+			&cli.BoolFlag{Name: "abort", Usage: "undo the apply run: restore the operation from before it (a pipeline: remove the workspaces of members that did not land)"},
 		}, pipelineFlags()...),
 		Action: runApply,
 	}
