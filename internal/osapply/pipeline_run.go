@@ -648,6 +648,9 @@ func outcomeOf(m *Member) MemberReport {
 		if u := unticked(root, m.Change); u != nil {
 			rep.Unticked = u
 		}
+		if rep.Phase == "tail" && len(rep.Unticked) > 0 {
+			rep.Reason = "tasks not done block the archive: finish and tick them in its workspace, then resume"
+		}
 	}
 	return rep
 }
