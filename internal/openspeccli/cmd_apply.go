@@ -21,7 +21,7 @@ func applyCommand() *cli.Command {
 	return &cli.Command{
 		Name:         "apply",
 		Usage:        "implement a change with a worker (or one per separable group) in jj workspaces, verify, archive, push, open the PR",
-		ArgsUsage:    "[CHANGE]",
+		ArgsUsage:    "[CHANGE...]",
 		BashComplete: completeChange,
 		Description: `The implementing shape. CHANGE is the argument, else the only active change
 with unticked tasks (several or none: exit 5 listing them). It must be
@@ -67,10 +67,36 @@ again (the same change, or no CHANGE). --status, --log and --abort show and
 undo it (abort restores the operation from before apply; exit 5 without
 --yes when it would lose work).
 
-Exit codes: 0 applied; 2 usage; 3 locked; 4 conflicts; 5 a decision
+Pipeline: several CHANGEs, or --select SELECTOR (a glob over change names
+and/or status=no-tasks|in-progress|complete, comma-joined; repeatable), are
+resolved before anything runs to one de-duplicated set; a change that is
+missing, not apply-ready, malformed, whose bookmark exists or has nothing
+to do is excluded with a note. The set and its width (workspaces) are printed; a terminal asks y/N,
+otherwise --yes is needed (exit 5). Two or more changes make a pipeline, one
+takes the single-change path above, none is exit 6 with the notes. Each
+member is an ordinary apply in its own workspace on its own proposal
+revision (the newest revision of ::@ touching its folder; commit the
+artifacts first), with its own ledger, feat/<slug> bookmark, verify,
+archive, push and PR; independent members run --max-parallel at a time and
+land in any order, a failed one blocks nobody. "--after C:D" (and a
+"Depends on: D" line in C's proposal.md) puts C after D in a stitched
+stack: C's workspace is based on D's landed change, C's PR on D's bookmark,
+and the stack is registered as gh specstack link does (native or chain).
+A dependency cycle is an error naming it; its members are not applied, the
+others still land. The summary (stdout, or --json) gives per change landed
+/ stacked k of N / failed (why) / blocked, bookmark, PR, verify, unticked
+tasks and the kept workspace of a member that did not land; then exit 1 when
+one did not. --yes confirms the set only: members do not archive with open
+tasks. A killed pipeline, or one with failed members, resumes with "jj
+openspec apply" (no CHANGE); --status and --log show every member, --abort
+removes the workspaces of the members that did not land and ends it
+(landed members keep their bookmarks and PRs).
+
+Exit codes: 0 applied; 1 a pipeline member did not land; 2 usage (a
+dependency cycle too); 3 locked; 4 conflicts; 5 a decision
 (change to name, existing bookmark, risk, unticked tasks); 6 not ready or
 malformed; 8 verify red; 9 a worker's group was not merged.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "worker", Usage: "implementer `CMD`, run by sh -c in each workspace (default: [worker] command)"},
 			&cli.StringSliceFlag{Name: "verify", Usage: "verify gate `CMD`, repeatable, added to [openspec] verify"},
 			&cli.BoolFlag{Name: "no-verify", Usage: "archive without a verify command (refused for risk-flagged changes)"},
@@ -81,10 +107,10 @@ malformed; 8 verify red; 9 a worker's group was not merged.`,
 			&cli.StringFlag{Name: "timeout", Usage: "per-worker `DURATION` (default: [worker] timeout)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "preview: print and record the manifest of what apply would do; change nothing"},
 			&cli.StringFlag{Name: "from-preview", Usage: "execute exactly the preview `ID` a --dry-run recorded (refused when the repository moved since)"},
-			&cli.BoolFlag{Name: "status", Usage: "show the apply run in the ledger"},
-			&cli.BoolFlag{Name: "log", Usage: "show the apply run's ledger as a log, newest first"},
-			&cli.BoolFlag{Name: "abort", Usage: "undo the apply run: restore the operation from before it"},
-		},
+			&cli.BoolFlag{Name: "status", Usage: "show the apply run (or pipeline) in the ledger"},
+			&cli.BoolFlag{Name: "log", Usage: "show the apply run's ledger (each pipeline member's) as a log, newest first"},
+			&cli.BoolFlag{Name: "abort", Usage: "undo the apply run: restore the operation from before it (a pipeline: remove the workspaces of members that did not land)"},
+		}, pipelineFlags()...),
 		Action: runApply,
 	}
 }
@@ -134,12 +160,17 @@ func runApply(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(args) > 1 {
-		return exitcode.New(exitcode.Usage, "apply: name one change (see `jj-openspec list`), got %d", len(args))
-	}
 	s, err := openApply(c)
 	if err != nil {
 		return err
+	}
+	if modes > 0 {
+		if p, newer, err := pipelineNewer(s.env.Dir); err != nil || newer {
+			if err != nil {
+				return err
+			}
+			return pipelineMode(c, s, p)
+		}
 	}
 	switch {
 	case c.Bool("status"):
@@ -165,6 +196,18 @@ func runApply(c *cli.Context) error {
 		RiskMaxFiles:  s.cfg.OpenSpec.RiskMaxFiles,
 		Tracker:       s.cfg.OpenSpec.Tracker,
 		WorkspacesDir: config.WorkspacesDir(s.cfg, s.env.Repo.Root),
+	}
+	if pipelineAsked(c, args) {
+		return runPipeline(c, s, args, req)
+	}
+	if p, err := osapply.UnfinishedPipeline(s.env.Dir); err != nil || p != nil {
+		if err != nil {
+			return err
+		}
+		if len(args) > 0 || c.Bool("dry-run") || c.String("from-preview") != "" {
+			return exitcode.New(exitcode.NeedsChoice, "an unfinished pipeline (run %s) is in the ledger: `jj openspec apply` resumes it, `jj openspec apply --abort` ends it", p.RunID)
+		}
+		return resumePipeline(c, s, p)
 	}
 	if len(args) == 1 {
 		req.Change = args[0]

@@ -66,6 +66,8 @@ type Plan struct {
 	NoPush    bool     `toml:"no_push,omitempty" json:"no_push"`
 	Yes       bool     `toml:"yes,omitempty" json:"-"`
 	Tracker   string   `toml:"tracker,omitempty" json:"tracker,omitempty"`
+	// PRBase is the pull request's base branch; "" for the default branch.
+	PRBase string `toml:"pr_base,omitempty" json:"pr_base,omitempty"`
 	// PreOp is the operation before apply changed anything (before the
 	// describe): abort restores it.
 	PreOp string `toml:"pre_op" json:"pre_op"`

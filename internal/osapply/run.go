@@ -33,6 +33,9 @@ type Request struct {
 	RiskMaxFiles  int
 	Tracker       string
 	WorkspacesDir string
+	// PRBase is the base branch of the pull request ("": the default
+	// branch); a stacked pipeline member's is the bookmark below it.
+	PRBase string `toml:"-" json:"-"`
 	// Expect, when set, is the preview this apply must execute exactly
 	// (--from-preview).
 	Expect *Manifest `toml:"-" json:"-"`
@@ -199,7 +202,7 @@ func Prepare(env *Env, req Request) (*Plan, Decision, error) {
 	return &Plan{
 		Change: name, Bookmark: "feat/" + Slug(name), Distribution: dec.Distribution, Reasons: reasons,
 		Groups: dec.Groups, TaskGroups: dec.TaskGroups, Verify: req.Verify, Reviewer: req.Reviewer,
-		NoPush: req.NoPush, Yes: req.Yes, Tracker: req.Tracker,
+		NoPush: req.NoPush, Yes: req.Yes, Tracker: req.Tracker, PRBase: req.PRBase,
 	}, dec, nil
 }
 

@@ -307,11 +307,15 @@ func openPR(ctx context.Context, gh *ghapi.Client, r spec.Root, p *Plan, archive
 		}
 		return &PRView{Number: pr.Number, URL: pr.HTMLURL, Action: "updated"}, nil
 	}
-	repo, err := gh.Repository(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read the repository's default branch: %w", err)
+	base := p.PRBase
+	if base == "" {
+		repo, err := gh.Repository(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read the repository's default branch: %w", err)
+		}
+		base = repo.DefaultBranch
 	}
-	pr, err := gh.CreatePull(ctx, ghapi.NewPull{Title: title, Head: p.Bookmark, Base: repo.DefaultBranch, Body: b})
+	pr, err := gh.CreatePull(ctx, ghapi.NewPull{Title: title, Head: p.Bookmark, Base: base, Body: b})
 	if err != nil {
 		return nil, fmt.Errorf("open the pull request of %s: %w", p.Bookmark, err)
 	}
