@@ -42,7 +42,7 @@ func TestCoverageOutcomes(t *testing.T) {
 	if c.Merged != 1 || c.Empty != 1 || c.Waves[0].Tasks[1].Tests != TestNotRun || c.Waves[0].Tasks[1].Review != ReviewSkipped {
 		t.Errorf("coverage: %+v", c)
 	}
-	err := c.notMergedError()
+	err := c.notMergedError(KaisenCommands)
 	if exitcode.Of(err) != exitcode.Halted {
 		t.Fatalf("exit code %d, want %d: %v", exitcode.Of(err), exitcode.Halted, err)
 	}
@@ -53,7 +53,7 @@ func TestCoverageOutcomes(t *testing.T) {
 	// Every task merged or empty: no error.
 	d.Events = append(d.Events[:5:5], Event{Kind: EvSquashed, Task: 1}, Event{Kind: EvSquashed, Task: 2})
 	d.Header.Tasks, d.Header.Waves = d.Header.Tasks[:2], [][]int{{1, 2}}
-	if err := BuildCoverage(d, "/art").notMergedError(); err != nil {
+	if err := BuildCoverage(d, "/art").notMergedError(KaisenCommands); err != nil {
 		t.Errorf("all merged or empty: %v", err)
 	}
 }

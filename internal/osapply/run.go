@@ -55,6 +55,17 @@ type Env struct {
 	Drive func(context.Context, *engine.Runner) error
 }
 
+// Commands are apply's verbs for the engine's halt messages: a run
+// resumes by running apply again on its change (there is no separate
+// resume, sweep, gate or review verb: abort releases kept workspaces).
+func Commands(change string) engine.Commands {
+	return engine.Commands{
+		Resume: "jj openspec apply " + change,
+		Abort:  "jj openspec apply --abort",
+		Status: "jj openspec apply --status",
+	}
+}
+
 // ImplementMessage describes the change the implementation lands in.
 func ImplementMessage(change string) string { return "feat(openspec): implement " + change }
 
@@ -100,6 +111,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 		}
 		defer r.Close()
 		r.Worker = req.Worker
+		r.Commands = Commands(p.Change)
 		// A decision made now (archive with tasks open) is this call's.
 		p.Yes = p.Yes || req.Yes
 		fmt.Fprintf(env.Out, "apply: resuming run %s of change %s (%s)\n", p.RunID, p.Change, p.Distribution)
@@ -149,6 +161,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 		return nil, err
 	}
 	defer r.Close()
+	r.Commands = Commands(pl.Change)
 	pl.RunID = r.Doc.Header.RunID
 	if err := writePlan(env.Dir, pl); err != nil {
 		return nil, err
