@@ -58,8 +58,11 @@ its body; then [openspec] tracker runs with SPECSTACK_CHANGE,
 SPECSTACK_BOOKMARK and SPECSTACK_PR_URL. --no-push stops after the bookmark.
 
 Risk: a proposal.md line "Risk flags: AUTH, MIGRATION" (FINANCE, AUTH,
-MIGRATION, STATE_MACHINE, EXTERNAL_API, ENV_OPS, PERSIST or none) refuses
---no-verify and requires --reviewer (exit 5).
+MIGRATION, STATE_MACHINE, EXTERNAL_API, ENV_OPS, PERSIST or none), or tasks
+naming more files than [openspec] risk-max-files, routes the change at level
+risk (else standard): it refuses --no-verify, requires --reviewer (exit 5)
+and never fans out a group with fewer unchecked tasks than [openspec]
+risk-min-group-tasks (default 3). The level and why are printed and recorded.
 
 The run is in the ledger .jj/specstack/jj-openspec/ under the project lock
 (exit 3 while another holds it). A killed apply resumes by running apply
@@ -153,18 +156,19 @@ func runApply(c *cli.Context) error {
 		return err
 	}
 	req := osapply.Request{
-		Worker:        pick(c.String("worker"), s.cfg.Worker.Command),
-		Verify:        append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
-		NoVerify:      c.Bool("no-verify"),
-		Reviewer:      pick(c.String("reviewer"), s.cfg.Worker.Reviewer),
-		Distribution:  c.String("distribution"),
-		NoPush:        c.Bool("no-push"),
-		Yes:           c.Bool("yes"),
-		Timeout:       pick(c.String("timeout"), s.cfg.Worker.Timeout),
-		MinGroupTasks: s.cfg.OpenSpec.MinGroupTasks,
-		RiskMaxFiles:  s.cfg.OpenSpec.RiskMaxFiles,
-		Tracker:       s.cfg.OpenSpec.Tracker,
-		WorkspacesDir: config.WorkspacesDir(s.cfg, s.env.Repo.Root),
+		Worker:            pick(c.String("worker"), s.cfg.Worker.Command),
+		Verify:            append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
+		NoVerify:          c.Bool("no-verify"),
+		Reviewer:          pick(c.String("reviewer"), s.cfg.Worker.Reviewer),
+		Distribution:      c.String("distribution"),
+		NoPush:            c.Bool("no-push"),
+		Yes:               c.Bool("yes"),
+		Timeout:           pick(c.String("timeout"), s.cfg.Worker.Timeout),
+		MinGroupTasks:     s.cfg.OpenSpec.MinGroupTasks,
+		RiskMaxFiles:      s.cfg.OpenSpec.RiskMaxFiles,
+		RiskMinGroupTasks: s.cfg.OpenSpec.RiskMinGroupTasks,
+		Tracker:           s.cfg.OpenSpec.Tracker,
+		WorkspacesDir:     config.WorkspacesDir(s.cfg, s.env.Repo.Root),
 	}
 	if len(args) == 1 {
 		req.Change = args[0]
@@ -197,6 +201,9 @@ func writeApply(w io.Writer, res *osapply.Result) error {
 	var b strings.Builder
 	p := res.Plan
 	fmt.Fprintf(&b, "change: %s\n", p.Change)
+	if p.Level != "" {
+		fmt.Fprintf(&b, "level: %s (%s)\n", p.Level, strings.Join(p.LevelReasons, "; "))
+	}
 	fmt.Fprintf(&b, "distribution: %s (%s)\n", p.Distribution, strings.Join(p.Reasons, "; "))
 	if res.Coverage != nil {
 		fmt.Fprintf(&b, "workers: %d/%d merged\n", res.Coverage.Merged, res.Coverage.Total)
@@ -238,6 +245,7 @@ func writeManifest(w io.Writer, m *osapply.Manifest) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "preview %s (operation %s): nothing was changed\n", m.ID, shortOp(m.Op))
 	fmt.Fprintf(&b, "shape: %s\nchange: %s\n", m.Shape, m.Change)
+	fmt.Fprintf(&b, "level: %s (%s)\n", m.Level, strings.Join(m.LevelReasons, "; "))
 	fmt.Fprintf(&b, "distribution: %s (%s)\n", m.Distribution, strings.Join(m.Reasons, "; "))
 	fmt.Fprintf(&b, "base: %s\n", m.Base)
 	if m.Describe != "" {

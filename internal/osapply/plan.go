@@ -43,11 +43,15 @@ const PlanFile = "apply.toml"
 // written once (atomically) when the run starts, read by resume, status
 // and abort.
 type Plan struct {
-	Version      int      `toml:"version" json:"-"`
-	RunID        string   `toml:"run_id" json:"run_id"`
-	Change       string   `toml:"change" json:"change"`
-	Bookmark     string   `toml:"bookmark" json:"bookmark"`
-	Distribution string   `toml:"distribution" json:"distribution"` // single or fan-out
+	Version      int    `toml:"version" json:"-"`
+	RunID        string `toml:"run_id" json:"run_id"`
+	Change       string `toml:"change" json:"change"`
+	Bookmark     string `toml:"bookmark" json:"bookmark"`
+	Distribution string `toml:"distribution" json:"distribution"` // single or fan-out
+	// Level is the routing level (LevelStandard or LevelRisk) and
+	// LevelReasons why; empty in plans written before routing levels.
+	Level        string   `toml:"level,omitempty" json:"level,omitempty"`
+	LevelReasons []string `toml:"level_reasons,omitempty" json:"level_reasons,omitempty"`
 	Reasons      []string `toml:"reasons" json:"reasons"`
 	// Groups are the fanned-out tasks.md groups, in task order; empty for
 	// a single worker.

@@ -28,6 +28,8 @@ type Manifest struct {
 	Op           string           `toml:"op" json:"op"`
 	Shape        string           `toml:"shape" json:"shape"`
 	Change       string           `toml:"change" json:"change"`
+	Level        string           `toml:"level" json:"level"`
+	LevelReasons []string         `toml:"level_reasons" json:"level_reasons"`
 	Distribution string           `toml:"distribution" json:"distribution"`
 	Reasons      []string         `toml:"reasons" json:"reasons"`
 	Groups       []string         `toml:"groups,omitempty" json:"groups,omitempty"`
@@ -74,7 +76,7 @@ func Preview(ctx context.Context, env *Env, req Request) (*Manifest, error) {
 		return nil, exitcode.Wrap(exitcode.Missing, fmt.Errorf("read @ of %s: %w", env.Repo.Root, err))
 	}
 	at := ats[0]
-	m := &Manifest{Op: op, Shape: "implementing", Change: p.Change, Distribution: p.Distribution, Reasons: p.Reasons,
+	m := &Manifest{Op: op, Shape: "implementing", Change: p.Change, Level: p.Level, LevelReasons: p.LevelReasons, Distribution: p.Distribution, Reasons: p.Reasons,
 		Groups: p.Groups, Bookmark: p.Bookmark, Verify: p.Verify, Reviewer: p.Reviewer, Request: req}
 	m.Request.Change = p.Change
 	if at.Empty {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/spec"
 )
 
@@ -62,4 +63,84 @@ func cutFold(s, prefix string) (string, bool) {
 		return "", false
 	}
 	return s[len(prefix):], true
+}
+
+// Routing levels (the parallel-dev reference's routing by size and risk).
+const (
+	// LevelStandard: no risk flag, within [openspec] risk-max-files.
+	LevelStandard = "standard"
+	// LevelRisk: a risk flag or over risk-max-files. The reference's
+	// risk escalation puts such a change at a minimum level (its C1b)
+	// below which no lightweight path is allowed. apply's lightweight
+	// paths are an unverified archive, an unreviewed one, and a small
+	// group handed to a worker of its own with a brief scoped to a few
+	// tasks (less context, checked only once integrated). So the risk
+	// level refuses --no-verify, requires a reviewer, and fans out only
+	// groups of at least RiskMinGroupTasks unchecked tasks: "never fans
+	// out below the configured minimum" is that size gate, which a risky
+	// change can raise but never lower below min-group-tasks.
+	LevelRisk = "risk"
+)
+
+// DefaultRiskMinGroupTasks is the size gate of a risky change's fan-out
+// when [openspec] risk-min-group-tasks is unset: one more than the
+// default min-group-tasks.
+const DefaultRiskMinGroupTasks = 3
+
+// Route is the level a change is applied at, and why.
+type Route struct {
+	Level string `toml:"level" json:"level"`
+	// Flags are the proposal's risk flags, with "SIZE (…)" when the
+	// change names more files than the limit.
+	Flags []string `toml:"flags,omitempty" json:"flags,omitempty"`
+	// MinGroupTasks is the size gate fan-out was decided with.
+	MinGroupTasks int      `toml:"min_group_tasks" json:"min_group_tasks"`
+	Reasons       []string `toml:"reasons" json:"reasons"`
+}
+
+// RouteChange routes change by its risk flags and the number of files
+// its tasks name (d is its distribution decided with the standard size
+// gate). minGroupTasks and riskMinGroupTasks are the configured gates (0:
+// the defaults); maxFiles is risk-max-files (0: no limit).
+func RouteChange(r spec.Root, change string, d Decision, minGroupTasks, riskMinGroupTasks, maxFiles int) (Route, error) {
+	flags, err := ReadRisk(r, change)
+	if err != nil {
+		return Route{}, err
+	}
+	if minGroupTasks <= 0 {
+		minGroupTasks = 2
+	}
+	rt := Route{Level: LevelStandard, Flags: flags, MinGroupTasks: minGroupTasks}
+	n := areaSize(d)
+	size := fmt.Sprintf("%d files named, over [openspec] risk-max-files %d", n, maxFiles)
+	if maxFiles > 0 && n > maxFiles {
+		rt.Flags = append(rt.Flags, "SIZE ("+size+")")
+	}
+	if len(rt.Flags) == 0 {
+		lim := "no file limit"
+		if maxFiles > 0 {
+			lim = fmt.Sprintf("within risk-max-files %d", maxFiles)
+		}
+		rt.Reasons = []string{fmt.Sprintf("no risk flag, %d %s named (%s)", n, plural.Word(n, "file", "files"), lim)}
+		return rt, nil
+	}
+	rt.Level = LevelRisk
+	if riskMinGroupTasks <= 0 {
+		riskMinGroupTasks = DefaultRiskMinGroupTasks
+	}
+	rt.MinGroupTasks = max(riskMinGroupTasks, minGroupTasks)
+	for _, f := range rt.Flags {
+		if strings.HasPrefix(f, "SIZE") {
+			rt.Reasons = append(rt.Reasons, size)
+		} else {
+			rt.Reasons = append(rt.Reasons, "proposal.md flags "+f)
+		}
+	}
+	rt.Reasons = append(rt.Reasons, fmt.Sprintf("verify and a reviewer required; fan-out only of groups with at least %s", plural.Count(rt.MinGroupTasks, "unchecked task", "unchecked tasks")))
+	return rt, nil
+}
+
+// String is the level and why, as printed.
+func (rt Route) String() string {
+	return fmt.Sprintf("%s (%s)", rt.Level, strings.Join(rt.Reasons, "; "))
 }
