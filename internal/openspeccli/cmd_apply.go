@@ -26,8 +26,10 @@ func applyCommand() *cli.Command {
 		Description: `The implementing shape. CHANGE is the argument, else the only active change
 with unticked tasks (several or none: exit 5 listing them). It must be
 apply-ready by its schema (else exit 6 naming the artifacts to author first)
-and pass the health check, the native "openspec validate" with conflict
-markers refused: a failure is a BLOCKER (exit 6) and nothing is provisioned.
+and pass the health check, the native "openspec validate" (the real OpenSpec
+CLI's when the change's schema is a project schema in openspec/schemas/) with
+conflict markers refused: a failure is a BLOCKER (exit 6) and nothing is
+provisioned.
 
 Base: when @ holds edits (the change's artifacts, uncommitted) it is
 described "docs(openspec): CHANGE change artifacts" if it has no description

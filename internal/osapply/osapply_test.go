@@ -159,3 +159,27 @@ func TestDecideSmallGroupAfterFanIn(t *testing.T) {
 		t.Errorf("TaskGroups = %v, want the small group last", got)
 	}
 }
+
+// The native validator covers the built-in spec-driven schema only: a
+// project schema, even one named spec-driven, is validated by the CLI.
+func TestNeedsCLI(t *testing.T) {
+	r := project(t, exportTasks)
+	if s, needs, err := NeedsCLI(r, "add-export"); err != nil || needs || s != "spec-driven" {
+		t.Fatalf("built-in: NeedsCLI = %q, %v, %v; want spec-driven, false", s, needs, err)
+	}
+	dir := filepath.Join(r.OpenSpecDir(), "schemas", "spec-driven")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	yaml := "name: spec-driven\nartifacts:\n  - id: tasks\n    generates: tasks.md\n"
+	if err := os.WriteFile(filepath.Join(dir, "schema.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := spec.FindRoot(filepath.Dir(r.OpenSpecDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, needs, err := NeedsCLI(r2, "add-export"); err != nil || !needs || s != "spec-driven" {
+		t.Fatalf("project override: NeedsCLI = %q, %v, %v; want spec-driven, true", s, needs, err)
+	}
+}

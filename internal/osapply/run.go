@@ -127,7 +127,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 		}
 		return run(ctx, env, r, p)
 	}
-	pl, dec, err := Prepare(env, req)
+	pl, dec, err := prepare(ctx, env, req)
 	if err != nil {
 		return nil, err
 	}
@@ -178,6 +178,12 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 // provisions anything (change, readiness, health check, risk, the
 // distribution): what --dry-run shows.
 func Prepare(env *Env, req Request) (*Plan, Decision, error) {
+	return prepare(context.Background(), env, req)
+}
+
+// prepare is Prepare under ctx (the health check may run the OpenSpec
+// CLI).
+func prepare(ctx context.Context, env *Env, req Request) (*Plan, Decision, error) {
 	name, err := ResolveChange(env.Root, req.Change)
 	if err != nil {
 		return nil, Decision{}, err
@@ -185,7 +191,7 @@ func Prepare(env *Env, req Request) (*Plan, Decision, error) {
 	if _, err := CheckReady(env.Root, name); err != nil {
 		return nil, Decision{}, err
 	}
-	if err := HealthCheck(env.Root, name, env.Markers); err != nil {
+	if err := CheckHealth(ctx, env.Root, name, env.Markers); err != nil {
 		return nil, Decision{}, err
 	}
 	// The distribution with the standard size gate first: the files its
