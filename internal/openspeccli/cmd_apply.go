@@ -47,7 +47,12 @@ conflicts are reconciled, any other conflict halts (exit 4) naming files.
 Workers run through jj-kaisen's engine (SPECSTACK_WORKSPACE, SPECSTACK_BRIEF,
 SPECSTACK_REPORT, ... as in jj kaisen run).
 
-Tail, once over the integrated change: the verify gate runs each --verify
+Tail, once over the integrated change. Delta specs written against main specs
+edited since (on trunk, merged in) are merged forward three ways first: a
+clean merge is archived with both sides' edits; a conflict is written into
+the delta as markers and apply halts (exit 4) naming the file, requirement
+and both sides, until "jj openspec resolve" or an edit settles it and apply
+is run again. Then the verify gate runs each --verify
 command (and [openspec] verify, and the --reviewer command) in @; receipts
 bound to @'s tree are recorded and a passing one is reused. Red: nothing
 archived or pushed, the change left in @, the failing commands and unticked

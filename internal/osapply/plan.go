@@ -223,6 +223,17 @@ func CheckHealth(ctx context.Context, r spec.Root, name string, markers func(spe
 		if err != nil {
 			return exitcode.Wrap(exitcode.Invalid, err)
 		}
+		if !rep.Valid && staleSince(ctx, r, name) {
+			// Written against specs edited since: checked against the
+			// main specs it would be refused for what the archive's
+			// forward merge settles (a scenario added on trunk). The
+			// change is judged alone; the merge and the archive (which
+			// validates every rebuilt spec) judge it against them.
+			rep, err = r.ValidateChange(name, spec.ValidateOptions{Tasks: true}, false)
+			if err != nil {
+				return exitcode.Wrap(exitcode.Invalid, err)
+			}
+		}
 		issues, valid = rep.Issues, rep.Valid
 	}
 	if markers != nil {
