@@ -143,7 +143,7 @@ func checkExpected(ctx context.Context, env *Env, m *Manifest, p *Plan) error {
 	if op != m.Op {
 		return exitcode.New(exitcode.NeedsChoice, "preview %s was made at operation %s; the repository moved since (now %s): nothing done; preview again (apply --dry-run)", m.ID, shortID(m.Op), shortID(op))
 	}
-	if p.Change != m.Change || p.Distribution != m.Distribution || !slices.Equal(p.Groups, m.Groups) || p.Bookmark != m.Bookmark {
+	if p.Change != m.Change || p.Distribution != m.Distribution || !slices.Equal(p.Groups, m.Groups) || p.Bookmark != m.Bookmark || (m.Level != "" && p.Level != m.Level) {
 		return exitcode.New(exitcode.NeedsChoice, "preview %s no longer matches what apply decides (%s %s, groups %v): preview again", m.ID, p.Change, p.Distribution, p.Groups)
 	}
 	return nil
