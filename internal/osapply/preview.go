@@ -60,7 +60,7 @@ var previewID = lazyregexp.New(`^[0-9a-f]{12}$`)
 // Preview resolves and checks req as apply would, changes nothing in the
 // repository, and records the manifest under the ledger directory.
 func Preview(ctx context.Context, env *Env, req Request) (*Manifest, error) {
-	p, dec, err := prepare(ctx, env, req)
+	p, dec, err := Prepare(ctx, env, req)
 	if err != nil {
 		return nil, err
 	}

@@ -139,8 +139,3 @@ func RouteChange(r spec.Root, change string, d Decision, minGroupTasks, riskMinG
 	rt.Reasons = append(rt.Reasons, fmt.Sprintf("verify and a reviewer required; fan-out only of groups with at least %s", plural.Count(rt.MinGroupTasks, "unchecked task", "unchecked tasks")))
 	return rt, nil
 }
-
-// String is the level and why, as printed.
-func (rt Route) String() string {
-	return fmt.Sprintf("%s (%s)", rt.Level, strings.Join(rt.Reasons, "; "))
-}

@@ -127,7 +127,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 		}
 		return run(ctx, env, r, p)
 	}
-	pl, dec, err := prepare(ctx, env, req)
+	pl, dec, err := Prepare(ctx, env, req)
 	if err != nil {
 		return nil, err
 	}
@@ -177,13 +177,8 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 // Prepare resolves and checks everything a new apply needs before it
 // provisions anything (change, readiness, health check, risk, the
 // distribution): what --dry-run shows.
-func Prepare(env *Env, req Request) (*Plan, Decision, error) {
-	return prepare(context.Background(), env, req)
-}
-
-// prepare is Prepare under ctx (the health check may run the OpenSpec
-// CLI).
-func prepare(ctx context.Context, env *Env, req Request) (*Plan, Decision, error) {
+// ctx bounds the health check (it may run the OpenSpec CLI).
+func Prepare(ctx context.Context, env *Env, req Request) (*Plan, Decision, error) {
 	name, err := ResolveChange(env.Root, req.Change)
 	if err != nil {
 		return nil, Decision{}, err
