@@ -54,6 +54,9 @@ type cliValidation struct {
 // valid and its issues (paths as the CLI gives them, as native issues
 // give them: relative to the change, or to its specs/ for delta specs).
 func validateWithCLI(ctx context.Context, r spec.Root, change string) (bool, []spec.Issue, error) {
+	if strings.HasPrefix(change, "-") {
+		return false, nil, exitcode.New(exitcode.Usage, "change %q: a name starting with \"-\" would reach the OpenSpec CLI as an option; rename the change's folder", change)
+	}
 	var out, errb bytes.Buffer
 	args := []string{"validate", change, "--type", "change", "--json", "--no-interactive"}
 	what := "openspec " + strings.Join(args, " ")

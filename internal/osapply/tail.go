@@ -76,12 +76,17 @@ type tailState struct {
 	Applied    bool
 	VerifyRed  bool
 	Bookmarked string
+	// SpecsConflict: the last forward merge of the delta specs wrote
+	// conflict markers.
+	SpecsConflict bool
 }
 
 func tailOf(d *engine.Doc) tailState {
 	var t tailState
 	for _, e := range d.Events {
 		switch e.Kind {
+		case EvSpecsMerged:
+			t.SpecsConflict = e.Status == "conflicts"
 		case EvVerify:
 			t.VerifyRed = e.Status == engine.GateFailed
 		case EvTicked:
