@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/specstack/specstack/internal/confine"
@@ -197,7 +198,7 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 	if err != nil {
 		return res, exitcode.Wrap(exitcode.Halted, fmt.Errorf("explore: read the findings document the worker left: %w; nothing was written; %s", err, kept))
 	}
-	if err := writeAtomic(disk, data); err != nil {
+	if err := writeAtomic(art, disk, data); err != nil {
 		return res, fmt.Errorf("write the findings document %s: %w; %s", disk, err, kept)
 	}
 	res.Bytes = len(data)
@@ -214,15 +215,35 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 	return res, nil
 }
 
-// writeAtomic replaces path with data: a temporary file beside it,
-// synced, renamed over it, the folder synced; a kill leaves the old
+// writeAtomic replaces path with data: a temporary file in scratch (the
+// ledger's artifacts, outside the working copy, so a kill leaves no
+// stray file for jj to record) or, on another file system, beside path;
+// synced, renamed over path, the folder synced. A kill leaves the old
 // document or the new one, never a part.
-func writeAtomic(path string, data []byte) error {
+func writeAtomic(scratch, path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	err := writeVia(scratch, path, data)
+	if errors.Is(err, syscall.EXDEV) {
+		err = writeVia(dir, path, data)
+	}
+	if err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// writeVia writes data to a temporary file in tmpDir and renames it to
+// path.
+func writeVia(tmpDir, path string, data []byte) error {
+	f, err := os.CreateTemp(tmpDir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
@@ -243,15 +264,7 @@ func writeAtomic(path string, data []byte) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return os.Rename(tmp, path)
 }
 
 // exploreBrief is an explore worker's instructions; the topic travels
