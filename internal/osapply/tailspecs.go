@@ -79,7 +79,7 @@ func mergeSpecsForward(ctx context.Context, env *Env, r *engine.Runner, p *Plan)
 		}
 	}
 	if len(missing) > 0 {
-		return exitcode.New(exitcode.Conflicts, "change %s: its delta specs name requirements the live specs no longer hold: %s; nothing archived. Edit the change's delta specs (openspec/changes/%s/specs/) to match openspec/specs/, then re-run `jj openspec apply %s`",
+		return exitcode.New(exitcode.Conflicts, "change %s: its delta specs name requirements the live specs do not hold: %s; nothing archived. Edit the change's delta specs (openspec/changes/%s/specs/) to match openspec/specs/, then re-run `jj openspec apply %s`",
 			p.Change, strings.Join(missing, "; "), p.Change, p.Change)
 	}
 	if !stale {
