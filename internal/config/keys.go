@@ -42,6 +42,8 @@ var Keys = []Key{
 		"apply's verify gate: commands run in order in @ on the integrated change (--verify adds to them)"},
 	{"openspec", "risk-max-files", `20`, "jj-openspec",
 		"apply routes a change whose tasks name more files as risky: --no-verify refused, a reviewer required (default 0: no limit)"},
+	{"openspec", "risk-max-modules", `4`, "jj-openspec",
+		"apply routes a change whose tasks name files in more folders as risky, like risk-max-files (default 0: no limit)"},
 	{"openspec", "risk-min-group-tasks", `3`, "jj-openspec",
 		"apply fans out a risky change only into groups with at least this many unchecked tasks (default 3, never below min-group-tasks)"},
 	{"openspec", "tracker", `"my-tracker-update"`, "jj-openspec",

@@ -66,7 +66,8 @@ SPECSTACK_BOOKMARK and SPECSTACK_PR_URL. --no-push stops after the bookmark.
 
 Risk: a proposal.md line "Risk flags: AUTH, MIGRATION" (FINANCE, AUTH,
 MIGRATION, STATE_MACHINE, EXTERNAL_API, ENV_OPS, PERSIST or none), or tasks
-naming more files than [openspec] risk-max-files, routes the change at level
+naming more files than [openspec] risk-max-files (or files in more folders
+than risk-max-modules), routes the change at level
 risk (else standard): it refuses --no-verify, requires --reviewer (exit 5)
 and never fans out a group with fewer unchecked tasks than [openspec]
 risk-min-group-tasks (default 3). The level and why are printed and recorded.
@@ -174,6 +175,7 @@ func runApply(c *cli.Context) error {
 		MinGroupTasks:     s.cfg.OpenSpec.MinGroupTasks,
 		RiskMaxFiles:      s.cfg.OpenSpec.RiskMaxFiles,
 		RiskMinGroupTasks: s.cfg.OpenSpec.RiskMinGroupTasks,
+		RiskMaxModules:    s.cfg.OpenSpec.RiskMaxModules,
 		Tracker:           s.cfg.OpenSpec.Tracker,
 		WorkspacesDir:     config.WorkspacesDir(s.cfg, s.env.Repo.Root),
 	}

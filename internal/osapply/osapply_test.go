@@ -214,19 +214,22 @@ func TestRouteChange(t *testing.T) {
 	r := project(t, exportTasks)
 	d := mustDecide(t, r)
 	tests := []struct {
-		name                  string
-		proposal              string
-		minGroup, riskMin, mx int
-		level                 string
-		gate                  int
+		name     string
+		proposal string
+		o        RouteOptions
+		level    string
+		gate     int
 	}{
-		{"standard", "", 0, 0, 0, LevelStandard, 2},
-		{"within the file limit", "", 0, 0, 4, LevelStandard, 2},
-		{"over the file limit", "", 0, 0, 3, LevelRisk, DefaultRiskMinGroupTasks},
-		{"flagged", "Risk flags: AUTH\n", 0, 0, 0, LevelRisk, DefaultRiskMinGroupTasks},
-		{"flagged, configured", "Risk flags: AUTH\n", 2, 5, 0, LevelRisk, 5},
-		{"never below min-group-tasks", "Risk flags: PERSIST\n", 4, 1, 0, LevelRisk, 4},
-		{"none", "Risk flags: none\n", 0, 0, 0, LevelStandard, 2},
+		{"standard", "", RouteOptions{}, LevelStandard, 2},
+		{"within the file limit", "", RouteOptions{MaxFiles: 4}, LevelStandard, 2},
+		{"over the file limit", "", RouteOptions{MaxFiles: 3}, LevelRisk, DefaultRiskMinGroupTasks},
+		// src/api, docs and docs/examples
+		{"within the folder limit", "", RouteOptions{MaxModules: 3}, LevelStandard, 2},
+		{"over the folder limit", "", RouteOptions{MaxModules: 2}, LevelRisk, DefaultRiskMinGroupTasks},
+		{"flagged", "Risk flags: AUTH\n", RouteOptions{}, LevelRisk, DefaultRiskMinGroupTasks},
+		{"flagged, configured", "Risk flags: AUTH\n", RouteOptions{MinGroupTasks: 2, RiskMinGroupTasks: 5}, LevelRisk, 5},
+		{"never below min-group-tasks", "Risk flags: PERSIST\n", RouteOptions{MinGroupTasks: 4, RiskMinGroupTasks: 1}, LevelRisk, 4},
+		{"none", "Risk flags: none\n", RouteOptions{}, LevelStandard, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -234,7 +237,7 @@ func TestRouteChange(t *testing.T) {
 			if err := os.WriteFile(p, []byte("# P\n\n"+tt.proposal), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			rt, err := RouteChange(r, "add-export", d, tt.minGroup, tt.riskMin, tt.mx)
+			rt, err := RouteChange(r, "add-export", d, tt.o)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -91,51 +92,92 @@ const DefaultRiskMinGroupTasks = 3
 type Route struct {
 	Level string `toml:"level" json:"level"`
 	// Flags are the proposal's risk flags, with "SIZE (…)" when the
-	// change names more files than the limit.
+	// change names more files, or "MODULES (…)" more folders, than the
+	// limits.
 	Flags []string `toml:"flags,omitempty" json:"flags,omitempty"`
 	// MinGroupTasks is the size gate fan-out was decided with.
 	MinGroupTasks int      `toml:"min_group_tasks" json:"min_group_tasks"`
 	Reasons       []string `toml:"reasons" json:"reasons"`
 }
 
-// RouteChange routes change by its risk flags and the number of files
+// RouteOptions are the configured gates; 0 takes the default (no limit
+// for the maxima).
+type RouteOptions struct {
+	MinGroupTasks     int // [openspec] min-group-tasks (2)
+	RiskMinGroupTasks int // [openspec] risk-min-group-tasks (3)
+	MaxFiles          int // [openspec] risk-max-files
+	// MaxModules is [openspec] risk-max-modules: the folders the named
+	// files are in (a glob's folder is its part before the first
+	// wildcard). The reference's routing counts modules besides files
+	// ("cross-module" is its C1b); a folder is the unit apply can read
+	// from tasks.md without knowing the project's build.
+	MaxModules int
+}
+
+// RouteChange routes change by its risk flags and the files and folders
 // its tasks name (d is its distribution decided with the standard size
-// gate). minGroupTasks and riskMinGroupTasks are the configured gates (0:
-// the defaults); maxFiles is risk-max-files (0: no limit).
-func RouteChange(r spec.Root, change string, d Decision, minGroupTasks, riskMinGroupTasks, maxFiles int) (Route, error) {
+// gate).
+func RouteChange(r spec.Root, change string, d Decision, o RouteOptions) (Route, error) {
 	flags, err := ReadRisk(r, change)
 	if err != nil {
 		return Route{}, err
 	}
-	if minGroupTasks <= 0 {
-		minGroupTasks = 2
+	minGroup := o.MinGroupTasks
+	if minGroup <= 0 {
+		minGroup = 2
 	}
-	rt := Route{Level: LevelStandard, Flags: flags, MinGroupTasks: minGroupTasks}
-	n := areaSize(d)
-	size := fmt.Sprintf("%d files named, over [openspec] risk-max-files %d", n, maxFiles)
-	if maxFiles > 0 && n > maxFiles {
-		rt.Flags = append(rt.Flags, "SIZE ("+size+")")
+	rt := Route{Level: LevelStandard, MinGroupTasks: minGroup}
+	for _, f := range flags {
+		rt.Flags = append(rt.Flags, f)
+		rt.Reasons = append(rt.Reasons, "proposal.md flags "+f)
+	}
+	files, modules := areaSize(d), moduleCount(d)
+	if o.MaxFiles > 0 && files > o.MaxFiles {
+		why := fmt.Sprintf("%d files named, over [openspec] risk-max-files %d", files, o.MaxFiles)
+		rt.Flags = append(rt.Flags, "SIZE ("+why+")")
+		rt.Reasons = append(rt.Reasons, why)
+	}
+	if o.MaxModules > 0 && modules > o.MaxModules {
+		why := fmt.Sprintf("%d folders named, over [openspec] risk-max-modules %d", modules, o.MaxModules)
+		rt.Flags = append(rt.Flags, "MODULES ("+why+")")
+		rt.Reasons = append(rt.Reasons, why)
 	}
 	if len(rt.Flags) == 0 {
-		lim := "no file limit"
-		if maxFiles > 0 {
-			lim = fmt.Sprintf("within risk-max-files %d", maxFiles)
+		var lims []string
+		if o.MaxFiles > 0 {
+			lims = append(lims, fmt.Sprintf("risk-max-files %d", o.MaxFiles))
 		}
-		rt.Reasons = []string{fmt.Sprintf("no risk flag, %d %s named (%s)", n, plural.Word(n, "file", "files"), lim)}
+		if o.MaxModules > 0 {
+			lims = append(lims, fmt.Sprintf("risk-max-modules %d", o.MaxModules))
+		}
+		lim := "no size limit"
+		if len(lims) > 0 {
+			lim = "within " + strings.Join(lims, " and ")
+		}
+		rt.Reasons = []string{fmt.Sprintf("no risk flag, %s in %s named (%s)", plural.Count(files, "file", "files"), plural.Count(modules, "folder", "folders"), lim)}
 		return rt, nil
 	}
 	rt.Level = LevelRisk
-	if riskMinGroupTasks <= 0 {
-		riskMinGroupTasks = DefaultRiskMinGroupTasks
+	riskMin := o.RiskMinGroupTasks
+	if riskMin <= 0 {
+		riskMin = DefaultRiskMinGroupTasks
 	}
-	rt.MinGroupTasks = max(riskMinGroupTasks, minGroupTasks)
-	for _, f := range rt.Flags {
-		if strings.HasPrefix(f, "SIZE") {
-			rt.Reasons = append(rt.Reasons, size)
-		} else {
-			rt.Reasons = append(rt.Reasons, "proposal.md flags "+f)
-		}
-	}
+	rt.MinGroupTasks = max(riskMin, minGroup)
 	rt.Reasons = append(rt.Reasons, fmt.Sprintf("verify and a reviewer required; fan-out only of groups with at least %s", plural.Count(rt.MinGroupTasks, "unchecked task", "unchecked tasks")))
 	return rt, nil
+}
+
+// moduleCount counts the distinct folders of the paths and globs the
+// change's task groups name ("." for a file at the root).
+func moduleCount(d Decision) int {
+	seen := map[string]bool{}
+	for _, g := range d.Verdict.Groups {
+		for _, a := range g.Area {
+			if i := strings.IndexAny(a, "*?["); i >= 0 {
+				a = a[:i] + "x"
+			}
+			seen[path.Dir(a)] = true
+		}
+	}
+	return len(seen)
 }

@@ -33,6 +33,9 @@ type Request struct {
 	// RiskMaxFiles: a change whose tasks name more files is routed as
 	// risky (0: no limit).
 	RiskMaxFiles int
+	// RiskMaxModules: a change whose tasks name files in more folders is
+	// routed as risky (0: no limit).
+	RiskMaxModules int
 	// RiskMinGroupTasks is the size gate of a risky change's fan-out
 	// (0: DefaultRiskMinGroupTasks; never below MinGroupTasks).
 	RiskMinGroupTasks int
@@ -195,7 +198,7 @@ func Prepare(ctx context.Context, env *Env, req Request) (*Plan, Decision, error
 	if err != nil && exitcode.Of(err) != exitcode.NeedsChoice {
 		return nil, dec, err
 	}
-	route, rerr := RouteChange(env.Root, name, dec, req.MinGroupTasks, req.RiskMinGroupTasks, req.RiskMaxFiles)
+	route, rerr := RouteChange(env.Root, name, dec, RouteOptions{MinGroupTasks: req.MinGroupTasks, RiskMinGroupTasks: req.RiskMinGroupTasks, MaxFiles: req.RiskMaxFiles, MaxModules: req.RiskMaxModules})
 	if rerr != nil {
 		return nil, Decision{}, rerr
 	}
