@@ -68,9 +68,10 @@ func cutFold(s, prefix string) (string, bool) {
 
 // Routing levels (the parallel-dev reference's routing by size and risk).
 const (
-	// LevelStandard: no risk flag, within [openspec] risk-max-files.
+	// LevelStandard: no risk flag, within [openspec] risk-max-files and
+	// risk-max-modules.
 	LevelStandard = "standard"
-	// LevelRisk: a risk flag or over risk-max-files. The reference's
+	// LevelRisk: a risk flag, or over a size limit. The reference's
 	// risk escalation puts such a change at a minimum level (its C1b)
 	// below which no lightweight path is allowed. apply's lightweight
 	// paths are an unverified archive, an unreviewed one, and a small
