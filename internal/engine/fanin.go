@@ -430,9 +430,10 @@ func (r *Runner) resolveConflictsOf(ctx context.Context, w int, culprit func(fil
 	if len(sides) > 0 {
 		sideText = "; sides: " + strings.Join(sides, " vs ")
 	}
+	cmds := r.commands()
 	return r.halt(ctx, exitcode.New(exitcode.Conflicts,
-		"fan-in of task %d left conflicts in @: %s%s. Resolve them by editing the markers (then `jj resolve --list` is empty) and run `jj kaisen resume`; or `jj kaisen abort` to undo the run",
-		t.Num, strings.Join(remaining, ", "), sideText))
+		"fan-in of task %d left conflicts in @: %s%s. Resolve them by editing the markers (then `jj resolve --list` is empty) and run `%s`; or `%s` to undo the run",
+		t.Num, strings.Join(remaining, ", "), sideText, cmds.Resume, cmds.Abort))
 }
 
 // mergedSoFar says which tasks @ already holds, for conflict messages.

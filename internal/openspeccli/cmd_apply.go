@@ -26,8 +26,10 @@ func applyCommand() *cli.Command {
 		Description: `The implementing shape. CHANGE is the argument, else the only active change
 with unticked tasks (several or none: exit 5 listing them). It must be
 apply-ready by its schema (else exit 6 naming the artifacts to author first)
-and pass the health check, the native "openspec validate" with conflict
-markers refused: a failure is a BLOCKER (exit 6) and nothing is provisioned.
+and pass the health check, the native "openspec validate" (the real OpenSpec
+CLI's when the change's schema is a project schema in openspec/schemas/) with
+conflict markers refused: a failure is a BLOCKER (exit 6) and nothing is
+provisioned.
 
 Base: when @ holds edits (the change's artifacts, uncommitted) it is
 described "docs(openspec): CHANGE change artifacts" if it has no description
@@ -45,7 +47,12 @@ conflicts are reconciled, any other conflict halts (exit 4) naming files.
 Workers run through jj-kaisen's engine (SPECSTACK_WORKSPACE, SPECSTACK_BRIEF,
 SPECSTACK_REPORT, ... as in jj kaisen run).
 
-Tail, once over the integrated change: the verify gate runs each --verify
+Tail, once over the integrated change. Delta specs written against main specs
+edited since (on trunk, merged in) are merged forward three ways first: a
+clean merge is archived with both sides' edits; a conflict is written into
+the delta as markers and apply halts (exit 4) naming the file, requirement
+and both sides, until "jj openspec resolve" or an edit settles it and apply
+is run again. Then the verify gate runs each --verify
 command (and [openspec] verify, and the --reviewer command) in @; receipts
 bound to @'s tree are recorded and a passing one is reused. Red: nothing
 archived or pushed, the change left in @, the failing commands and unticked
@@ -58,8 +65,12 @@ its body; then [openspec] tracker runs with SPECSTACK_CHANGE,
 SPECSTACK_BOOKMARK and SPECSTACK_PR_URL. --no-push stops after the bookmark.
 
 Risk: a proposal.md line "Risk flags: AUTH, MIGRATION" (FINANCE, AUTH,
-MIGRATION, STATE_MACHINE, EXTERNAL_API, ENV_OPS, PERSIST or none) refuses
---no-verify and requires --reviewer (exit 5).
+MIGRATION, STATE_MACHINE, EXTERNAL_API, ENV_OPS, PERSIST or none), or tasks
+naming more files than [openspec] risk-max-files (or files in more folders
+than risk-max-modules), routes the change at level
+risk (else standard): it refuses --no-verify, requires --reviewer (exit 5)
+and never fans out a group with fewer unchecked tasks than [openspec]
+risk-min-group-tasks (default 3). The level and why are printed and recorded.
 
 The run is in the ledger .jj/specstack/jj-openspec/ under the project lock
 (exit 3 while another holds it). A killed apply resumes by running apply
@@ -184,18 +195,20 @@ func runApply(c *cli.Context) error {
 		return err
 	}
 	req := osapply.Request{
-		Worker:        pick(c.String("worker"), s.cfg.Worker.Command),
-		Verify:        append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
-		NoVerify:      c.Bool("no-verify"),
-		Reviewer:      pick(c.String("reviewer"), s.cfg.Worker.Reviewer),
-		Distribution:  c.String("distribution"),
-		NoPush:        c.Bool("no-push"),
-		Yes:           c.Bool("yes"),
-		Timeout:       pick(c.String("timeout"), s.cfg.Worker.Timeout),
-		MinGroupTasks: s.cfg.OpenSpec.MinGroupTasks,
-		RiskMaxFiles:  s.cfg.OpenSpec.RiskMaxFiles,
-		Tracker:       s.cfg.OpenSpec.Tracker,
-		WorkspacesDir: config.WorkspacesDir(s.cfg, s.env.Repo.Root),
+		Worker:            pick(c.String("worker"), s.cfg.Worker.Command),
+		Verify:            append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
+		NoVerify:          c.Bool("no-verify"),
+		Reviewer:          pick(c.String("reviewer"), s.cfg.Worker.Reviewer),
+		Distribution:      c.String("distribution"),
+		NoPush:            c.Bool("no-push"),
+		Yes:               c.Bool("yes"),
+		Timeout:           pick(c.String("timeout"), s.cfg.Worker.Timeout),
+		MinGroupTasks:     s.cfg.OpenSpec.MinGroupTasks,
+		RiskMaxFiles:      s.cfg.OpenSpec.RiskMaxFiles,
+		RiskMinGroupTasks: s.cfg.OpenSpec.RiskMinGroupTasks,
+		RiskMaxModules:    s.cfg.OpenSpec.RiskMaxModules,
+		Tracker:           s.cfg.OpenSpec.Tracker,
+		WorkspacesDir:     config.WorkspacesDir(s.cfg, s.env.Repo.Root),
 	}
 	if pipelineAsked(c, args) {
 		return runPipeline(c, s, args, req)
@@ -240,6 +253,9 @@ func writeApply(w io.Writer, res *osapply.Result) error {
 	var b strings.Builder
 	p := res.Plan
 	fmt.Fprintf(&b, "change: %s\n", p.Change)
+	if p.Level != "" {
+		fmt.Fprintf(&b, "level: %s (%s)\n", p.Level, strings.Join(p.LevelReasons, "; "))
+	}
 	fmt.Fprintf(&b, "distribution: %s (%s)\n", p.Distribution, strings.Join(p.Reasons, "; "))
 	if res.Coverage != nil {
 		fmt.Fprintf(&b, "workers: %d/%d merged\n", res.Coverage.Merged, res.Coverage.Total)
@@ -281,6 +297,7 @@ func writeManifest(w io.Writer, m *osapply.Manifest) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "preview %s (operation %s): nothing was changed\n", m.ID, shortOp(m.Op))
 	fmt.Fprintf(&b, "shape: %s\nchange: %s\n", m.Shape, m.Change)
+	fmt.Fprintf(&b, "level: %s (%s)\n", m.Level, strings.Join(m.LevelReasons, "; "))
 	fmt.Fprintf(&b, "distribution: %s (%s)\n", m.Distribution, strings.Join(m.Reasons, "; "))
 	fmt.Fprintf(&b, "base: %s\n", m.Base)
 	if m.Describe != "" {

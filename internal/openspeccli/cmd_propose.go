@@ -9,7 +9,6 @@ import (
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/config"
-	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/osapply"
 )
 
@@ -110,19 +109,4 @@ func writeAuthor(w io.Writer, res *osapply.AuthorResult) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func exploreCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "explore",
-		Usage:     "refused in the background: explore is a conversation, run it inline",
-		ArgsUsage: "[TOPIC]",
-		Description: `OpenSpec's explore is interactive, a thinking partner: it is not handed to a
-background worker. Run it inline in your agent session (/opsx:explore), then
-author the change with "jj openspec propose CHANGE --worker CMD". Always
-exit 2.`,
-		Action: func(c *cli.Context) error {
-			return exitcode.New(exitcode.Usage, "explore is interactive and is not run in the background: run it inline in your agent session (/opsx:explore), then `jj openspec propose CHANGE --worker CMD` to author the change")
-		},
-	}
 }

@@ -135,7 +135,7 @@ func Filter(ctx context.Context, env *Env, candidates []string, tmpl Request) Su
 		}
 		req := tmpl
 		req.Change = name
-		p, dec, err := Prepare(env, req)
+		p, dec, err := Prepare(ctx, env, req)
 		if err != nil {
 			s.Excluded = append(s.Excluded, Exclusion{name, firstLine(err.Error())})
 			continue
