@@ -11,10 +11,12 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"debug/elf"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,6 +79,7 @@ func TestStartupInit(t *testing.T) {
 	for _, b := range binaries {
 		t.Run(b.name, func(t *testing.T) {
 			path := filepath.Join(bin, b.name)
+			checkStatic(t, path)
 			first := traceInit(t, path)
 			var heavy []string
 			for _, p := range first.packages {
@@ -145,36 +148,60 @@ func isForbidden(pkg string) bool {
 }
 
 // buildBinaries builds every binary the way `make build` does (same build
-// tags, read from the Makefile) into a temporary directory.
+// tags and cgo setting, read from the Makefile) into a temporary directory.
 func buildBinaries(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	args := []string{"build", "-trimpath", "-o", dir + string(filepath.Separator)}
-	if tags := makefileTags(t); tags != "" {
+	if tags := makefileVar(t, "TAGS"); tags != "" {
 		args = append(args, "-tags", tags)
 	}
 	args = append(args, "./cmd/...")
+	var env []string
+	if cgo := makefileVar(t, "CGO"); cgo != "" {
+		env = append(env, "CGO_ENABLED="+cgo)
+	}
 	var stderr bytes.Buffer
-	if err := xec.Run(t.Context(), xec.Cmd{Name: "go", Args: args, Dir: "..", Stderr: &stderr, Timeout: 10 * time.Minute}); err != nil {
+	if err := xec.Run(t.Context(), xec.Cmd{Name: "go", Args: args, Dir: "..", Env: env, Stderr: &stderr, Timeout: 10 * time.Minute}); err != nil {
 		t.Fatalf("build the binaries: %v\n%s", err, stderr.String())
 	}
 	return dir
 }
 
-var tagsLine = regexp.MustCompile(`(?m)^TAGS\s*:?=[ \t]*(.*)$`)
-
-// makefileTags returns the Makefile's TAGS, the build tags of the shipped
-// binaries.
-func makefileTags(t *testing.T) string {
+// makefileVar returns the value of the Makefile's variable name ("" when
+// it has none): TAGS, the build tags of the shipped binaries, and CGO.
+func makefileVar(t *testing.T, name string) string {
 	t.Helper()
 	mk, err := os.ReadFile(filepath.Join("..", "Makefile"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := tagsLine.FindSubmatch(mk); m != nil {
+	line := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\s*:?=[ \t]*(.*)$`)
+	if m := line.FindSubmatch(mk); m != nil {
 		return strings.TrimSpace(string(m[1]))
 	}
 	return ""
+}
+
+// checkStatic fails when the binary at path asks for a dynamic loader
+// (Linux): the loader and libc's start-up cost every run about as much as
+// all package initialisation. cgo comes back with net's resolver when
+// the build does not set CGO_ENABLED=0 as the Makefile's CGO says.
+func checkStatic(t *testing.T, path string) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		return
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Errorf("%s is dynamically linked (ELF interpreter): build it with CGO_ENABLED=0 as make build does (go list -deps -f '{{if .CgoFiles}}{{.ImportPath}}{{end}}' shows what uses cgo)", filepath.Base(path))
+		}
+	}
 }
 
 // initCost is one run's package initialisation, from GODEBUG=inittrace=1.
