@@ -15,10 +15,14 @@ import (
 // answered from it instead of one stat each, which on a project of
 // hundreds of changes is most of the command's system calls.
 type changeScan struct {
-	dir    string
-	names  map[string]bool     // every entry directly in dir
-	files  map[string]fileStat // the stat of each non-directory entry directly in dir
-	latest time.Time           // newest file mtime under dir; zero when it holds none
+	// wholeReads: the file system fills a directory read with every entry
+	// that fits (see wholeDirReads), so a read that leaves room for
+	// another entry was the last.
+	wholeReads bool
+	dir        string
+	names      map[string]bool     // every entry directly in dir
+	files      map[string]fileStat // the stat of each non-directory entry directly in dir
+	latest     time.Time           // newest file mtime under dir; zero when it holds none
 }
 
 // scanChange walks dir as OpenSpec's getLastModified does: directories
@@ -26,9 +30,10 @@ type changeScan struct {
 // cannot be is left out), a missing directory is skipped, an unreadable
 // one is an error. The walk itself is walkDir (one per platform).
 //
-// buf, of dirBufSize bytes, is where walkDir may read directory entries.
-func scanChange(dir string, buf []byte) (*changeScan, error) {
-	s := &changeScan{dir: dir, names: map[string]bool{}, files: map[string]fileStat{}}
+// buf, of dirBufSize bytes, is where walkDir may read directory entries;
+// wholeReads is wholeDirReads of the directory holding dir.
+func scanChange(dir string, buf []byte, wholeReads bool) (*changeScan, error) {
+	s := &changeScan{wholeReads: wholeReads, dir: dir, names: map[string]bool{}, files: map[string]fileStat{}}
 	if err := s.walkDir(dir, buf); err != nil {
 		return nil, fmt.Errorf("walk %q: %w", dir, err)
 	}
