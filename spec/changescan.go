@@ -2,9 +2,12 @@ package spec
 
 import (
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // changeScan is one walk of a change directory, made once for `list`:
@@ -43,8 +46,13 @@ func scanChange(dir string, buf []byte, wholeReads bool) (*changeScan, error) {
 // dirBufSize is the size of the buffer a walk reads directories into.
 const dirBufSize = 8192
 
-// fileStat is what the scan keeps of a file directly in the change.
-type fileStat struct{ regular, dir bool }
+// fileStat is what the scan keeps of a file directly in the change: its
+// kind and, where the platform's walk reports them (Linux), its device
+// and inode (0 otherwise), so that reading it needs no second stat.
+type fileStat struct {
+	regular, dir bool
+	dev, ino     uint64
+}
 
 // found records one stat'ed entry of the walk: name directly in the
 // change when top.
@@ -76,6 +84,24 @@ func (s *changeScan) outputs(generates string) []string {
 		return []string{filepath.Join(s.dir, generates)}
 	}
 	return nil
+}
+
+// read reads path, a file directly in the change or not, as
+// regfile.Read does, without its stat when the walk saw the file: a
+// regular file it saw is read as that file (regfile.ReadSeen), one it did
+// not see is missing (an fs.ErrNotExist error).
+func (s *changeScan) read(path string) ([]byte, error) {
+	if s == nil || filepath.Dir(path) != s.dir {
+		return regfile.Read(path)
+	}
+	name := filepath.Base(path)
+	if !s.names[name] {
+		return nil, fmt.Errorf("stat %q: %w", path, &fs.PathError{Op: "stat", Path: path, Err: fs.ErrNotExist})
+	}
+	if fi, ok := s.files[name]; ok && fi.regular && fi.ino != 0 {
+		return regfile.ReadSeen(path, fi.dev, fi.ino)
+	}
+	return regfile.Read(path)
 }
 
 // hasMarkerFile is the first test of looksLikeChange: one of the files

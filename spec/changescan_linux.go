@@ -97,7 +97,7 @@ func (s *changeScan) walkFD(fd int, dir string, top bool, buf []byte) error {
 		if err := fstatat(fd, e.name, &st, 0); err != nil {
 			continue
 		}
-		f := fileStat{regular: st.Mode&unix.S_IFMT == unix.S_IFREG, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR}
+		f := fileStat{regular: st.Mode&unix.S_IFMT == unix.S_IFREG, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR, dev: st.Dev, ino: st.Ino}
 		s.found(e.name, top, f, time.Unix(st.Mtim.Unix()))
 	}
 	return nil

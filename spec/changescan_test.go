@@ -128,7 +128,7 @@ func testScanChange(t *testing.T, whole bool) {
 		t.Errorf("files = %v, want %v", s.files, want)
 	}
 	for n, w := range want {
-		if s.files[n] != w {
+		if got := s.files[n]; got.regular != w.regular || got.dir != w.dir {
 			t.Errorf("files[%q] = %+v, want %+v", n, s.files[n], w)
 		}
 	}
