@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -60,9 +61,9 @@ type Refusal struct {
 
 func (r *Refusal) Error() string {
 	if r.Message == "" {
-		return "HTTP " + http.StatusText(r.Status)
+		return "HTTP " + strconv.Itoa(r.Status)
 	}
-	return "HTTP " + strings.ReplaceAll(r.Message, "\n", "; ")
+	return "HTTP " + strconv.Itoa(r.Status) + ": " + strings.ReplaceAll(r.Message, "\n", "; ")
 }
 
 // backendOr is b, or Lean when b is nil.
