@@ -32,12 +32,12 @@ func Connect(ctx context.Context, dir string, o ConnectOptions) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := ghapi.ResolveWith(o.Backend, v.OriginURL(ctx))
+	t, err := ghapi.Resolve(o.Backend, v.OriginURL(ctx))
 	if err != nil {
 		return nil, err
 	}
 	t.Timeout = o.Timeout
-	c, err := ghapi.NewWith(o.Backend, t, o.Transport)
+	c, err := ghapi.New(o.Backend, t, o.Transport)
 	if err != nil {
 		return nil, err
 	}

@@ -22,15 +22,10 @@ type Client struct {
 	base string // REST base URL, ending in "/"
 }
 
-// New returns a client for t through Lean. transport, when not nil,
-// carries every request (tests); with t.APIURL set, requests to any other
-// host are refused before they leave the process.
-func New(t Target, transport http.RoundTripper) (*Client, error) {
-	return NewWith(nil, t, transport)
-}
-
-// NewWith is New through b (Lean when nil).
-func NewWith(b Backend, t Target, transport http.RoundTripper) (*Client, error) {
+// New returns a client for t through b (Lean when nil). transport, when
+// not nil, carries every request (tests); with t.APIURL set, requests to
+// any other host are refused before they leave the process.
+func New(b Backend, t Target, transport http.RoundTripper) (*Client, error) {
 	if transport == nil {
 		transport = http.DefaultTransport
 	}

@@ -59,7 +59,7 @@ func fake(t *testing.T, b ghapi.Backend) (*ghapi.Client, *fakegh.Server) {
 	srv := fakegh.NewServer(st)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	c, err := ghapi.NewWith(b, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t0ken", APIURL: hs.URL + "/"},
+	c, err := ghapi.New(b, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t0ken", APIURL: hs.URL + "/"},
 		guard{t: t, host: strings.TrimPrefix(hs.URL, "http://")})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func testOverrideConfinesRequests(t *testing.T, b ghapi.Backend) {
 		fmt.Fprint(w, `[]`)
 	}))
 	defer hs.Close()
-	c, err := ghapi.NewWith(b, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t0ken", APIURL: hs.URL + "/"}, nil)
+	c, err := ghapi.New(b, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t0ken", APIURL: hs.URL + "/"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func testRateLimitReported(t *testing.T, b ghapi.Backend) {
 		fmt.Fprint(w, `{"message":"API rate limit exceeded"}`)
 	}))
 	defer hs.Close()
-	c, err := ghapi.NewWith(b, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t", APIURL: hs.URL}, nil)
+	c, err := ghapi.New(b, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t", APIURL: hs.URL}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func testResolve(t *testing.T, b ghapi.Backend) {
 				}
 				t.Setenv("GH_CONFIG_DIR", dir)
 			}
-			got, err := ghapi.ResolveWith(b, tt.origin)
+			got, err := ghapi.Resolve(b, tt.origin)
 			if tt.want == "" {
 				if exitcode.Of(err) != tt.code || err == nil || !strings.Contains(err.Error(), tt.message) {
 					t.Fatalf("err = %v (code %d), want code %d containing %q", err, exitcode.Of(err), tt.code, tt.message)
@@ -280,7 +280,7 @@ func testOverrideIPv6(t *testing.T, b ghapi.Backend) {
 	hs.Listener = ln
 	hs.Start()
 	defer hs.Close()
-	c, err := ghapi.NewWith(b, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t0ken", APIURL: hs.URL}, nil)
+	c, err := ghapi.New(b, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t0ken", APIURL: hs.URL}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,11 +50,8 @@ func (t Target) Repo() string { return t.Owner + "/" + t.Name }
 // when set, else the origin remote's URL (originURL, may be ""); the host
 // from GH_HOST or gh's configured default; the token from GH_TOKEN,
 // GITHUB_TOKEN (GH_ENTERPRISE_TOKEN for other hosts), gh's config or
-// `gh auth token`; and APIURLEnv. It goes through Lean.
-func Resolve(originURL string) (Target, error) { return ResolveWith(nil, originURL) }
-
-// ResolveWith is Resolve through b (Lean when nil).
-func ResolveWith(b Backend, originURL string) (Target, error) {
+// `gh auth token`; and APIURLEnv. It asks b (Lean when nil).
+func Resolve(b Backend, originURL string) (Target, error) {
 	b = backendOr(b)
 	var t Target
 	host := b.DefaultHost()

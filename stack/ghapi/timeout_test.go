@@ -49,7 +49,7 @@ func testRequestDeadline(t *testing.T, b ghapi.Backend) {
 	defer close(release)
 
 	for _, url := range []string{"http://" + ln.Addr().String() + "/", halfway.URL + "/"} {
-		c, err := ghapi.NewWith(b, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t", APIURL: url, Timeout: 300 * time.Millisecond}, nil)
+		c, err := ghapi.New(b, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t", APIURL: url, Timeout: 300 * time.Millisecond}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
