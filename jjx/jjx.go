@@ -101,7 +101,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	}
 	out, err := xec.Output(ctx, xec.Cmd{Name: bin, Dir: dir, Args: []string{"--no-pager", "--color=never", "--ignore-working-copy", "workspace", "root"}})
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Missing, fmt.Errorf("%s: %w (run `jj git init` or pass --repo): %w", dir, ErrNotWorkspace, err))
+		return nil, exitcode.Wrap(exitcode.Missing, fmt.Errorf("%s is %w (run `jj git init` or pass --repo): %w", dir, ErrNotWorkspace, err))
 	}
 	return &Repo{Root: strings.TrimSpace(string(out)), Bin: bin}, nil
 }
