@@ -53,7 +53,9 @@ workspace kept).`,
 			Action: runAuthor,
 		})
 	}
-	return cmds
+	// relay's first leg is exactly propose: it is listed with the
+	// authoring verbs.
+	return append(cmds, relayCommand())
 }
 
 func runAuthor(c *cli.Context) error {
@@ -81,6 +83,12 @@ func runAuthor(c *cli.Context) error {
 }
 
 func writeAuthor(w io.Writer, res *osapply.AuthorResult) error {
+	return writeAuthorResult(w, res, true)
+}
+
+// writeAuthorResult shows an authoring result; next adds the line naming
+// what to do with it (relay says its own).
+func writeAuthorResult(w io.Writer, res *osapply.AuthorResult, next bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "change: %s (%s)\n", res.Change, res.Verb)
 	fmt.Fprintf(&b, "health check: %s\n", res.Health)
@@ -105,7 +113,7 @@ func writeAuthor(w io.Writer, res *osapply.AuthorResult) error {
 	if res.PR != nil {
 		fmt.Fprintf(&b, "draft pull request: #%d %s (%s)\n", res.PR.Number, res.PR.Action, res.PR.URL)
 	}
-	if res.Valid && res.Ready {
+	if next && res.Valid && res.Ready {
 		fmt.Fprintf(&b, "next: review %s, then `jj openspec apply %s` on it\n", res.Bookmark, res.Change)
 	}
 	_, err := io.WriteString(w, b.String())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/spec"
@@ -28,23 +29,33 @@ type AuthorRequest struct {
 	Timeout       string
 	Publish       bool
 	WorkspacesDir string
+	// Idea, when set, is the requester's description of the change to
+	// draft (relay's IDEA): written into the worker's brief, a file.
+	Idea string
 }
 
 // AuthorResult is what an authoring run produced.
 type AuthorResult struct {
-	Verb      string       `json:"verb"`
-	Change    string       `json:"change"`
-	Bookmark  string       `json:"bookmark"`
-	Base      string       `json:"base"`
-	Commit    string       `json:"commit"`
-	Files     []string     `json:"files"`
-	Health    string       `json:"health_check"`
-	Valid     bool         `json:"valid"`
-	Issues    []spec.Issue `json:"issues"`
-	Ready     bool         `json:"apply_ready"`
-	Worker    string       `json:"worker_status"`
-	Published string       `json:"published,omitempty"`
-	PR        *PRView      `json:"pr,omitempty"`
+	Verb     string `json:"verb"`
+	Change   string `json:"change"`
+	Bookmark string `json:"bookmark"`
+	Base     string `json:"base"`
+	Commit   string `json:"commit"`
+	// Revision is the proposal revision: the commit the worker reported
+	// ("Revision: <commit id>" in its report) when it is one of the
+	// drafted commits, else the one jj log shows holding the draft
+	// (Commit); RevisionFrom says which ("report" or "jj log").
+	Revision     string       `json:"revision"`
+	RevisionFrom string       `json:"revision_from"`
+	ChangeID     string       `json:"change_id"`
+	Files        []string     `json:"files"`
+	Health       string       `json:"health_check"`
+	Valid        bool         `json:"valid"`
+	Issues       []spec.Issue `json:"issues"`
+	Ready        bool         `json:"apply_ready"`
+	Worker       string       `json:"worker_status"`
+	Published    string       `json:"published,omitempty"`
+	PR           *PRView      `json:"pr,omitempty"`
 }
 
 // AuthorMessage describes the change an authoring worker writes.
@@ -111,7 +122,7 @@ func Author(ctx context.Context, env *Env, req AuthorRequest) (*AuthorResult, er
 		}
 	}
 	os.Remove(j.Report)
-	if err := os.WriteFile(j.Brief, []byte(authorBrief(req.Verb, name)), 0o644); err != nil {
+	if err := os.WriteFile(j.Brief, []byte(authorBrief(req.Verb, name, req.Idea)), 0o644); err != nil {
 		return nil, fmt.Errorf("write the brief: %w", err)
 	}
 	fmt.Fprintf(env.Out, "%s: worker started in %s (log %s)\n", req.Verb, ws.Path, j.Log)
@@ -134,6 +145,9 @@ func Author(ctx context.Context, env *Env, req AuthorRequest) (*AuthorResult, er
 			req.Verb, name, res.Worker, run.ExitCode, plural.Count(len(p.Files), "file", "files"), ws.Path, j.Log)
 	}
 	res.Commit = p.Commit
+	if err := proposalRevision(ctx, env, res, base[0], j.Report); err != nil {
+		return res, err
+	}
 	for _, f := range p.Files {
 		res.Files = append(res.Files, f.Path)
 	}
@@ -211,13 +225,44 @@ func publishDraft(ctx context.Context, env *Env, res *AuthorResult, body string)
 	return nil
 }
 
+// revisionRe is a worker report's "Revision: <commit id>" line.
+var revisionRe = lazyregexp.New(`(?im)^[ \t*_>-]*revision[ \t*_]*:[ \t*_]*([0-9a-f]{7,40})\b`)
+
+// proposalRevision sets res.Revision: the commit id the worker's report
+// names when it resolves to one of the drafted commits (between trunk()
+// and res.Commit), else res.Commit as jj log shows it.
+func proposalRevision(ctx context.Context, env *Env, res *AuthorResult, base, report string) error {
+	res.Revision, res.RevisionFrom = res.Commit, "jj log"
+	if data, err := os.ReadFile(report); err == nil {
+		if m := revisionRe.FindAllStringSubmatch(string(data), -1); len(m) > 0 {
+			id := m[len(m)-1][1]
+			// id is hex (the pattern), so it is a commit id prefix, never a revset.
+			ids, err := env.Repo.CommitIDs(ctx, fmt.Sprintf("present(commit_id(%s)) & (%s..%s)", id, base, res.Commit))
+			if err == nil && len(ids) == 1 {
+				res.Revision, res.RevisionFrom = ids[0], "report"
+			} else {
+				fmt.Fprintf(env.Out, "%s: the worker's report names revision %s, which is not one of the drafted commits; using %s\n", res.Verb, id, shortID(res.Commit))
+			}
+		}
+	}
+	c, err := env.Repo.One(ctx, res.Revision)
+	if err != nil {
+		return fmt.Errorf("read the proposal revision %s: %w", shortID(res.Revision), err)
+	}
+	res.ChangeID = c.ChangeID
+	return nil
+}
+
 // authorBrief is an authoring worker's instructions.
-func authorBrief(verb, change string) string {
+func authorBrief(verb, change, idea string) string {
 	what := "Create the OpenSpec change"
 	if verb == "ff" {
 		what = "Complete every missing artifact of the OpenSpec change"
 	}
-	return fmt.Sprintf(`# %s %s
+	if idea != "" {
+		what = "From the idea below, create the OpenSpec change"
+	}
+	brief := fmt.Sprintf(`# %s %s
 
 %s %q under openspec/changes/%s/ in this workspace: proposal.md (why, what
 changes), specs/<capability>/spec.md delta specs (## ADDED/MODIFIED/REMOVED
@@ -229,6 +274,11 @@ Author the artifacts only: implement nothing, archive nothing, push nothing.
 jj-openspec validates the result and surfaces it on change/%s.
 
 Write your report to $SPECSTACK_REPORT with a line "Status: DONE" (or
-DONE_WITH_CONCERNS, BLOCKED, NEEDS_CONTEXT).
+DONE_WITH_CONCERNS, BLOCKED, NEEDS_CONTEXT). When you commit, you may name
+the commit holding the proposal with a line "Revision: <commit id>".
 `, verb, change, what, change, change, Slug(change))
+	if idea != "" {
+		brief += "\n## The idea\n\n" + idea + "\n"
+	}
+	return brief
 }
