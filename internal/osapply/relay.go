@@ -238,6 +238,9 @@ func RelayGo(ctx context.Context, env *Env, req RelayGoRequest) (*RelayRecord, *
 		if err := checkRevision(ctx, env, rec); err != nil {
 			return err
 		}
+		if !rec.Valid || !rec.Ready {
+			return exitcode.New(exitcode.Invalid, "relay go %s: the draft on %s is not apply-ready (valid: %t, apply-ready: %t): author its missing artifacts, or end the relay (`jj openspec relay no-go %s`)", rec.Change, rec.Bookmark, rec.Valid, rec.Ready, rec.Change)
+		}
 		p, _, err := Unfinished(env.Dir)
 		if err != nil {
 			return err
