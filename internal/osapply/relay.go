@@ -252,8 +252,14 @@ func RelayGo(ctx context.Context, env *Env, req RelayGoRequest) (*RelayRecord, *
 			if p.Base != rec.RevisionChange {
 				return exitcode.New(exitcode.NeedsChoice, "the unfinished apply of change %s (run %s) is based on %s, not on the relay's proposal revision %s: finish or abort it with `jj openspec apply`", p.Change, p.RunID, shortID(p.Base), shortID(rec.RevisionChange))
 			}
-		} else if err := onRevision(ctx, env, rec); err != nil {
-			return err
+		} else {
+			// What apply would refuse at once is refused before @ moves.
+			if len(req.Apply.Verify) == 0 && !req.Apply.NoVerify {
+				return exitcode.New(exitcode.Usage, "relay go %s: no verify command: the verify gate cannot pass without one; give --verify CMD (or [openspec] verify)", rec.Change)
+			}
+			if err := onRevision(ctx, env, rec); err != nil {
+				return err
+			}
 		}
 		if rec.State == RelayParked {
 			rec.State, rec.Decided = RelayGoing, time.Now().UTC()
@@ -297,7 +303,15 @@ func RelayNoGo(env *Env, change string) (*RelayRecord, error) {
 			return err
 		}
 		if rec.State == RelayGoing {
-			return exitcode.New(exitcode.NeedsChoice, "the relay of change %s is past the gate (go given %s): its apply is undone with `jj openspec apply --abort`", change, rec.Decided.Format(time.RFC3339))
+			// Past the gate: only while its apply has not started (go
+			// stopped before it) may the relay still end.
+			p, _, err := Unfinished(env.Dir)
+			if err != nil {
+				return err
+			}
+			if rec.Phase != "" || (p != nil && p.Change == rec.Change) {
+				return exitcode.New(exitcode.NeedsChoice, "the relay of change %s is past the gate (go given %s, its apply started): `jj openspec relay go %s` resumes it, `jj openspec apply --abort` undoes it", change, rec.Decided.Format(time.RFC3339), change)
+			}
 		}
 		rec.State, rec.Decided = RelayEnded, time.Now().UTC()
 		return writeRelay(env.Dir, rec)
