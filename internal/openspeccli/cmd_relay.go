@@ -31,7 +31,8 @@ report names with "Revision: <commit id>" when it is one of the drafted
 commits, else the one jj log shows). The relay then parks in the ledger
 (.jj/specstack/jj-openspec/relay/) with the drafted artifacts and their
 validation printed. Nothing advances without "relay go"; there is no timeout.
-A relay killed in its first leg resumes when run again.
+A relay killed in its first leg resumes when run again. (status, go and
+no-go are the subcommands: a change of one of those names cannot be relayed.)
 
 "relay status" lists the relays and their states (parked, going, applied,
 no-go, failed, authoring).
