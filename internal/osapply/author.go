@@ -220,7 +220,7 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 	res.Worker = st.Worker.Status
 	// The draft: collected and validated in the workspace, once.
 	if st.Drafted == nil {
-		ev, err := draft(ctx, env, b, ws, res, j.Report)
+		ev, err := collectDraft(ctx, env, b, ws, res, j.Report)
 		if err != nil {
 			return res, err
 		}
@@ -316,9 +316,9 @@ func provisionAuthor(ctx context.Context, env *Env, b *engine.JJBackend, ws *eng
 	return nil
 }
 
-// draft collects what the worker left and validates it in its
+// collectDraft collects what the worker left and validates it in its
 // workspace: the drafted event.
-func draft(ctx context.Context, env *Env, b *engine.JJBackend, ws engine.Workspace, res *AuthorResult, report string) (AuthorEvent, error) {
+func collectDraft(ctx context.Context, env *Env, b *engine.JJBackend, ws engine.Workspace, res *AuthorResult, report string) (AuthorEvent, error) {
 	ev := AuthorEvent{Kind: EvAuthorDrafted}
 	p, err := b.Collect(ctx, ws)
 	if err != nil {

@@ -1,6 +1,7 @@
 package osapply
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -158,7 +159,7 @@ func Relay(ctx context.Context, env *Env, req RelayRequest) (*RelayView, error) 
 		return nil, err
 	}
 	var rec *RelayRecord
-	err = withLock(env.Dir, func() error {
+	err = underRelayLock(env.Dir, func() error {
 		old, err := ReadRelay(env.Dir, change)
 		if err != nil {
 			return err
@@ -171,8 +172,8 @@ func Relay(ctx context.Context, env *Env, req RelayRequest) (*RelayView, error) 
 				return exitcode.New(exitcode.NeedsChoice, "the relay of change %s is past the gate (its apply under way): `jj openspec relay go %s` resumes it", change, change)
 			case RelayAuthoring:
 				rec = old
-				rec.Worker = pick(req.Worker, rec.Worker)
-				rec.Timeout = pick(req.Timeout, rec.Timeout)
+				rec.Worker = cmp.Or(req.Worker, rec.Worker)
+				rec.Timeout = cmp.Or(req.Timeout, rec.Timeout)
 				fmt.Fprintf(env.Out, "relay: resuming the first leg of %s (started %s)\n", change, rec.Started.Format(time.RFC3339))
 				return nil
 			}
@@ -194,7 +195,7 @@ func Relay(ctx context.Context, env *Env, req RelayRequest) (*RelayView, error) 
 	res, aerr := Author(ctx, env, AuthorRequest{Verb: rec.Verb, Change: rec.Change, Idea: rec.Idea,
 		Worker: rec.Worker, Timeout: rec.Timeout, WorkspacesDir: req.WorkspacesDir})
 	view := &RelayView{Relay: rec, Author: res}
-	err = withLock(env.Dir, func() error {
+	err = underRelayLock(env.Dir, func() error {
 		if res != nil {
 			rec.Files, rec.Valid, rec.Ready, rec.Issues = res.Files, res.Valid, res.Ready, res.Issues
 		}
@@ -230,7 +231,7 @@ type RelayGoRequest struct {
 // apply it started.
 func RelayGo(ctx context.Context, env *Env, req RelayGoRequest) (*RelayRecord, *Result, error) {
 	var rec *RelayRecord
-	err := withLock(env.Dir, func() error {
+	err := underRelayLock(env.Dir, func() error {
 		var err error
 		if rec, err = gated(env.Dir, req.Change, "go"); err != nil {
 			return err
@@ -271,11 +272,11 @@ func RelayGo(ctx context.Context, env *Env, req RelayGoRequest) (*RelayRecord, *
 	}
 	ar := req.Apply
 	ar.Change = rec.Change
-	ar.Worker = pick(ar.Worker, rec.Worker)
-	ar.Timeout = pick(ar.Timeout, rec.Timeout)
+	ar.Worker = cmp.Or(ar.Worker, rec.Worker)
+	ar.Timeout = cmp.Or(ar.Timeout, rec.Timeout)
 	fmt.Fprintf(env.Out, "relay: go for %s on proposal revision %s\n", rec.Change, shortID(rec.Revision))
 	res, aerr := Apply(ctx, env, ar)
-	err = withLock(env.Dir, func() error {
+	err = underRelayLock(env.Dir, func() error {
 		rec.Note = ""
 		if res != nil {
 			rec.Phase = res.Phase
@@ -297,7 +298,7 @@ func RelayGo(ctx context.Context, env *Env, req RelayGoRequest) (*RelayRecord, *
 // revision and its bookmark stay as they are.
 func RelayNoGo(env *Env, change string) (*RelayRecord, error) {
 	var rec *RelayRecord
-	err := withLock(env.Dir, func() error {
+	err := underRelayLock(env.Dir, func() error {
 		var err error
 		if rec, err = gated(env.Dir, change, "no-go"); err != nil {
 			return err
@@ -333,7 +334,7 @@ func gated(dir, change, verb string) (*RelayRecord, error) {
 	case RelayParked, RelayGoing:
 		return rec, nil
 	case RelayApplied:
-		return rec, exitcode.New(exitcode.NeedsChoice, "relay %s: the relay of change %s was applied (%s); it is over", verb, change, pick(rec.PR, rec.Phase))
+		return rec, exitcode.New(exitcode.NeedsChoice, "relay %s: the relay of change %s was applied (%s); it is over", verb, change, cmp.Or(rec.PR, rec.Phase))
 	case RelayEnded:
 		return rec, exitcode.New(exitcode.NeedsChoice, "relay %s: the relay of change %s ended with no-go at %s; start a new one (`jj openspec relay %s --worker CMD`) or run `jj openspec apply %s` on its proposal", verb, change, rec.Decided.Format(time.RFC3339), change, change)
 	}
@@ -393,19 +394,12 @@ func onRevision(ctx context.Context, env *Env, rec *RelayRecord) error {
 	return nil
 }
 
-// withLock runs f holding the project's jj-openspec lock.
-func withLock(dir string, f func() error) error {
+// underRelayLock runs f holding the project's jj-openspec lock.
+func underRelayLock(dir string, f func() error) error {
 	l, err := ledger.Acquire(dir)
 	if err != nil {
 		return err
 	}
 	defer l.Release()
 	return f()
-}
-
-func pick(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
