@@ -34,6 +34,10 @@ const InstallHint = "install jj >= " + MinVersion + " (your distribution's jj pa
 // ErrNotFound reports that no jj is on PATH.
 var ErrNotFound = errors.New("jj not found on PATH")
 
+// ErrNotWorkspace is returned by Open for a directory outside any jj
+// workspace.
+var ErrNotWorkspace = errors.New("not in a jj workspace")
+
 // Repo is a jj workspace.
 type Repo struct {
 	Root string // workspace root
@@ -97,7 +101,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	}
 	out, err := xec.Output(ctx, xec.Cmd{Name: bin, Dir: dir, Args: []string{"--no-pager", "--color=never", "--ignore-working-copy", "workspace", "root"}})
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Missing, fmt.Errorf("%s is not in a jj workspace (run `jj git init` or pass --repo): %w", dir, err))
+		return nil, exitcode.Wrap(exitcode.Missing, fmt.Errorf("%s: %w (run `jj git init` or pass --repo): %w", dir, ErrNotWorkspace, err))
 	}
 	return &Repo{Root: strings.TrimSpace(string(out)), Bin: bin}, nil
 }

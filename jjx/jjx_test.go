@@ -2,6 +2,7 @@ package jjx_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -295,7 +296,7 @@ func TestOpenOutsideRepo(t *testing.T) {
 	testenv.RequireJJ(t)
 	testenv.Isolate(t)
 	_, err := jjx.Open(context.Background(), t.TempDir())
-	if err == nil || !strings.Contains(err.Error(), "not in a jj workspace") {
-		t.Fatalf("Open outside a repo: %v", err)
+	if !errors.Is(err, jjx.ErrNotWorkspace) || !strings.Contains(err.Error(), "not in a jj workspace") {
+		t.Fatalf("Open outside a repo: %v, want ErrNotWorkspace", err)
 	}
 }

@@ -165,9 +165,7 @@ func (r *Repo) New(ctx context.Context, message string, edit bool, parents ...st
 		args = append(args, "--no-edit")
 	}
 	args = append(args, parents...)
-	out, err := r.call(ctx, args...)
-	_ = out
-	if err != nil {
+	if _, err := r.call(ctx, args...); err != nil {
 		return "", err
 	}
 	if edit {

@@ -276,11 +276,10 @@ func isGlob(p string) bool { return strings.ContainsAny(p, "*?[{") }
 
 // globCovers reports whether glob g may match literal path l or a file
 // under it (l may name a directory).
+// Patterns reach here validated (asPath keeps only those ValidatePattern accepts), so
+// the unvalidated matcher, which has no error to drop, is the right one.
 func globCovers(g, l string) bool {
-	if ok, _ := doublestar.Match(g, l); ok {
-		return true
-	}
-	if ok, _ := doublestar.Match(g, l+"/x"); ok {
+	if doublestar.MatchUnvalidated(g, l) || doublestar.MatchUnvalidated(g, l+"/x") {
 		return true
 	}
 	p := literalPrefix(g)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/renameio/v2"
 
+	"github.com/specstack/specstack/internal/journal"
 	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/spec/tasksmd"
 )
@@ -101,6 +102,11 @@ func (r Root) Tick(change string, ids []string, checked bool) ([]string, error) 
 	}
 	var written []string
 	for _, e := range edits {
+		// A tick killed inside its atomic write left a hidden temporary
+		// beside the file, which jj would snapshot into the change.
+		if err := journal.RemoveTemps(real[e.path]); err != nil {
+			return written, err
+		}
 		if err := renameio.WriteFile(real[e.path], []byte(e.content), e.mode); err != nil {
 			return written, fmt.Errorf("write %q: %w", e.path, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // DefaultGateMaxRounds is how many review rounds a ticket gets before it
@@ -341,9 +343,21 @@ func (d *driver) measure(ctx context.Context, name string, cmds []string, what s
 	return nil
 }
 
+// readWorkerFile reads a file the run placed in its own folder for a
+// worker to write (findings, verdicts, a report): nil when the worker
+// wrote none; a symbolic link, FIFO or anything else that is not a
+// regular file is an error naming it, never followed or opened.
+func readWorkerFile(path string) ([]byte, error) {
+	data, err := regfile.ReadNoFollow(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
 // tail is the end of a file, at most n bytes.
 func tail(path string, n int) string {
-	data, _ := os.ReadFile(path)
+	data, _ := readWorkerFile(path) // a log we cannot read shows nothing
 	if len(data) > n {
 		data = data[len(data)-n:]
 	}

@@ -231,7 +231,11 @@ func (d *driver) review(ctx context.Context, n int, ws engine.Workspace, round i
 		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the reviewer exited %d in gate round %d (log %s)", n, res.ExitCode, round, j.Log))
 	}
 	var found []GateFinding
-	if data, err := os.ReadFile(paths["findings"]); err == nil && strings.TrimSpace(string(data)) != "" {
+	data, err := readWorkerFile(paths["findings"])
+	if err != nil {
+		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the reviewer's findings in gate round %d cannot be read (a review that cannot be read is never counted as clean): %v", n, round, err))
+	}
+	if strings.TrimSpace(string(data)) != "" {
 		if err := json.Unmarshal(data, &found); err != nil {
 			return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the reviewer's findings %s are not a JSON array of findings: %v", n, paths["findings"], err))
 		}
@@ -272,7 +276,11 @@ func (d *driver) fix(ctx context.Context, n int, ws engine.Workspace, round int,
 	}
 	res2 := map[string]Verdict{}
 	var vs []Verdict
-	if data, err := os.ReadFile(verdicts); err == nil && strings.TrimSpace(string(data)) != "" {
+	data, err := readWorkerFile(verdicts)
+	if err != nil {
+		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the fixer's verdicts in gate round %d cannot be read: %v", n, round, err))
+	}
+	if strings.TrimSpace(string(data)) != "" {
 		if err := json.Unmarshal(data, &vs); err != nil {
 			d.logf("#%d: the fixer's verdicts %s are not a JSON array (%v): every finding is without a verdict", n, verdicts, err)
 		}

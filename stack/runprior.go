@@ -122,7 +122,11 @@ func (d *driver) graph(ctx context.Context) error {
 		return d.halt(0, StateFailed, fmt.Sprintf("prior work: the worker's graph step exited %d (log %s)", res.ExitCode, j.Log))
 	}
 	var fs []Finished
-	if data, err := os.ReadFile(finished); err == nil && strings.TrimSpace(string(data)) != "" {
+	data, err := readWorkerFile(finished)
+	if err != nil {
+		return d.halt(0, StateFailed, fmt.Sprintf("prior work: the worker's answer cannot be read: %v", err))
+	}
+	if strings.TrimSpace(string(data)) != "" {
 		if err := json.Unmarshal(data, &fs); err != nil {
 			return d.halt(0, StateFailed, fmt.Sprintf("prior work: %s is not a JSON array of {ticket, evidence}: %v", finished, err))
 		}

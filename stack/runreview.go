@@ -102,7 +102,11 @@ func (d *driver) stackReview(ctx context.Context) error {
 		return d.halt(0, StateFailed, fmt.Sprintf("the whole-stack reviewer exited %d (log %s): the review never ran to its end", res.ExitCode, j.Log))
 	}
 	var found []GateFinding
-	if data, err := os.ReadFile(paths["findings"]); err == nil && strings.TrimSpace(string(data)) != "" {
+	data, err := readWorkerFile(paths["findings"])
+	if err != nil {
+		return d.halt(0, StateFailed, fmt.Sprintf("the whole-stack reviewer's findings cannot be read (a review that cannot be read is never counted as clean): %v", err))
+	}
+	if strings.TrimSpace(string(data)) != "" {
 		if err := json.Unmarshal(data, &found); err != nil {
 			return d.halt(0, StateFailed, fmt.Sprintf("the whole-stack reviewer's findings %s are not a JSON array of findings: %v", paths["findings"], err))
 		}
@@ -151,7 +155,11 @@ func (d *driver) stackReview(ctx context.Context) error {
 		return d.halt(0, StateFailed, fmt.Sprintf("the whole-stack fixer exited %d (log %s)", fres.ExitCode, fj.Log))
 	}
 	var vs []Verdict
-	if data, err := os.ReadFile(verdictsPath); err == nil && strings.TrimSpace(string(data)) != "" {
+	data, err = readWorkerFile(verdictsPath)
+	if err != nil {
+		return d.halt(0, StateFailed, fmt.Sprintf("the whole-stack fixer's verdicts cannot be read: %v", err))
+	}
+	if strings.TrimSpace(string(data)) != "" {
 		if err := json.Unmarshal(data, &vs); err != nil {
 			d.logf("the whole-stack fixer's verdicts %s are not a JSON array (%v): every finding is without a verdict", verdictsPath, err)
 		}

@@ -432,7 +432,7 @@ func (d *driver) register(ctx context.Context, n int, recovering bool) error {
 // decisions is the "## Decisions" section of a worker's report (up to
 // the next heading of that level), trimmed and bounded; "" when none.
 func decisions(report string) string {
-	data, err := os.ReadFile(report)
+	data, err := readWorkerFile(report)
 	if err != nil {
 		return ""
 	}

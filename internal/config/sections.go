@@ -32,6 +32,13 @@ type OpenSpecConfig struct {
 	// RiskMaxFiles: apply treats a change whose tasks name more files as
 	// risky (no --no-verify, a reviewer required); 0 for no limit.
 	RiskMaxFiles int `toml:"risk-max-files"`
+	// RiskMaxModules: apply treats a change whose tasks name files in
+	// more folders as risky; 0 for no limit.
+	RiskMaxModules int `toml:"risk-max-modules"`
+	// RiskMinGroupTasks is the size gate of a risky change's fan-out:
+	// apply never fans out a risky change's group with fewer unchecked
+	// tasks (0: 3; never below MinGroupTasks).
+	RiskMinGroupTasks int `toml:"risk-min-group-tasks"`
 	// Tracker is a command apply runs after the pull request is open, with
 	// SPECSTACK_CHANGE, SPECSTACK_BOOKMARK and SPECSTACK_PR_URL set.
 	Tracker string `toml:"tracker"`

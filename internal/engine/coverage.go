@@ -227,7 +227,7 @@ func (c *Coverage) NotMerged() []TaskCoverage {
 
 // notMergedError is the error of a run that completed with tasks left
 // out of @: exit 9 (a person must look), naming each task and why.
-func (c *Coverage) notMergedError() error {
+func (c *Coverage) notMergedError(cmds Commands) error {
 	left := c.NotMerged()
 	if len(left) == 0 {
 		return nil
@@ -250,7 +250,11 @@ func (c *Coverage) notMergedError() error {
 	}
 	msg := fmt.Sprintf("run complete, but %d of %d tasks %s not merged: %s", len(left), c.Total, verb, strings.Join(items, "; "))
 	if len(kept) > 0 {
-		msg += fmt.Sprintf("; workspaces kept for inspection: task %s (`jj kaisen status` shows where; `jj kaisen sweep --all` releases them)", strings.Join(kept, ", "))
+		release := fmt.Sprintf("`%s` releases them", cmds.Sweep)
+		if cmds.Sweep == "" {
+			release = fmt.Sprintf("`%s` releases them and undoes the run", cmds.Abort)
+		}
+		msg += fmt.Sprintf("; workspaces kept for inspection: task %s (`%s` shows where; %s)", strings.Join(kept, ", "), cmds.Status, release)
 	}
 	return exitcode.New(exitcode.Halted, "%s", msg)
 }

@@ -42,18 +42,26 @@ func TestCoverageOutcomes(t *testing.T) {
 	if c.Merged != 1 || c.Empty != 1 || c.Waves[0].Tasks[1].Tests != TestNotRun || c.Waves[0].Tasks[1].Review != ReviewSkipped {
 		t.Errorf("coverage: %+v", c)
 	}
-	err := c.notMergedError()
+	err := c.notMergedError(KaisenCommands)
 	if exitcode.Of(err) != exitcode.Halted {
 		t.Fatalf("exit code %d, want %d: %v", exitcode.Of(err), exitcode.Halted, err)
 	}
 	if want := `run complete, but 1 of 3 tasks was not merged: task 3 "three" failed (worker exited 3); workspaces kept for inspection: task 3`; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q lacks %q", err, want)
 	}
+	if want := "(`jj kaisen status` shows where; `jj kaisen sweep --all` releases them)"; !strings.Contains(err.Error(), want) {
+		t.Errorf("jj-kaisen's error %q lacks %q", err, want)
+	}
+	apply := Commands{Resume: "jj openspec apply c", Abort: "jj openspec apply --abort", Status: "jj openspec apply --status"}
+	err = c.notMergedError(apply)
+	if want := "(`jj openspec apply --status` shows where; `jj openspec apply --abort` releases them and undoes the run)"; !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "kaisen") {
+		t.Errorf("apply's error %q lacks %q or names jj kaisen", err, want)
+	}
 
 	// Every task merged or empty: no error.
 	d.Events = append(d.Events[:5:5], Event{Kind: EvSquashed, Task: 1}, Event{Kind: EvSquashed, Task: 2})
 	d.Header.Tasks, d.Header.Waves = d.Header.Tasks[:2], [][]int{{1, 2}}
-	if err := BuildCoverage(d, "/art").notMergedError(); err != nil {
+	if err := BuildCoverage(d, "/art").notMergedError(KaisenCommands); err != nil {
 		t.Errorf("all merged or empty: %v", err)
 	}
 }

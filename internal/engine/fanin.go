@@ -6,15 +6,16 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/specstack/specstack/conflict"
+	"github.com/specstack/specstack/internal/confine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // FanIn squashes wave w's approved tasks into @, smallest diff first (or
@@ -380,8 +381,14 @@ func (r *Runner) resolveConflictsOf(ctx context.Context, w int, culprit func(fil
 	t := culprit(files)
 	var sides []string
 	for _, f := range files {
-		p := filepath.Join(r.Backend.TargetDir(), filepath.FromSlash(f))
-		data, err := os.ReadFile(p)
+		// Read (and rewrite) only a regular file inside the repository: a
+		// conflicted path that is a link leading out is left to the halt,
+		// which names it with the other sides.
+		p, err := confine.RegularFile(r.Backend.TargetDir(), f)
+		if err != nil {
+			continue
+		}
+		data, err := regfile.Read(p)
 		if err != nil {
 			continue
 		}
@@ -423,9 +430,10 @@ func (r *Runner) resolveConflictsOf(ctx context.Context, w int, culprit func(fil
 	if len(sides) > 0 {
 		sideText = "; sides: " + strings.Join(sides, " vs ")
 	}
+	cmds := r.commands()
 	return r.halt(ctx, exitcode.New(exitcode.Conflicts,
-		"fan-in of task %d left conflicts in @: %s%s. Resolve them by editing the markers (then `jj resolve --list` is empty) and run `jj kaisen resume`; or `jj kaisen abort` to undo the run",
-		t.Num, strings.Join(remaining, ", "), sideText))
+		"fan-in of task %d left conflicts in @: %s%s. Resolve them by editing the markers (then `jj resolve --list` is empty) and run `%s`; or `%s` to undo the run",
+		t.Num, strings.Join(remaining, ", "), sideText, cmds.Resume, cmds.Abort))
 }
 
 // mergedSoFar says which tasks @ already holds, for conflict messages.

@@ -34,7 +34,8 @@ func (r *Runner) Drive(ctx context.Context) error {
 				return exitcode.Wrap(exitcode.Interrupted, err)
 			}
 			// Never leave the run looking live: say why it stopped.
-			return r.halt(ctx, fmt.Errorf("wave %d: provision the task workspaces: %w (fix the cause, then `jj kaisen resume`; or `jj kaisen abort`)", w, err))
+			cmds := r.commands()
+			return r.halt(ctx, fmt.Errorf("wave %d: provision the task workspaces: %w (fix the cause, then `%s`; or `%s`)", w, err, cmds.Resume, cmds.Abort))
 		}
 		if err := r.Dispatch(ctx, w); err != nil {
 			return err
@@ -86,7 +87,7 @@ func (r *Runner) Gate(ctx context.Context) error {
 		return exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 	}
 	if res.ExitCode != 0 || res.Err != nil {
-		reason := fmt.Sprintf("full test command %q failed in @ (exit %d); log %s. The merged work is in @: fix it there, then `jj kaisen gate` or `jj kaisen resume`", cmd, res.ExitCode, log)
+		reason := fmt.Sprintf("full test command %q failed in @ (exit %d); log %s. The merged work is in @: fix it there, then %s", cmd, res.ExitCode, log, r.gateHint())
 		if err := r.record(Event{Kind: EvGate, Status: GateFailed, Reason: reason}); err != nil {
 			return err
 		}
@@ -100,7 +101,7 @@ func (r *Runner) Gate(ctx context.Context) error {
 func (r *Runner) Complete(ctx context.Context) error {
 	st := r.State()
 	if st.Gate == "" || st.Gate == GateFailed {
-		return exitcode.New(exitcode.GateFailed, "the final gate has not passed: run `jj kaisen gate`")
+		return exitcode.New(exitcode.GateFailed, "the final gate has not passed: run %s", r.gateHint())
 	}
 	if err := r.Sweep(ctx, false); err != nil {
 		return err
@@ -113,7 +114,7 @@ func (r *Runner) Complete(ctx context.Context) error {
 		return err
 	}
 	// Complete, yet not a success when a task was left out of @.
-	return r.Report().notMergedError()
+	return r.Report().notMergedError(r.commands())
 }
 
 // Sweep releases the workspaces of tasks that no longer need them

@@ -56,9 +56,13 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 	if len(culprits) > 0 {
 		who = plural.Word(len(culprits), "task ", "tasks ") + plural.Ints(culprits)
 	}
+	next := fmt.Sprintf("put @ back with `jj restore --from %s` and run `%s`", short(st.BaselineCommit), r.commands().Resume)
+	if rb := r.commands().Rebaseline; rb != "" {
+		next = fmt.Sprintf("put @ back with `jj restore --from %s` (or keep the edits) and run `%s`", short(st.BaselineCommit), rb)
+	}
 	reason := fmt.Sprintf("integrity check: @ of workspace %s changed since the baseline (%s): %s wrote outside its workspace; %s. "+
-		"Inspect with `jj diff --from %s --to @`; put @ back with `jj restore --from %s` (or keep the edits) and run `jj kaisen resume --rebaseline`",
-		r.Doc.Header.Workspace, strings.Join(leaked, ", "), who, opDesc, short(st.BaselineCommit), short(st.BaselineCommit))
+		"Inspect with `jj diff --from %s --to @`; %s",
+		r.Doc.Header.Workspace, strings.Join(leaked, ", "), who, opDesc, short(st.BaselineCommit), next)
 	events = append(events, Event{Kind: EvIntegrityFailed, Wave: w, Files: leaked, Reason: reason})
 	if err := r.record(events...); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/lazyregexp"
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 var statusRe = lazyregexp.New(`(?im)^[ \t*_>-]*status[ \t*_]*:[ \t*_]*(DONE_WITH_CONCERNS|DONE WITH CONCERNS|DONE|BLOCKED|NEEDS_CONTEXT|NEEDS CONTEXT)\b`)
@@ -17,7 +18,7 @@ var statusRe = lazyregexp.New(`(?im)^[ \t*_>-]*status[ \t*_]*:[ \t*_]*(DONE_WITH
 // DONE"); ok is false when the report is missing or names none. The last
 // status line wins: fixers append to the implementer's report.
 func ReportStatus(path string) (status string, ok bool) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadNoFollow(path)
 	if err != nil {
 		return "", false
 	}
@@ -64,7 +65,7 @@ func ReadFindings(path string) ([]Finding, error) {
 // (0-100), which the object form may carry beside its findings:
 // {"confidence": 85, "findings": [...]}; nil when it reports none.
 func ReadReview(path string) ([]Finding, *int, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadNoFollow(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}

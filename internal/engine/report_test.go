@@ -193,3 +193,32 @@ func TestReadReviewConfidence(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerFilesNotFollowed: a worker's report or a reviewer's findings
+// that is a symbolic link (here to a clean review and a DONE report) is
+// never followed: the review is an error, never clean, and the report
+// names no status.
+func TestWorkerFilesNotFollowed(t *testing.T) {
+	dir := t.TempDir()
+	clean := filepath.Join(dir, "clean.json")
+	done := filepath.Join(dir, "done.md")
+	if err := os.WriteFile(clean, []byte("[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(done, []byte("Status: DONE\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	findings, report := filepath.Join(dir, "findings.json"), filepath.Join(dir, "report.md")
+	if err := os.Symlink(clean, findings); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(done, report); err != nil {
+		t.Fatal(err)
+	}
+	if fs, _, err := ReadReview(findings); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("ReadReview(symlink) = %v, %v; want an error naming the symbolic link", fs, err)
+	}
+	if s, ok := ReportStatus(report); ok {
+		t.Errorf("ReportStatus(symlink) = %q, true; want no status", s)
+	}
+}

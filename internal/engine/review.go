@@ -82,9 +82,13 @@ func (r *Runner) Review(ctx context.Context, w int) error {
 			}
 		}
 		if len(exhausted) > 0 {
+			then := fmt.Sprintf("`%s`", r.commands().Resume)
+			if rr := r.commands().ReviewRecord; rr != "" {
+				then = fmt.Sprintf("`%s --task N --passed` and `%s`", rr, r.commands().Resume)
+			}
 			return r.halt(ctx, exitcode.New(exitcode.Halted,
-				"review findings remain after %d fix attempts: %s; fix them in the workspace, then `jj kaisen review record --task N --passed` and `jj kaisen resume`",
-				r.maxFixes(), strings.Join(exhausted, "; ")))
+				"review findings remain after %d fix attempts: %s; fix them in the workspace, then %s",
+				r.maxFixes(), strings.Join(exhausted, "; "), then))
 		}
 		if err := r.fix(ctx, w, next); err != nil {
 			return err
@@ -388,8 +392,8 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 		return nil, err
 	}
 	if res.ExitCode != 0 || res.Err != nil {
-		return nil, r.halt(ctx, exitcode.New(exitcode.Halted, "reviewer for wave %d (tasks %s) exited %d: no review happened; see %s, then `jj kaisen resume`",
-			w, strings.Join(nums, ","), res.ExitCode, r.art(stem+".log")))
+		return nil, r.halt(ctx, exitcode.New(exitcode.Halted, "reviewer for wave %d (tasks %s) exited %d: no review happened; see %s, then `%s`",
+			w, strings.Join(nums, ","), res.ExitCode, r.art(stem+".log"), r.commands().Resume))
 	}
 	fs, confidence, err := ReadReview(findingsPath)
 	if err != nil {
@@ -462,5 +466,8 @@ func (r *Runner) confidenceGate(ctx context.Context, w int, nums []string, confi
 		return r.record(Event{Kind: EvConfidenceOverride, Wave: w, Role: RoleReviewer, Findings: findings,
 			Reason: fmt.Sprintf("%s; overridden: %s", what, r.ConfidenceOverride)})
 	}
-	return r.halt(ctx, exitcode.New(exitcode.Halted, "%s: a person must judge it (findings %s); then `jj kaisen resume --confidence-override \"REASON\"` to pass it anyway, recording why", what, findings))
+	if co := r.commands().ConfidenceOverride; co != "" {
+		return r.halt(ctx, exitcode.New(exitcode.Halted, "%s: a person must judge it (findings %s); then `%s \"REASON\"` to pass it anyway, recording why", what, findings, co))
+	}
+	return r.halt(ctx, exitcode.New(exitcode.Halted, "%s: a person must judge it (findings %s); then `%s` to undo the run", what, findings, r.commands().Abort))
 }

@@ -47,6 +47,9 @@ type Runner struct {
 	// below the run's min-confidence passes anyway (recorded in the
 	// ledger).
 	ConfidenceOverride string
+	// Commands name the front end's verbs in halt messages (jj-kaisen's
+	// when unset).
+	Commands Commands
 
 	mu    sync.Mutex
 	lock  *ledger.Lock

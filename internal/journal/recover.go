@@ -91,7 +91,7 @@ func Recover(dir string) (*Recovered, error) {
 		return nil, err
 	}
 	for _, w := range rec.Writes {
-		if err := removeTemps(w.Path); err != nil {
+		if err := RemoveTemps(w.Path); err != nil {
 			return nil, fmt.Errorf("finish the interrupted %s: %w", rec.What, err)
 		}
 	}
@@ -136,11 +136,11 @@ func stateOf(w writeRecord) (fileState, error) {
 	return isOther, fmt.Errorf("read %s: %w", w.Path, err)
 }
 
-// removeTemps removes what a kill -9 inside the atomic write of path left
+// RemoveTemps removes what a kill -9 inside the atomic write of path left
 // beside it: renameio's temporary files, named "." + path's name + the
 // decimal digits os.CreateTemp adds. Only regular files of exactly that
 // form go; anything else in the folder is the user's.
-func removeTemps(path string) error {
+func RemoveTemps(path string) error {
 	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)
 	entries, err := os.ReadDir(dir)
 	if err != nil {

@@ -1,6 +1,7 @@
 package kaisencli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -49,7 +50,12 @@ an example plan.`,
 			if err != nil {
 				return exitcode.Wrap(exitcode.Usage, err)
 			}
-			repo, _ := jjx.Open(c.Context, dir) // outside a repository: no base check
+			repo, err := jjx.Open(c.Context, dir)
+			if errors.Is(err, jjx.ErrNotWorkspace) || errors.Is(err, jjx.ErrNotFound) {
+				repo = nil // no repository at hand: the view says the base was not checked
+			} else if err != nil {
+				return err
+			}
 			v, err := engine.BuildPlanView(c.Context, p, label, repo)
 			if err != nil {
 				return err

@@ -115,8 +115,11 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		timeout = 2 * time.Minute
 	}
 	runErr := xec.Run(ctx, xec.Cmd{Name: bin, Args: c.Args, Dir: c.Dir, Env: append(append([]string(nil), Env...), c.Env...), Stdout: stdout, Stderr: f, Timeout: timeout})
-	f.flush()
+	flushErr := f.flush()
 	res := Result{Dropped: f.dropped}
+	if runErr == nil && flushErr != nil {
+		return res, fmt.Errorf("run %s %s: write its stderr: %w", Binary, strings.Join(c.Args, " "), flushErr)
+	}
 	if runErr == nil {
 		return res, nil
 	}
@@ -170,13 +173,15 @@ func (f *lineFilter) emit(line []byte) error {
 	return err
 }
 
-func (f *lineFilter) flush() {
+func (f *lineFilter) flush() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if len(f.partial) > 0 {
-		_ = f.emit(f.partial)
-		f.partial = nil
+	if len(f.partial) == 0 {
+		return nil
 	}
+	err := f.emit(f.partial)
+	f.partial = nil
+	return err
 }
 
 // Version returns the CLI's version (`openspec --version`).

@@ -21,13 +21,15 @@ func applyCommand() *cli.Command {
 	return &cli.Command{
 		Name:         "apply",
 		Usage:        "implement a change with a worker (or one per separable group) in jj workspaces, verify, archive, push, open the PR",
-		ArgsUsage:    "[CHANGE]",
+		ArgsUsage:    "[CHANGE...]",
 		BashComplete: completeChange,
 		Description: `The implementing shape. CHANGE is the argument, else the only active change
 with unticked tasks (several or none: exit 5 listing them). It must be
 apply-ready by its schema (else exit 6 naming the artifacts to author first)
-and pass the health check, the native "openspec validate" with conflict
-markers refused: a failure is a BLOCKER (exit 6) and nothing is provisioned.
+and pass the health check, the native "openspec validate" (the real OpenSpec
+CLI's when the change's schema is a project schema in openspec/schemas/) with
+conflict markers refused: a failure is a BLOCKER (exit 6) and nothing is
+provisioned.
 
 Base: when @ holds edits (the change's artifacts, uncommitted) it is
 described "docs(openspec): CHANGE change artifacts" if it has no description
@@ -45,7 +47,12 @@ conflicts are reconciled, any other conflict halts (exit 4) naming files.
 Workers run through jj-kaisen's engine (SPECSTACK_WORKSPACE, SPECSTACK_BRIEF,
 SPECSTACK_REPORT, ... as in jj kaisen run).
 
-Tail, once over the integrated change: the verify gate runs each --verify
+Tail, once over the integrated change. Delta specs written against main specs
+edited since (on trunk, merged in) are merged forward three ways first: a
+clean merge is archived with both sides' edits; a conflict is written into
+the delta as markers and apply halts (exit 4) naming the file, requirement
+and both sides, until "jj openspec resolve" or an edit settles it and apply
+is run again. Then the verify gate runs each --verify
 command (and [openspec] verify, and the --reviewer command) in @; receipts
 bound to @'s tree are recorded and a passing one is reused. Red: nothing
 archived or pushed, the change left in @, the failing commands and unticked
@@ -58,8 +65,12 @@ its body; then [openspec] tracker runs with SPECSTACK_CHANGE,
 SPECSTACK_BOOKMARK and SPECSTACK_PR_URL. --no-push stops after the bookmark.
 
 Risk: a proposal.md line "Risk flags: AUTH, MIGRATION" (FINANCE, AUTH,
-MIGRATION, STATE_MACHINE, EXTERNAL_API, ENV_OPS, PERSIST or none) refuses
---no-verify and requires --reviewer (exit 5).
+MIGRATION, STATE_MACHINE, EXTERNAL_API, ENV_OPS, PERSIST or none), or tasks
+naming more files than [openspec] risk-max-files (or files in more folders
+than risk-max-modules), routes the change at level
+risk (else standard): it refuses --no-verify, requires --reviewer (exit 5)
+and never fans out a group with fewer unchecked tasks than [openspec]
+risk-min-group-tasks (default 3). The level and why are printed and recorded.
 
 The run is in the ledger .jj/specstack/jj-openspec/ under the project lock
 (exit 3 while another holds it). A killed apply resumes by running apply
@@ -67,10 +78,36 @@ again (the same change, or no CHANGE). --status, --log and --abort show and
 undo it (abort restores the operation from before apply; exit 5 without
 --yes when it would lose work).
 
-Exit codes: 0 applied; 2 usage; 3 locked; 4 conflicts; 5 a decision
+Pipeline: several CHANGEs, or --select SELECTOR (a glob over change names
+and/or status=no-tasks|in-progress|complete, comma-joined; repeatable), are
+resolved before anything runs to one de-duplicated set; a change that is
+missing, not apply-ready, malformed, whose bookmark exists or has nothing
+to do is excluded with a note. The set and its width (workspaces) are printed; a terminal asks y/N,
+otherwise --yes is needed (exit 5). Two or more changes make a pipeline, one
+takes the single-change path above, none is exit 6 with the notes. Each
+member is an ordinary apply in its own workspace on its own proposal
+revision (the newest revision of ::@ touching its folder; commit the
+artifacts first), with its own ledger, feat/<slug> bookmark, verify,
+archive, push and PR; independent members run --max-parallel at a time and
+land in any order, a failed one blocks nobody. "--after C:D" (and a
+"Depends on: D" line in C's proposal.md) puts C after D in a stitched
+stack: C's workspace is based on D's landed change, C's PR on D's bookmark,
+and the stack is registered as gh specstack link does (native or chain).
+A dependency cycle is an error naming it; its members are not applied, the
+others still land. The summary (stdout, or --json) gives per change landed
+/ stacked k of N / failed (why) / blocked, bookmark, PR, verify, unticked
+tasks and the kept workspace of a member that did not land; then exit 1 when
+one did not. --yes confirms the set only: members do not archive with open
+tasks. A killed pipeline, or one with failed members, resumes with "jj
+openspec apply" (no CHANGE); --status and --log show every member, --abort
+removes the workspaces of the members that did not land and ends it
+(landed members keep their bookmarks and PRs).
+
+Exit codes: 0 applied; 1 a pipeline member did not land; 2 usage (a
+dependency cycle too); 3 locked; 4 conflicts; 5 a decision
 (change to name, existing bookmark, risk, unticked tasks); 6 not ready or
 malformed; 8 verify red; 9 a worker's group was not merged.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "worker", Usage: "implementer `CMD`, run by sh -c in each workspace (default: [worker] command)"},
 			&cli.StringSliceFlag{Name: "verify", Usage: "verify gate `CMD`, repeatable, added to [openspec] verify"},
 			&cli.BoolFlag{Name: "no-verify", Usage: "archive without a verify command (refused for risk-flagged changes)"},
@@ -81,10 +118,10 @@ malformed; 8 verify red; 9 a worker's group was not merged.`,
 			&cli.StringFlag{Name: "timeout", Usage: "per-worker `DURATION` (default: [worker] timeout)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "preview: print and record the manifest of what apply would do; change nothing"},
 			&cli.StringFlag{Name: "from-preview", Usage: "execute exactly the preview `ID` a --dry-run recorded (refused when the repository moved since)"},
-			&cli.BoolFlag{Name: "status", Usage: "show the apply run in the ledger"},
-			&cli.BoolFlag{Name: "log", Usage: "show the apply run's ledger as a log, newest first"},
-			&cli.BoolFlag{Name: "abort", Usage: "undo the apply run: restore the operation from before it"},
-		},
+			&cli.BoolFlag{Name: "status", Usage: "show the apply run (or pipeline) in the ledger"},
+			&cli.BoolFlag{Name: "log", Usage: "show the apply run's ledger (each pipeline member's) as a log, newest first"},
+			&cli.BoolFlag{Name: "abort", Usage: "undo the apply run: restore the operation from before it (a pipeline: remove the workspaces of members that did not land)"},
+		}, pipelineFlags()...),
 		Action: runApply,
 	}
 }
@@ -134,12 +171,17 @@ func runApply(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(args) > 1 {
-		return exitcode.New(exitcode.Usage, "apply: name one change (see `jj-openspec list`), got %d", len(args))
-	}
 	s, err := openApply(c)
 	if err != nil {
 		return err
+	}
+	if modes > 0 {
+		if p, newer, err := pipelineNewer(s.env.Dir); err != nil || newer {
+			if err != nil {
+				return err
+			}
+			return pipelineMode(c, s, p)
+		}
 	}
 	switch {
 	case c.Bool("status"):
@@ -153,18 +195,32 @@ func runApply(c *cli.Context) error {
 		return err
 	}
 	req := osapply.Request{
-		Worker:        pick(c.String("worker"), s.cfg.Worker.Command),
-		Verify:        append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
-		NoVerify:      c.Bool("no-verify"),
-		Reviewer:      pick(c.String("reviewer"), s.cfg.Worker.Reviewer),
-		Distribution:  c.String("distribution"),
-		NoPush:        c.Bool("no-push"),
-		Yes:           c.Bool("yes"),
-		Timeout:       pick(c.String("timeout"), s.cfg.Worker.Timeout),
-		MinGroupTasks: s.cfg.OpenSpec.MinGroupTasks,
-		RiskMaxFiles:  s.cfg.OpenSpec.RiskMaxFiles,
-		Tracker:       s.cfg.OpenSpec.Tracker,
-		WorkspacesDir: config.WorkspacesDir(s.cfg, s.env.Repo.Root),
+		Worker:            pick(c.String("worker"), s.cfg.Worker.Command),
+		Verify:            append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
+		NoVerify:          c.Bool("no-verify"),
+		Reviewer:          pick(c.String("reviewer"), s.cfg.Worker.Reviewer),
+		Distribution:      c.String("distribution"),
+		NoPush:            c.Bool("no-push"),
+		Yes:               c.Bool("yes"),
+		Timeout:           pick(c.String("timeout"), s.cfg.Worker.Timeout),
+		MinGroupTasks:     s.cfg.OpenSpec.MinGroupTasks,
+		RiskMaxFiles:      s.cfg.OpenSpec.RiskMaxFiles,
+		RiskMinGroupTasks: s.cfg.OpenSpec.RiskMinGroupTasks,
+		RiskMaxModules:    s.cfg.OpenSpec.RiskMaxModules,
+		Tracker:           s.cfg.OpenSpec.Tracker,
+		WorkspacesDir:     config.WorkspacesDir(s.cfg, s.env.Repo.Root),
+	}
+	if pipelineAsked(c, args) {
+		return runPipeline(c, s, args, req)
+	}
+	if p, err := osapply.UnfinishedPipeline(s.env.Dir); err != nil || p != nil {
+		if err != nil {
+			return err
+		}
+		if len(args) > 0 || c.Bool("dry-run") || c.String("from-preview") != "" {
+			return exitcode.New(exitcode.NeedsChoice, "an unfinished pipeline (run %s) is in the ledger: `jj openspec apply` resumes it, `jj openspec apply --abort` ends it", p.RunID)
+		}
+		return resumePipeline(c, s, p)
 	}
 	if len(args) == 1 {
 		req.Change = args[0]
@@ -197,6 +253,9 @@ func writeApply(w io.Writer, res *osapply.Result) error {
 	var b strings.Builder
 	p := res.Plan
 	fmt.Fprintf(&b, "change: %s\n", p.Change)
+	if p.Level != "" {
+		fmt.Fprintf(&b, "level: %s (%s)\n", p.Level, strings.Join(p.LevelReasons, "; "))
+	}
 	fmt.Fprintf(&b, "distribution: %s (%s)\n", p.Distribution, strings.Join(p.Reasons, "; "))
 	if res.Coverage != nil {
 		fmt.Fprintf(&b, "workers: %d/%d merged\n", res.Coverage.Merged, res.Coverage.Total)
@@ -238,6 +297,7 @@ func writeManifest(w io.Writer, m *osapply.Manifest) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "preview %s (operation %s): nothing was changed\n", m.ID, shortOp(m.Op))
 	fmt.Fprintf(&b, "shape: %s\nchange: %s\n", m.Shape, m.Change)
+	fmt.Fprintf(&b, "level: %s (%s)\n", m.Level, strings.Join(m.LevelReasons, "; "))
 	fmt.Fprintf(&b, "distribution: %s (%s)\n", m.Distribution, strings.Join(m.Reasons, "; "))
 	fmt.Fprintf(&b, "base: %s\n", m.Base)
 	if m.Describe != "" {

@@ -178,18 +178,3 @@ func writeAuthorResult(w io.Writer, res *osapply.AuthorResult, next bool) error 
 	_, err := io.WriteString(w, b.String())
 	return err
 }
-
-func exploreCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "explore",
-		Usage:     "refused in the background: explore is a conversation, run it inline",
-		ArgsUsage: "[TOPIC]",
-		Description: `OpenSpec's explore is interactive, a thinking partner: it is not handed to a
-background worker. Run it inline in your agent session (/opsx:explore), then
-author the change with "jj openspec propose CHANGE --worker CMD". Always
-exit 2.`,
-		Action: func(c *cli.Context) error {
-			return exitcode.New(exitcode.Usage, "explore is interactive and is not run in the background: run it inline in your agent session (/opsx:explore), then `jj openspec propose CHANGE --worker CMD` to author the change")
-		},
-	}
-}

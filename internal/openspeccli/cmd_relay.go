@@ -214,16 +214,18 @@ func runRelayGo(c *cli.Context) error {
 		return err
 	}
 	rec, res, err := osapply.RelayGo(c.Context, s.env, osapply.RelayGoRequest{Change: name, Apply: osapply.Request{
-		Worker:        c.String("worker"),
-		Verify:        append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
-		Reviewer:      s.cfg.Worker.Reviewer,
-		Distribution:  osapply.Auto,
-		NoPush:        c.Bool("no-push"),
-		Timeout:       pick(c.String("timeout"), s.cfg.Worker.Timeout),
-		MinGroupTasks: s.cfg.OpenSpec.MinGroupTasks,
-		RiskMaxFiles:  s.cfg.OpenSpec.RiskMaxFiles,
-		Tracker:       s.cfg.OpenSpec.Tracker,
-		WorkspacesDir: config.WorkspacesDir(s.cfg, s.env.Repo.Root),
+		Worker:            c.String("worker"),
+		Verify:            append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
+		Reviewer:          s.cfg.Worker.Reviewer,
+		Distribution:      osapply.Auto,
+		NoPush:            c.Bool("no-push"),
+		Timeout:           pick(c.String("timeout"), s.cfg.Worker.Timeout),
+		MinGroupTasks:     s.cfg.OpenSpec.MinGroupTasks,
+		RiskMaxFiles:      s.cfg.OpenSpec.RiskMaxFiles,
+		RiskMinGroupTasks: s.cfg.OpenSpec.RiskMinGroupTasks,
+		RiskMaxModules:    s.cfg.OpenSpec.RiskMaxModules,
+		Tracker:           s.cfg.OpenSpec.Tracker,
+		WorkspacesDir:     config.WorkspacesDir(s.cfg, s.env.Repo.Root),
 	}})
 	if res != nil {
 		v := RelayGoView{Relay: rec, Apply: res}

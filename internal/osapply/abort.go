@@ -21,6 +21,8 @@ func PhaseOf(d *engine.Doc) string {
 		return PhaseApplied
 	case t.VerifyRed:
 		return PhaseVerify
+	case t.SpecsConflict && t.Archived == "":
+		return PhaseSpecs
 	case workersFailed(d):
 		return PhaseWorkersFailed
 	case st.Halted != "":

@@ -159,3 +159,91 @@ func TestDecideSmallGroupAfterFanIn(t *testing.T) {
 		t.Errorf("TaskGroups = %v, want the small group last", got)
 	}
 }
+
+// The native validator covers the built-in spec-driven schema only: a
+// project schema, even one named spec-driven, is validated by the CLI.
+func TestNeedsCLI(t *testing.T) {
+	r := project(t, exportTasks)
+	if s, needs, err := NeedsCLI(r, "add-export"); err != nil || needs || s != "spec-driven" {
+		t.Fatalf("built-in: NeedsCLI = %q, %v, %v; want spec-driven, false", s, needs, err)
+	}
+	dir := filepath.Join(r.OpenSpecDir(), "schemas", "spec-driven")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	yaml := "name: spec-driven\nartifacts:\n  - id: tasks\n    generates: tasks.md\n"
+	if err := os.WriteFile(filepath.Join(dir, "schema.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := spec.FindRoot(filepath.Dir(r.OpenSpecDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, needs, err := NeedsCLI(r2, "add-export"); err != nil || !needs || s != "spec-driven" {
+		t.Fatalf("project override: NeedsCLI = %q, %v, %v; want spec-driven, true", s, needs, err)
+	}
+}
+
+// A project schema needs the OpenSpec CLI for the health check: without
+// it on PATH the check is exit 7 naming the CLI, never a pass.
+func TestCheckHealthProjectSchemaWithoutCLI(t *testing.T) {
+	r := project(t, exportTasks)
+	dir := filepath.Join(r.OpenSpecDir(), "schemas", "checklist")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	yaml := "name: checklist\nartifacts:\n  - id: tasks\n    generates: tasks.md\n"
+	if err := os.WriteFile(filepath.Join(dir, "schema.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(r.OpenSpecDir(), "config.yaml"), []byte("schema: checklist\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := spec.FindRoot(filepath.Dir(r.OpenSpecDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	err = CheckHealth(t.Context(), r, "add-export", nil)
+	if exitcode.Of(err) != exitcode.Missing || !strings.Contains(err.Error(), "needs the OpenSpec CLI") {
+		t.Fatalf("CheckHealth without openspec on PATH: %v (exit %d), want exit 7 naming the CLI", err, exitcode.Of(err))
+	}
+}
+
+func TestRouteChange(t *testing.T) {
+	r := project(t, exportTasks)
+	d := mustDecide(t, r)
+	tests := []struct {
+		name     string
+		proposal string
+		o        RouteOptions
+		level    string
+		gate     int
+	}{
+		{"standard", "", RouteOptions{}, LevelStandard, 2},
+		{"within the file limit", "", RouteOptions{MaxFiles: 4}, LevelStandard, 2},
+		{"over the file limit", "", RouteOptions{MaxFiles: 3}, LevelRisk, DefaultRiskMinGroupTasks},
+		// src/api, docs and docs/examples
+		{"within the folder limit", "", RouteOptions{MaxModules: 3}, LevelStandard, 2},
+		{"over the folder limit", "", RouteOptions{MaxModules: 2}, LevelRisk, DefaultRiskMinGroupTasks},
+		{"flagged", "Risk flags: AUTH\n", RouteOptions{}, LevelRisk, DefaultRiskMinGroupTasks},
+		{"flagged, configured", "Risk flags: AUTH\n", RouteOptions{MinGroupTasks: 2, RiskMinGroupTasks: 5}, LevelRisk, 5},
+		{"never below min-group-tasks", "Risk flags: PERSIST\n", RouteOptions{MinGroupTasks: 4, RiskMinGroupTasks: 1}, LevelRisk, 4},
+		{"none", "Risk flags: none\n", RouteOptions{}, LevelStandard, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(r.ChangeDir("add-export"), "proposal.md")
+			if err := os.WriteFile(p, []byte("# P\n\n"+tt.proposal), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rt, err := RouteChange(r, "add-export", d, tt.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rt.Level != tt.level || rt.MinGroupTasks != tt.gate || len(rt.Reasons) == 0 {
+				t.Errorf("RouteChange = %+v; want level %s, gate %d, reasons", rt, tt.level, tt.gate)
+			}
+		})
+	}
+}

@@ -13,6 +13,7 @@
 package osapply
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -43,11 +44,15 @@ const PlanFile = "apply.toml"
 // written once (atomically) when the run starts, read by resume, status
 // and abort.
 type Plan struct {
-	Version      int      `toml:"version" json:"-"`
-	RunID        string   `toml:"run_id" json:"run_id"`
-	Change       string   `toml:"change" json:"change"`
-	Bookmark     string   `toml:"bookmark" json:"bookmark"`
-	Distribution string   `toml:"distribution" json:"distribution"` // single or fan-out
+	Version      int    `toml:"version" json:"-"`
+	RunID        string `toml:"run_id" json:"run_id"`
+	Change       string `toml:"change" json:"change"`
+	Bookmark     string `toml:"bookmark" json:"bookmark"`
+	Distribution string `toml:"distribution" json:"distribution"` // single or fan-out
+	// Level is the routing level (LevelStandard or LevelRisk) and
+	// LevelReasons why; empty in plans written before routing levels.
+	Level        string   `toml:"level,omitempty" json:"level,omitempty"`
+	LevelReasons []string `toml:"level_reasons,omitempty" json:"level_reasons,omitempty"`
 	Reasons      []string `toml:"reasons" json:"reasons"`
 	// Groups are the fanned-out tasks.md groups, in task order; empty for
 	// a single worker.
@@ -66,6 +71,8 @@ type Plan struct {
 	NoPush    bool     `toml:"no_push,omitempty" json:"no_push"`
 	Yes       bool     `toml:"yes,omitempty" json:"-"`
 	Tracker   string   `toml:"tracker,omitempty" json:"tracker,omitempty"`
+	// PRBase is the pull request's base branch; "" for the default branch.
+	PRBase string `toml:"pr_base,omitempty" json:"pr_base,omitempty"`
 	// PreOp is the operation before apply changed anything (before the
 	// describe): abort restores it.
 	PreOp string `toml:"pre_op" json:"pre_op"`
@@ -163,11 +170,17 @@ func CheckReady(r spec.Root, name string) (spec.ChangeStatus, error) {
 type Blocker struct {
 	Change string
 	Issues []spec.Issue
+	// By names the validator when it is not the native one (the
+	// OpenSpec CLI, for a project schema).
+	By string
 }
 
 func (b *Blocker) Error() string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "BLOCKER (health check): change %q is malformed; nothing was provisioned, no bookmark moved, nothing pushed\n", b.Change)
+	if b.By != "" {
+		fmt.Fprintf(&s, "  validated by %s\n", b.By)
+	}
 	for _, i := range b.Issues {
 		loc := i.Path
 		if i.Line > 0 {
@@ -179,16 +192,52 @@ func (b *Blocker) Error() string {
 	return s.String()
 }
 
-// HealthCheck validates an existing change natively (the checks of
-// `openspec validate`, conflict markers included) before anything is
-// provisioned. A failure is a *Blocker with exit 6.
+// HealthCheck is CheckHealth without a caller's context (the CLI, when
+// the schema needs it, still runs under CLIValidateTimeout).
 func HealthCheck(r spec.Root, name string, markers func(spec.Root, string) ([]spec.Issue, error)) error {
-	rep, err := r.ValidateChange(name, spec.ValidateOptions{MainSpecs: true, Tasks: true}, false)
+	return CheckHealth(context.Background(), r, name, markers)
+}
+
+// CheckHealth validates an existing change before anything is
+// provisioned: natively (the checks of `openspec validate`) when its
+// schema is the built-in spec-driven, through the real OpenSpec CLI
+// (openspec.Run: its allow-list, a deadline) when it is a project schema
+// the native validator does not cover (NeedsCLI); conflict markers are
+// refused either way. A failure is a *Blocker with exit 6; a CLI that is
+// missing or cannot run is an error of its own (exit 7 / 1), never a
+// pass.
+func CheckHealth(ctx context.Context, r spec.Root, name string, markers func(spec.Root, string) ([]spec.Issue, error)) error {
+	schema, viaCLI, err := NeedsCLI(r, name)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Invalid, err)
 	}
-	issues := rep.Issues
-	valid := rep.Valid
+	var issues []spec.Issue
+	var valid bool
+	by := ""
+	if viaCLI {
+		by = fmt.Sprintf("the OpenSpec CLI (`openspec validate %s`): schema %s is a project schema", name, schema)
+		valid, issues, err = validateWithCLI(ctx, r, name)
+		if err != nil {
+			return err
+		}
+	} else {
+		rep, err := r.ValidateChange(name, spec.ValidateOptions{MainSpecs: true, Tasks: true}, false)
+		if err != nil {
+			return exitcode.Wrap(exitcode.Invalid, err)
+		}
+		if !rep.Valid && staleSince(ctx, r, name) {
+			// Written against specs edited since: checked against the
+			// main specs it would be refused for what the archive's
+			// forward merge settles (a scenario added on trunk). The
+			// change is judged alone; the merge and the archive (which
+			// validates every rebuilt spec) judge it against them.
+			rep, err = r.ValidateChange(name, spec.ValidateOptions{Tasks: true}, false)
+			if err != nil {
+				return exitcode.Wrap(exitcode.Invalid, err)
+			}
+		}
+		issues, valid = rep.Issues, rep.Valid
+	}
 	if markers != nil {
 		m, err := markers(r, name)
 		if err != nil {
@@ -207,7 +256,7 @@ func HealthCheck(r spec.Root, name string, markers func(spec.Root, string) ([]sp
 			shown = append(shown, i)
 		}
 	}
-	return exitcode.Wrap(exitcode.Invalid, &Blocker{Change: name, Issues: shown})
+	return exitcode.Wrap(exitcode.Invalid, &Blocker{Change: name, Issues: shown, By: by})
 }
 
 // Decision is the distribution chosen and why.

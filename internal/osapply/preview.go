@@ -28,6 +28,8 @@ type Manifest struct {
 	Op           string           `toml:"op" json:"op"`
 	Shape        string           `toml:"shape" json:"shape"`
 	Change       string           `toml:"change" json:"change"`
+	Level        string           `toml:"level" json:"level"`
+	LevelReasons []string         `toml:"level_reasons" json:"level_reasons"`
 	Distribution string           `toml:"distribution" json:"distribution"`
 	Reasons      []string         `toml:"reasons" json:"reasons"`
 	Groups       []string         `toml:"groups,omitempty" json:"groups,omitempty"`
@@ -58,7 +60,7 @@ var previewID = lazyregexp.New(`^[0-9a-f]{12}$`)
 // Preview resolves and checks req as apply would, changes nothing in the
 // repository, and records the manifest under the ledger directory.
 func Preview(ctx context.Context, env *Env, req Request) (*Manifest, error) {
-	p, dec, err := Prepare(env, req)
+	p, dec, err := Prepare(ctx, env, req)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +76,7 @@ func Preview(ctx context.Context, env *Env, req Request) (*Manifest, error) {
 		return nil, exitcode.Wrap(exitcode.Missing, fmt.Errorf("read @ of %s: %w", env.Repo.Root, err))
 	}
 	at := ats[0]
-	m := &Manifest{Op: op, Shape: "implementing", Change: p.Change, Distribution: p.Distribution, Reasons: p.Reasons,
+	m := &Manifest{Op: op, Shape: "implementing", Change: p.Change, Level: p.Level, LevelReasons: p.LevelReasons, Distribution: p.Distribution, Reasons: p.Reasons,
 		Groups: p.Groups, Bookmark: p.Bookmark, Verify: p.Verify, Reviewer: p.Reviewer, Request: req}
 	m.Request.Change = p.Change
 	if at.Empty {
@@ -141,7 +143,7 @@ func checkExpected(ctx context.Context, env *Env, m *Manifest, p *Plan) error {
 	if op != m.Op {
 		return exitcode.New(exitcode.NeedsChoice, "preview %s was made at operation %s; the repository moved since (now %s): nothing done; preview again (apply --dry-run)", m.ID, shortID(m.Op), shortID(op))
 	}
-	if p.Change != m.Change || p.Distribution != m.Distribution || !slices.Equal(p.Groups, m.Groups) || p.Bookmark != m.Bookmark {
+	if p.Change != m.Change || p.Distribution != m.Distribution || !slices.Equal(p.Groups, m.Groups) || p.Bookmark != m.Bookmark || (m.Level != "" && p.Level != m.Level) {
 		return exitcode.New(exitcode.NeedsChoice, "preview %s no longer matches what apply decides (%s %s, groups %v): preview again", m.ID, p.Change, p.Distribution, p.Groups)
 	}
 	return nil

@@ -242,6 +242,12 @@ func RelayGo(ctx context.Context, env *Env, req RelayGoRequest) (*RelayRecord, *
 		if !rec.Valid || !rec.Ready {
 			return exitcode.New(exitcode.Invalid, "relay go %s: the draft on %s is not apply-ready (valid: %t, apply-ready: %t): author its missing artifacts, or end the relay (`jj openspec relay no-go %s`)", rec.Change, rec.Bookmark, rec.Valid, rec.Ready, rec.Change)
 		}
+		if pl, err := UnfinishedPipeline(env.Dir); err != nil || pl != nil {
+			if err != nil {
+				return err
+			}
+			return exitcode.New(exitcode.NeedsChoice, "an unfinished pipeline (run %s) is in the ledger: finish it (`jj openspec apply`) or end it (`jj openspec apply --abort`) before the relay of %s goes", pl.RunID, rec.Change)
+		}
 		p, _, err := Unfinished(env.Dir)
 		if err != nil {
 			return err

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 )
@@ -30,9 +32,18 @@ type Request struct {
 	MinGroupTasks int
 	// RiskMaxFiles: a change whose tasks name more files is routed as
 	// risky (0: no limit).
-	RiskMaxFiles  int
-	Tracker       string
-	WorkspacesDir string
+	RiskMaxFiles int
+	// RiskMaxModules: a change whose tasks name files in more folders is
+	// routed as risky (0: no limit).
+	RiskMaxModules int
+	// RiskMinGroupTasks is the size gate of a risky change's fan-out
+	// (0: DefaultRiskMinGroupTasks; never below MinGroupTasks).
+	RiskMinGroupTasks int
+	Tracker           string
+	WorkspacesDir     string
+	// PRBase is the base branch of the pull request ("": the default
+	// branch); a stacked pipeline member's is the bookmark below it.
+	PRBase string `toml:"-" json:"-"`
 	// Expect, when set, is the preview this apply must execute exactly
 	// (--from-preview).
 	Expect *Manifest `toml:"-" json:"-"`
@@ -53,6 +64,17 @@ type Env struct {
 	// Drive runs the engine's remaining phases (the caller shows
 	// progress around it); nil runs r.Drive.
 	Drive func(context.Context, *engine.Runner) error
+}
+
+// Commands are apply's verbs for the engine's halt messages: a run
+// resumes by running apply again on its change (there is no separate
+// resume, sweep, gate or review verb: abort releases kept workspaces).
+func Commands(change string) engine.Commands {
+	return engine.Commands{
+		Resume: "jj openspec apply " + change,
+		Abort:  "jj openspec apply --abort",
+		Status: "jj openspec apply --status",
+	}
 }
 
 // ImplementMessage describes the change the implementation lands in.
@@ -100,6 +122,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 		}
 		defer r.Close()
 		r.Worker = req.Worker
+		r.Commands = Commands(p.Change)
 		// A decision made now (archive with tasks open) is this call's.
 		p.Yes = p.Yes || req.Yes
 		fmt.Fprintf(env.Out, "apply: resuming run %s of change %s (%s)\n", p.RunID, p.Change, p.Distribution)
@@ -110,7 +133,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 		}
 		return run(ctx, env, r, p)
 	}
-	pl, dec, err := Prepare(env, req)
+	pl, dec, err := Prepare(ctx, env, req)
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +172,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 		return nil, err
 	}
 	defer r.Close()
+	r.Commands = Commands(pl.Change)
 	pl.RunID = r.Doc.Header.RunID
 	if err := writePlan(env.Dir, pl); err != nil {
 		return nil, err
@@ -159,7 +183,8 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 // Prepare resolves and checks everything a new apply needs before it
 // provisions anything (change, readiness, health check, risk, the
 // distribution): what --dry-run shows.
-func Prepare(env *Env, req Request) (*Plan, Decision, error) {
+// ctx bounds the health check (it may run the OpenSpec CLI).
+func Prepare(ctx context.Context, env *Env, req Request) (*Plan, Decision, error) {
 	name, err := ResolveChange(env.Root, req.Change)
 	if err != nil {
 		return nil, Decision{}, err
@@ -167,39 +192,54 @@ func Prepare(env *Env, req Request) (*Plan, Decision, error) {
 	if _, err := CheckReady(env.Root, name); err != nil {
 		return nil, Decision{}, err
 	}
-	if err := HealthCheck(env.Root, name, env.Markers); err != nil {
+	if err := CheckHealth(ctx, env.Root, name, env.Markers); err != nil {
 		return nil, Decision{}, err
 	}
+	// The distribution with the standard size gate first: the files its
+	// groups name are part of the routing.
 	dec, err := Decide(env.Root, name, req.Distribution, req.MinGroupTasks)
+	if err != nil && exitcode.Of(err) != exitcode.NeedsChoice {
+		return nil, dec, err
+	}
+	route, rerr := RouteChange(env.Root, name, dec, RouteOptions{MinGroupTasks: req.MinGroupTasks, RiskMinGroupTasks: req.RiskMinGroupTasks, MaxFiles: req.RiskMaxFiles, MaxModules: req.RiskMaxModules})
+	if rerr != nil {
+		return nil, Decision{}, rerr
+	}
 	if err != nil {
 		return nil, dec, err
 	}
-	risk, err := ReadRisk(env.Root, name)
-	if err != nil {
-		return nil, Decision{}, err
-	}
-	if n := areaSize(dec); req.RiskMaxFiles > 0 && n > req.RiskMaxFiles {
-		risk = append(risk, fmt.Sprintf("SIZE (%d files named, over [openspec] risk-max-files %d)", n, req.RiskMaxFiles))
-	}
-	if len(risk) > 0 {
+	if route.Level == LevelRisk {
+		flags := strings.Join(route.Flags, ", ")
 		if req.NoVerify {
-			return nil, Decision{}, exitcode.New(exitcode.NeedsChoice, "change %q carries risk flags %s: --no-verify is refused; give verify commands ([openspec] verify or --verify)", name, strings.Join(risk, ", "))
+			return nil, Decision{}, exitcode.New(exitcode.NeedsChoice, "change %q carries risk flags %s: --no-verify is refused; give verify commands ([openspec] verify or --verify)", name, flags)
 		}
 		if req.Reviewer == "" {
-			return nil, Decision{}, exitcode.New(exitcode.NeedsChoice, "change %q carries risk flags %s: a reviewer is required (--reviewer CMD or [worker] reviewer)", name, strings.Join(risk, ", "))
+			return nil, Decision{}, exitcode.New(exitcode.NeedsChoice, "change %q carries risk flags %s: a reviewer is required (--reviewer CMD or [worker] reviewer)", name, flags)
+		}
+		// Never fan out below the risk level's size gate.
+		if route.MinGroupTasks != max(req.MinGroupTasks, 2) {
+			rd, err := Decide(env.Root, name, req.Distribution, route.MinGroupTasks)
+			if err != nil {
+				return nil, rd, exitcode.New(exitcode.NeedsChoice, "change %q is routed at level risk (%s): %v", name, strings.Join(route.Reasons, "; "), err)
+			}
+			if dec.Distribution == FanOut && rd.Distribution != FanOut {
+				rd.Reasons = append(rd.Reasons, fmt.Sprintf("risk level: no fan-out below %s per group", plural.Count(route.MinGroupTasks, "unchecked task", "unchecked tasks")))
+			}
+			dec = rd
 		}
 	}
 	if len(req.Verify) == 0 && !req.NoVerify {
 		return nil, Decision{}, exitcode.New(exitcode.Usage, "no verify command: the verify gate cannot pass without one; give --verify CMD (or [openspec] verify), or --no-verify to archive unverified")
 	}
-	reasons := dec.Reasons
-	if len(risk) > 0 {
-		reasons = append(reasons, fmt.Sprintf("risk flags %s: verify and a reviewer required", strings.Join(risk, ", ")))
+	reasons := slices.Clone(dec.Reasons)
+	if route.Level == LevelRisk {
+		reasons = append(reasons, fmt.Sprintf("risk flags %s: verify and a reviewer required", strings.Join(route.Flags, ", ")))
 	}
 	return &Plan{
+		Level: route.Level, LevelReasons: route.Reasons,
 		Change: name, Bookmark: "feat/" + Slug(name), Distribution: dec.Distribution, Reasons: reasons,
 		Groups: dec.Groups, TaskGroups: dec.TaskGroups, Verify: req.Verify, Reviewer: req.Reviewer,
-		NoPush: req.NoPush, Yes: req.Yes, Tracker: req.Tracker,
+		NoPush: req.NoPush, Yes: req.Yes, Tracker: req.Tracker, PRBase: req.PRBase,
 	}, dec, nil
 }
 
@@ -296,6 +336,9 @@ func notArtifacts(env *Env, change string, files []jjx.FileChange) []string {
 
 // run drives the engine's remaining phases, then the tail.
 func run(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, error) {
+	if p.Level != "" {
+		fmt.Fprintf(env.Out, "apply: level %s (%s)\n", p.Level, strings.Join(p.LevelReasons, "; "))
+	}
 	fmt.Fprintf(env.Out, "apply: change %s, %s distribution (%s), bookmark %s\n", p.Change, p.Distribution, strings.Join(p.Reasons, "; "), p.Bookmark)
 	if !r.State().Complete {
 		drive := env.Drive

@@ -38,8 +38,11 @@ const (
 	PhaseWorkersFailed = "workers-failed"
 	PhaseVerify        = "verify-failed" // the gate is red: nothing archived or pushed
 	PhaseTasks         = "tasks-open"    // unticked tasks block the archive
-	PhaseApplied       = "applied"
-	PhaseUnpushed      = "applied-not-pushed" // --no-push
+	// PhaseSpecs: the delta specs conflict with specs edited since the
+	// change was written: markers to resolve, nothing archived.
+	PhaseSpecs    = "specs-conflict"
+	PhaseApplied  = "applied"
+	PhaseUnpushed = "applied-not-pushed" // --no-push
 )
 
 // Result is what apply did.
@@ -73,12 +76,17 @@ type tailState struct {
 	Applied    bool
 	VerifyRed  bool
 	Bookmarked string
+	// SpecsConflict: the last forward merge of the delta specs wrote
+	// conflict markers.
+	SpecsConflict bool
 }
 
 func tailOf(d *engine.Doc) tailState {
 	var t tailState
 	for _, e := range d.Events {
 		switch e.Kind {
+		case EvSpecsMerged:
+			t.SpecsConflict = e.Status == "conflicts"
 		case EvVerify:
 			t.VerifyRed = e.Status == engine.GateFailed
 		case EvTicked:
@@ -108,6 +116,13 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 	t := tailOf(r.Doc)
 	res.Ticked = t.Ticked
 	if t.Archived == "" {
+		// 0. The delta specs merged onto specs edited since the change
+		// was written (or halted on what cannot merge), before the gate
+		// checks the tree that will be archived.
+		if err := mergeSpecsForward(ctx, env, r, p); err != nil {
+			res.Phase = PhaseSpecs
+			return res, err
+		}
 		// 1. The verify gate: only an unambiguous green passes.
 		cmds := slices.Clone(p.Verify)
 		if p.Reviewer != "" {
@@ -307,11 +322,15 @@ func openPR(ctx context.Context, gh *ghapi.Client, r spec.Root, p *Plan, archive
 		}
 		return &PRView{Number: pr.Number, URL: pr.HTMLURL, Action: "updated"}, nil
 	}
-	repo, err := gh.Repository(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read the repository's default branch: %w", err)
+	base := p.PRBase
+	if base == "" {
+		repo, err := gh.Repository(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read the repository's default branch: %w", err)
+		}
+		base = repo.DefaultBranch
 	}
-	pr, err := gh.CreatePull(ctx, ghapi.NewPull{Title: title, Head: p.Bookmark, Base: repo.DefaultBranch, Body: b})
+	pr, err := gh.CreatePull(ctx, ghapi.NewPull{Title: title, Head: p.Bookmark, Base: base, Body: b})
 	if err != nil {
 		return nil, fmt.Errorf("open the pull request of %s: %w", p.Bookmark, err)
 	}

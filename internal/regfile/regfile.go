@@ -74,12 +74,31 @@ func Read(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return read(path, before, 0)
+}
+
+// ReadNoFollow is Read for a file the program placed itself and a child
+// process wrote (a worker's report or findings): a symbolic link there is
+// refused like any other file that is not regular (an *Error), so what is
+// read is never a file the link leads to, inside the repository or not.
+func ReadNoFollow(path string) ([]byte, error) {
+	before, err := os.Lstat(path)
+	if err != nil {
+		return nil, fmt.Errorf("stat %q: %w", path, err)
+	}
+	if !before.Mode().IsRegular() {
+		return nil, &Error{Path: path, Mode: before.Mode()}
+	}
+	return read(path, before, syscall.O_NOFOLLOW)
+}
+
+func read(path string, before fs.FileInfo, flags int) ([]byte, error) {
 	// O_NONBLOCK: should path have become a FIFO since the stat, opening
 	// it returns at once instead of waiting for a writer. The descriptor
 	// is used directly, not through an os.File: a non-blocking os.File
 	// asks the poller to take it (a failed epoll_ctl per file) and carries
 	// a finalizer, a measurable share of reading hundreds of small files.
-	fd, err := openRead(path)
+	fd, err := openRead(path, flags)
 	if err != nil {
 		return nil, fmt.Errorf("read %q: %w", path, &fs.PathError{Op: "open", Path: path, Err: err})
 	}
@@ -101,9 +120,9 @@ func Read(path string) ([]byte, error) {
 	return b, nil
 }
 
-func openRead(path string) (int, error) {
+func openRead(path string, flags int) (int, error) {
 	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC|flags, 0)
 		if err != syscall.EINTR {
 			return fd, err
 		}

@@ -106,3 +106,36 @@ func TestRead(t *testing.T) {
 		}
 	}
 }
+
+// TestReadNoFollow reads a regular file and refuses a symbolic link (to
+// a regular file, inside or outside the folder), a FIFO and a directory.
+func TestReadNoFollow(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "report.md")
+	if err := os.WriteFile(file, []byte("Status: DONE\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := regfile.ReadNoFollow(file); err != nil || string(b) != "Status: DONE\n" {
+		t.Fatalf("ReadNoFollow(regular) = %q, %v", b, err)
+	}
+	link := filepath.Join(dir, "findings.json")
+	if err := os.Symlink(file, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := regfile.ReadNoFollow(link); !errors.Is(err, regfile.ErrNotRegular) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("ReadNoFollow(symlink) err = %v; want ErrNotRegular naming a symbolic link", err)
+	}
+	fifo := filepath.Join(dir, "verdicts.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := regfile.ReadNoFollow(fifo); !errors.Is(err, regfile.ErrNotRegular) {
+		t.Errorf("ReadNoFollow(fifo) err = %v; want ErrNotRegular", err)
+	}
+	if _, err := regfile.ReadNoFollow(dir); !errors.Is(err, regfile.ErrNotRegular) {
+		t.Errorf("ReadNoFollow(dir) err = %v; want ErrNotRegular", err)
+	}
+	if _, err := regfile.ReadNoFollow(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadNoFollow(missing) err = %v; want not exist", err)
+	}
+}

@@ -18,16 +18,9 @@ needs-decision, subsumed, not-started — its receipts (command, exit code,
 SHA; waived when it failed at the base too), the baseline's pre-existing
 failures, and why the run halted.`,
 		Action: func(c *cli.Context) error {
-			dir, err := ledgerDir(c)
+			doc, _, err := recordedRun(c, "no run in this repository")
 			if err != nil {
 				return err
-			}
-			doc, ok, err := stack.ReadRun(dir)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return exitcode.New(exitcode.Usage, "no run in this repository (%s): start one with gh specstack run SPEC --worker CMD --yes", stack.RunLedgerPath(dir))
 			}
 			st := stack.StatusOf(doc)
 			return cliapp.Emit(c, st, st.WriteText)
@@ -55,18 +48,29 @@ entry).`,
 				return err
 			}
 			defer unlock()
-			dir, err := ledgerDir(c)
+			doc, dir, err := recordedRun(c, "no run to resume in this repository")
 			if err != nil {
 				return err
-			}
-			doc, ok, err := stack.ReadRun(dir)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return exitcode.New(exitcode.Usage, "no run to resume in this repository (%s): start one with gh specstack run", stack.RunLedgerPath(dir))
 			}
 			return drive(c, env, s, doc, dir)
 		},
 	}
+}
+
+// recordedRun reads the run in the repository's ledger and its folder; no
+// run is a usage error (exit 2) opening with none, which says what the
+// command found nothing to do.
+func recordedRun(c *cli.Context, none string) (*stack.RunDoc, string, error) {
+	dir, err := ledgerDir(c)
+	if err != nil {
+		return nil, "", err
+	}
+	doc, ok, err := stack.ReadRun(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	if !ok {
+		return nil, "", exitcode.New(exitcode.Usage, "%s (%s): start one with gh specstack run SPEC --worker CMD --yes", none, stack.RunLedgerPath(dir))
+	}
+	return doc, dir, nil
 }

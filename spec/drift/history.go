@@ -170,15 +170,9 @@ func (h *jjHistory) Movers(ctx context.Context, paths []string) (map[string]Comm
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]Commit{}
-	for _, t := range ts {
-		for _, p := range t.Paths {
-			if _, ok := out[p]; !ok {
-				out[p] = Commit{ID: t.CommitID, ChangeID: t.ChangeID, Summary: t.Description}
-			}
-		}
-	}
-	return out, nil
+	return newestMovers(len(ts), func(i int) (Commit, []string) {
+		return Commit{ID: ts[i].CommitID, ChangeID: ts[i].ChangeID, Summary: ts[i].Description}, ts[i].Paths
+	}), nil
 }
 
 // Current is @'s parent when @ leaves the paths alone (a revision that
@@ -243,15 +237,9 @@ func (h *gitHistory) Movers(ctx context.Context, paths []string) (map[string]Com
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]Commit{}
-	for _, t := range ts {
-		for _, p := range t.Paths {
-			if _, ok := out[p]; !ok {
-				out[p] = Commit{ID: t.SHA, Summary: t.Subject}
-			}
-		}
-	}
-	return out, nil
+	return newestMovers(len(ts), func(i int) (Commit, []string) {
+		return Commit{ID: ts[i].SHA, Summary: ts[i].Subject}, ts[i].Paths
+	}), nil
 }
 
 // Current is HEAD when every path holds HEAD's bytes, else "" (a commit
@@ -269,6 +257,21 @@ func (h *gitHistory) Current(ctx context.Context, paths []string) (string, error
 		return "", err
 	}
 	return head, nil
+}
+
+// newestMovers maps each path to the first revision naming it in a
+// newest-first list: the newest that changed it.
+func newestMovers(n int, at func(int) (Commit, []string)) map[string]Commit {
+	out := map[string]Commit{}
+	for i := 0; i < n; i++ {
+		c, paths := at(i)
+		for _, p := range paths {
+			if _, ok := out[p]; !ok {
+				out[p] = c
+			}
+		}
+	}
+	return out
 }
 
 type adder struct{ rev, parent string }

@@ -1,0 +1,317 @@
+package openspeccli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/ledger"
+	"github.com/specstack/specstack/internal/osapply"
+	"github.com/specstack/specstack/internal/plural"
+)
+
+// pipelineFlags are apply's multi-change flags.
+func pipelineFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "select", Usage: "pipeline members by `SELECTOR`: a glob over change names and/or status=no-tasks|in-progress|complete, comma-joined (both must match); repeatable (either matches)"},
+		&cli.StringSliceFlag{Name: "after", Usage: "`C:D`: change C lands after change D, stacked on it (repeatable)"},
+		&cli.IntFlag{Name: "max-parallel", Value: 2, Usage: "pipeline: at most `N` members (or stacks) at once"},
+	}
+}
+
+// pipelineAsked reports whether the call names a pipeline: several
+// changes, a selector or a dependency.
+func pipelineAsked(c *cli.Context, args []string) bool {
+	return len(args) > 1 || len(c.StringSlice("select")) > 0 || len(c.StringSlice("after")) > 0
+}
+
+// runPipeline resolves, filters, gates and confirms the pipeline, then
+// runs it under the project lock: two or more members a pipeline, one the
+// single-change apply, none exit 6.
+func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Request) error {
+	if c.Bool("dry-run") || c.String("from-preview") != "" {
+		return exitcode.New(exitcode.Usage, "apply: --dry-run and --from-preview take one change, not a pipeline")
+	}
+	preq := osapply.PipelineRequest{Names: args, Apply: req, MaxParallel: c.Int("max-parallel")}
+	for _, sel := range c.StringSlice("select") {
+		x, err := osapply.ParseSelector(sel)
+		if err != nil {
+			return err
+		}
+		preq.Selectors = append(preq.Selectors, x)
+	}
+	for _, a := range c.StringSlice("after") {
+		d, err := osapply.ParseAfter(a)
+		if err != nil {
+			return err
+		}
+		preq.After = append(preq.After, d)
+	}
+	if req.Worker == "" {
+		return exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	}
+	if len(req.Verify) == 0 && !req.NoVerify {
+		return exitcode.New(exitcode.Usage, "no verify command: the verify gate cannot pass without one; give --verify CMD (or [openspec] verify), or --no-verify to archive unverified")
+	}
+	if err := refuseUnfinished(s); err != nil {
+		return err
+	}
+	// Pipeline members do not inherit --yes (it confirms the set here).
+	preq.Apply.Yes = false
+	plan, err := osapply.PlanPipeline(c.Context, s.env, preq)
+	if err != nil {
+		return err
+	}
+	errw := cliapp.Stderr(c)
+	for _, x := range plan.Supply.Excluded {
+		fmt.Fprintf(errw, "apply: excluded %s: %s\n", x.Change, x.Reason)
+	}
+	switch len(plan.Supply.Members) {
+	case 0:
+		var notes []string
+		for _, x := range plan.Supply.Excluded {
+			notes = append(notes, x.Change+": "+x.Reason)
+		}
+		if len(notes) == 0 {
+			notes = append(notes, "no change matched")
+		}
+		return exitcode.New(exitcode.Invalid, "apply: no apply-ready change in the pipeline (%s)", strings.Join(notes, "; "))
+	case 1:
+		one := plan.Supply.Members[0]
+		fmt.Fprintf(errw, "apply: one apply-ready change (%s): the single-change apply\n", one)
+		req.Change = one
+		res, err := osapply.Apply(c.Context, s.env, req)
+		if res != nil {
+			if eerr := cliapp.Emit(c, res, func(w io.Writer) error { return writeApply(w, res) }); eerr != nil && err == nil {
+				err = eerr
+			}
+		}
+		return err
+	}
+	for _, n := range plan.Layout.Notes {
+		fmt.Fprintf(errw, "apply: %s\n", n)
+	}
+	writePipelinePlan(errw, plan)
+	if !c.Bool("yes") {
+		if !cliapp.CanPrompt(c) {
+			return exitcode.New(exitcode.NeedsChoice, "apply: a pipeline of %d changes (%d workspaces): re-run with --yes to start it", len(plan.Supply.Members), plan.Width())
+		}
+		ok, err := cliapp.Confirm(c, "start the pipeline?")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return exitcode.New(exitcode.NeedsChoice, "apply: pipeline not started (declined)")
+		}
+	}
+	lock, err := ledger.Acquire(s.env.Dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	if err := refuseUnfinished(s); err != nil {
+		return err
+	}
+	res, err := osapply.StartPipeline(c.Context, s.env, plan, preq)
+	return emitPipeline(c, res, err)
+}
+
+// refuseUnfinished refuses a new run while an apply or a pipeline is
+// unfinished in the ledger.
+func refuseUnfinished(s *applySession) error {
+	if p, err := osapply.UnfinishedPipeline(s.env.Dir); err != nil || p != nil {
+		if err != nil {
+			return err
+		}
+		return exitcode.New(exitcode.NeedsChoice, "an unfinished pipeline (run %s) is in the ledger: `jj openspec apply` resumes it, `jj openspec apply --abort` ends it", p.RunID)
+	}
+	if p, _, err := osapply.Unfinished(s.env.Dir); err != nil || p != nil {
+		if err != nil {
+			return err
+		}
+		return exitcode.New(exitcode.NeedsChoice, "an unfinished apply of change %q (run %s) is in the ledger: `jj openspec apply %s` resumes it, `jj openspec apply --abort` undoes it", p.Change, p.RunID, p.Change)
+	}
+	return nil
+}
+
+// resumePipeline continues the unfinished pipeline p.
+func resumePipeline(c *cli.Context, s *applySession, p *osapply.PipelineRun) error {
+	lock, err := ledger.Acquire(s.env.Dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	if w := c.String("worker"); w != "" {
+		p.Request.Worker = w
+	}
+	fmt.Fprintf(cliapp.Stderr(c), "apply: resuming pipeline %s\n", p.RunID)
+	res, err := osapply.RunPipeline(c.Context, s.env, p)
+	return emitPipeline(c, res, err)
+}
+
+func emitPipeline(c *cli.Context, res *osapply.PipelineResult, err error) error {
+	if res == nil {
+		return err
+	}
+	if eerr := cliapp.Emit(c, res, func(w io.Writer) error { return writePipeline(w, res) }); eerr != nil && err == nil {
+		err = eerr
+	}
+	return err
+}
+
+func writePipelinePlan(w io.Writer, p *osapply.PipelinePlan) {
+	fmt.Fprintf(w, "apply: pipeline of %d changes, %d workspaces:\n", len(p.Supply.Members), p.Width())
+	for _, m := range p.Layout.Independent {
+		fmt.Fprintf(w, "  %s (independent; %s)\n", m, plural.Count(p.Supply.Width[m], "worker workspace", "worker workspaces"))
+	}
+	for _, st := range p.Layout.Stacks {
+		for k, m := range st {
+			fmt.Fprintf(w, "  %s (stacked %d of %d; %s)\n", m, k+1, len(st), plural.Count(p.Supply.Width[m], "worker workspace", "worker workspaces"))
+		}
+	}
+	for _, b := range p.Layout.Blocked {
+		fmt.Fprintf(w, "  %s (not run: %s)\n", b.Change, b.Reason)
+	}
+}
+
+// writePipeline prints the summary: one line per member, then the
+// stacks, exclusions and cycles.
+func writePipeline(w io.Writer, r *osapply.PipelineResult) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pipeline %s\n", r.RunID)
+	for _, m := range r.Members {
+		state := m.Outcome
+		if m.Outcome == osapply.OutcomeStacked {
+			state = fmt.Sprintf("stacked %d of %d", m.Position, m.Of)
+		}
+		if m.Reason != "" {
+			state += " (" + m.Reason + ")"
+		}
+		pr := "no PR"
+		if m.PR != nil {
+			pr = fmt.Sprintf("PR #%d %s", m.PR.Number, m.PR.URL)
+		}
+		fmt.Fprintf(&b, "%s: %s; bookmark %s; %s; verify %s", m.Change, state, m.Bookmark, pr, m.Verify)
+		if len(m.Unticked) > 0 {
+			fmt.Fprintf(&b, "; unticked: %s", strings.Join(m.Unticked, ", "))
+		}
+		if m.Workspace != "" {
+			fmt.Fprintf(&b, "; workspace kept: %s", m.Workspace)
+		}
+		b.WriteString("\n")
+	}
+	for _, s := range r.Stacks {
+		if s.Reason != "" {
+			fmt.Fprintf(&b, "stack %s: not registered (%s)\n", strings.Join(s.Members, " <- "), s.Reason)
+			continue
+		}
+		if s.Error != "" {
+			fmt.Fprintf(&b, "stack %s: not registered: %s\n", strings.Join(s.Members, " <- "), s.Error)
+			continue
+		}
+		fmt.Fprintf(&b, "stack %s: %s (%s)\n", strings.Join(s.Members, " <- "), s.Action, s.Mode)
+	}
+	for _, x := range r.Excluded {
+		fmt.Fprintf(&b, "excluded %s: %s\n", x.Change, x.Reason)
+	}
+	for _, x := range r.Blocked {
+		fmt.Fprintf(&b, "not run %s: %s\n", x.Change, x.Reason)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// pipelineNewer reports whether the ledger's pipeline record is newer
+// than its single apply's plan (status, log and abort show the newer).
+func pipelineNewer(dir string) (*osapply.PipelineRun, bool, error) {
+	p, ok, err := osapply.ReadPipeline(dir)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	pi, err := os.Stat(dir + "/" + osapply.PipelineFile)
+	if err != nil {
+		return nil, false, err
+	}
+	if ai, err := os.Stat(dir + "/" + osapply.PlanFile); err == nil && ai.ModTime().After(pi.ModTime()) {
+		return p, false, nil
+	}
+	return p, true, nil
+}
+
+func emitPipelineStatus(c *cli.Context, p *osapply.PipelineRun) error {
+	res := osapply.ReportPipeline(p)
+	return cliapp.Emit(c, res, func(w io.Writer) error {
+		state := "unfinished"
+		if p.Aborted {
+			state = "aborted"
+		} else if res.Landed() {
+			state = "landed"
+		}
+		fmt.Fprintf(w, "pipeline %s: %s\n", p.RunID, state)
+		return writePipeline(w, res)
+	})
+}
+
+// pipelineMode is --status, --log or --abort of the ledger's pipeline.
+func pipelineMode(c *cli.Context, s *applySession, p *osapply.PipelineRun) error {
+	switch {
+	case c.Bool("status"):
+		return emitPipelineStatus(c, p)
+	case c.Bool("log"):
+		return emitPipelineLog(c, p)
+	}
+	lock, err := ledger.Acquire(s.env.Dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	p, err = osapply.AbortPipeline(c.Context, s.env)
+	if err != nil {
+		return err
+	}
+	return cliapp.Emit(c, p, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "pipeline %s aborted: members not landed have no workspaces left; landed members keep their bookmarks and pull requests\n", p.RunID)
+		return err
+	})
+}
+
+// PipelineLogView is one member's run log in `apply --log --json`.
+type PipelineLogView struct {
+	Change    string         `json:"change"`
+	LedgerDir string         `json:"ledger_dir"`
+	Run       *engine.RunLog `json:"run"`
+}
+
+func emitPipelineLog(c *cli.Context, p *osapply.PipelineRun) error {
+	var views []PipelineLogView
+	for _, m := range p.Members {
+		v := PipelineLogView{Change: m.Change, LedgerDir: m.Dir}
+		d, ok, err := engine.Load(m.Dir)
+		if err != nil {
+			return err
+		}
+		if ok {
+			v.Run = engine.BuildLog(d)
+		}
+		views = append(views, v)
+	}
+	return cliapp.Emit(c, views, func(w io.Writer) error {
+		for _, v := range views {
+			fmt.Fprintf(w, "== %s\n", v.Change)
+			if v.Run == nil {
+				fmt.Fprintln(w, "not started")
+				continue
+			}
+			if err := v.Run.Text(w); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

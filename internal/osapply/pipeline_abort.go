@@ -1,0 +1,66 @@
+package osapply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// AbortPipeline ends the pipeline in env's ledger: the workspaces of the
+// members that did not land (their own and their workers') are forgotten
+// and removed, and the run is recorded as aborted. Landed members, their
+// bookmarks and pull requests stay; nothing is restored, since other
+// members' landings came after any one member's start. The caller holds
+// the project lock.
+func AbortPipeline(ctx context.Context, env *Env) (*PipelineRun, error) {
+	p, ok, err := ReadPipeline(env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || p.Aborted {
+		return nil, exitcode.New(exitcode.Usage, "no unfinished pipeline in the ledger (%s)", env.Dir)
+	}
+	live := map[string]bool{}
+	wss, err := env.Repo.Workspaces(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list the workspaces: %w", err)
+	}
+	for _, w := range wss {
+		live[w.Name] = true
+	}
+	var errs []error
+	drop := func(name, path string) {
+		if name != "" && live[name] {
+			if err := env.Repo.WorkspaceForget(ctx, name); err != nil {
+				errs = append(errs, fmt.Errorf("forget workspace %s: %w", name, err))
+				return
+			}
+		}
+		if path != "" {
+			if err := os.RemoveAll(path); err != nil {
+				errs = append(errs, fmt.Errorf("remove %s: %w", path, err))
+			}
+		}
+	}
+	for _, m := range p.Members {
+		if o := outcomeOf(m); o.Outcome == OutcomeLanded || o.Outcome == OutcomeStacked {
+			continue
+		}
+		if d, ok, err := engine.Load(m.Dir); err == nil && ok {
+			for _, t := range engine.Fold(d).Tasks {
+				drop(t.Workspace, t.Path)
+			}
+		}
+		drop(m.Workspace, m.Path)
+		fmt.Fprintf(env.Out, "pipeline: %s not landed: its workspaces removed\n", m.Change)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return p, err
+	}
+	p.Aborted = true
+	return p, writePipeline(env.Dir, p)
+}

@@ -1,0 +1,745 @@
+package osapply
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/ledger"
+	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/jjx"
+	"github.com/specstack/specstack/spec"
+	"github.com/specstack/specstack/stack"
+)
+
+// PipelineFile is the pipeline's record beside the engine's ledger; each
+// member's own apply run lives in PipelineDir/<change>/.
+const (
+	PipelineFile = "pipeline.toml"
+	pipelineDir  = "pipeline"
+)
+
+// PipelineRequest is a multi-change `jj openspec apply`.
+type PipelineRequest struct {
+	Names     []string
+	Selectors []Selector
+	After     []Dep
+	// Apply is every member's apply request (its Change is set per
+	// member).
+	Apply       Request
+	MaxParallel int
+}
+
+// PipelinePlan is what a pipeline will do, resolved before anything is
+// dispatched.
+type PipelinePlan struct {
+	Supply Supply
+	Layout Layout
+}
+
+// Width is the number of workspaces the pipeline provisions: one per
+// member, and each member's worker workspaces.
+func (p *PipelinePlan) Width() int {
+	n := 0
+	for _, m := range p.Runnable() {
+		n += 1 + p.Supply.Width[m]
+	}
+	return n
+}
+
+// Runnable lists the members that will run: independent ones, then the
+// stacks bottom first.
+func (p *PipelinePlan) Runnable() []string {
+	out := slices.Clone(p.Layout.Independent)
+	for _, s := range p.Layout.Stacks {
+		out = append(out, s...)
+	}
+	return out
+}
+
+// PlanPipeline resolves the supply, filters it and arranges the members:
+// it reads only, changes nothing.
+func PlanPipeline(ctx context.Context, env *Env, req PipelineRequest) (*PipelinePlan, error) {
+	cands, err := Candidates(env.Root, req.Names, req.Selectors)
+	if err != nil {
+		return nil, err
+	}
+	sup := Filter(ctx, env, cands, req.Apply)
+	deps := slices.Clone(req.After)
+	for _, m := range sup.Members {
+		ds, err := ProposalDeps(env.Root, m)
+		if err != nil {
+			return nil, err
+		}
+		deps = append(deps, ds...)
+	}
+	return &PipelinePlan{Supply: sup, Layout: Arrange(sup.Members, deps)}, nil
+}
+
+// PipelineRun is the pipeline's ledger record: written atomically when it
+// starts and whenever a member's workspace is made.
+type PipelineRun struct {
+	Version     int         `toml:"version" json:"-"`
+	RunID       string      `toml:"run_id" json:"run_id"`
+	Request     Request     `toml:"request" json:"-"`
+	MaxParallel int         `toml:"max_parallel" json:"max_parallel"`
+	Layout      Layout      `toml:"layout" json:"layout"`
+	Excluded    []Exclusion `toml:"excluded,omitempty" json:"excluded"`
+	Members     []*Member   `toml:"members" json:"members"`
+	Aborted     bool        `toml:"aborted,omitempty" json:"aborted,omitempty"`
+}
+
+// Member is one change of the pipeline.
+type Member struct {
+	Change string `toml:"change" json:"change"`
+	// Stack is the 1-based stack the member is in (0: independent), at
+	// Position (1: the bottom) of Of.
+	Stack    int    `toml:"stack,omitempty" json:"stack,omitempty"`
+	Position int    `toml:"position,omitempty" json:"position,omitempty"`
+	Of       int    `toml:"of,omitempty" json:"of,omitempty"`
+	Below    string `toml:"below,omitempty" json:"below,omitempty"`
+	Dir      string `toml:"dir" json:"ledger_dir"`
+	// ProposalRev is the commit holding the change's artifacts when the
+	// pipeline started.
+	ProposalRev string `toml:"proposal_rev" json:"proposal_rev"`
+	Workspace   string `toml:"workspace,omitempty" json:"workspace,omitempty"`
+	Path        string `toml:"path,omitempty" json:"path,omitempty"`
+	// Base is the commit the member's workspace was made on.
+	Base string `toml:"base,omitempty" json:"base,omitempty"`
+}
+
+// ReadPipeline reads the pipeline record of ledger directory dir.
+func ReadPipeline(dir string) (*PipelineRun, bool, error) {
+	var p PipelineRun
+	err := ledger.ReadFile(filepath.Join(dir, PipelineFile), &p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return &p, true, nil
+}
+
+func writePipeline(dir string, p *PipelineRun) error {
+	p.Version = 1
+	return ledger.WriteFile(filepath.Join(dir, PipelineFile), p)
+}
+
+// UnfinishedPipeline returns the pipeline of dir when it is neither
+// aborted nor has every runnable member landed.
+func UnfinishedPipeline(dir string) (*PipelineRun, error) {
+	p, ok, err := ReadPipeline(dir)
+	if err != nil || !ok || p.Aborted {
+		return nil, err
+	}
+	for _, m := range p.Members {
+		if o := outcomeOf(m); o.Outcome != OutcomeLanded && o.Outcome != OutcomeStacked {
+			return p, nil
+		}
+	}
+	return nil, nil
+}
+
+// Outcomes of a member.
+const (
+	OutcomeLanded  = "landed"
+	OutcomeStacked = "stacked"
+	OutcomeFailed  = "failed"
+	OutcomeBlocked = "blocked" // not run: a dependency failed or is in a cycle
+	// OutcomeConflicted: the member's integration halted on conflicts
+	// that no marker rule (tasks.md ticks) resolves.
+	OutcomeConflicted = "conflicted"
+	OutcomePending    = "pending" // not run yet (a resumed pipeline runs it)
+)
+
+// MemberReport is one change's line of the pipeline's summary.
+type MemberReport struct {
+	Change   string   `json:"change"`
+	Outcome  string   `json:"outcome"`
+	Position int      `json:"position,omitempty"`
+	Of       int      `json:"of,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+	Phase    string   `json:"phase,omitempty"`
+	Bookmark string   `json:"bookmark"`
+	Commit   string   `json:"commit,omitempty"`
+	PR       *PRView  `json:"pr,omitempty"`
+	Verify   string   `json:"verify"` // passed, failed or not-run
+	Unticked []string `json:"unticked"`
+	// Workspace is kept for a member that did not land.
+	Workspace string `json:"workspace,omitempty"`
+}
+
+// StackReport is a stitched stack's registration through the stack layer.
+type StackReport struct {
+	Members []string `json:"members"`
+	Mode    string   `json:"mode,omitempty"` // native or chain
+	Stack   int      `json:"stack,omitempty"`
+	Action  string   `json:"action,omitempty"`
+	// Reason says why a stack was not registered (Action "none").
+	Reason string `json:"reason,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// PipelineResult is the pipeline's summary, printed once.
+type PipelineResult struct {
+	RunID    string         `json:"run_id"`
+	Members  []MemberReport `json:"members"`
+	Excluded []Exclusion    `json:"excluded"`
+	Blocked  []Exclusion    `json:"blocked"`
+	Cycles   [][]string     `json:"cycles"`
+	Stacks   []StackReport  `json:"stacks"`
+	Notes    []string       `json:"notes"`
+}
+
+// Landed reports whether every member that could run landed.
+func (r *PipelineResult) Landed() bool {
+	for _, m := range r.Members {
+		if m.Outcome != OutcomeLanded && m.Outcome != OutcomeStacked {
+			return false
+		}
+	}
+	return true
+}
+
+// StartPipeline records a new pipeline run of plan in env's ledger and
+// runs it. The caller holds the project lock (env.Dir).
+func StartPipeline(ctx context.Context, env *Env, plan *PipelinePlan, req PipelineRequest) (*PipelineResult, error) {
+	if req.Apply.Worker == "" {
+		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	}
+	id := make([]byte, 4)
+	if _, err := rand.Read(id); err != nil {
+		return nil, err
+	}
+	run := &PipelineRun{RunID: hex.EncodeToString(id), Request: req.Apply, MaxParallel: req.MaxParallel,
+		Layout: plan.Layout, Excluded: plan.Supply.Excluded}
+	run.Request.Change = ""
+	revs, err := proposalRevs(ctx, env, plan.Runnable())
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range plan.Layout.Independent {
+		run.Members = append(run.Members, &Member{Change: m})
+	}
+	for i, s := range plan.Layout.Stacks {
+		for k, m := range s {
+			mb := &Member{Change: m, Stack: i + 1, Position: k + 1, Of: len(s)}
+			if k > 0 {
+				mb.Below = s[k-1]
+			}
+			run.Members = append(run.Members, mb)
+		}
+	}
+	for _, m := range run.Members {
+		m.ProposalRev = revs[m.Change]
+		m.Dir = filepath.Join(env.Dir, pipelineDir, run.RunID, m.Change)
+	}
+	if err := writePipeline(env.Dir, run); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(env.Out, "pipeline: run %s, %s\n", run.RunID, plural.Count(len(run.Members), "member", "members"))
+	return RunPipeline(ctx, env, run)
+}
+
+// proposalRevs finds, for each member, the newest revision of ::@ that
+// touched its change folder: the revision its workspace starts from. A
+// change whose artifacts are only in @ (uncommitted) is refused: @ is the
+// orchestrating workspace's, not a member's.
+func proposalRevs(ctx context.Context, env *Env, members []string) (map[string]string, error) {
+	at, err := env.Repo.One(ctx, "@")
+	if err != nil {
+		return nil, fmt.Errorf("read @ of %s: %w", env.Repo.Root, err)
+	}
+	out := map[string]string{}
+	for _, m := range members {
+		dir, err := repoRel(env, env.Root.ChangeDir(m))
+		if err != nil {
+			return nil, err
+		}
+		added, err := env.Repo.AddedUnder(ctx, dir)
+		if err != nil {
+			return nil, fmt.Errorf("find the revision of change %s's artifacts: %w", m, err)
+		}
+		if len(added) == 0 {
+			return nil, exitcode.New(exitcode.NeedsChoice, "change %s: no revision of ::@ holds its artifacts (%s); commit them first", m, dir)
+		}
+		if added[0].CommitID == at.CommitID {
+			return nil, exitcode.New(exitcode.NeedsChoice, "change %s: its artifacts have uncommitted edits in @ (%s): a pipeline starts each member from a revision; commit them first (`jj commit -m \"docs(openspec): %s change artifacts\"`), then re-run", m, dir, m)
+		}
+		out[m] = added[0].CommitID
+	}
+	return out, nil
+}
+
+func repoRel(env *Env, p string) (string, error) {
+	rel, err := filepath.Rel(env.Repo.Root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", exitcode.New(exitcode.Usage, "%s is not inside the jj workspace %s", p, env.Repo.Root)
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// RunPipeline runs (or resumes) every member of run: independent members
+// and stacks concurrently up to run.MaxParallel, each stack's members one
+// after another, each member an ordinary apply in its own workspace. It
+// returns the summary; the error is non-nil when a member did not land
+// or a cycle blocked members.
+func RunPipeline(ctx context.Context, env *Env, run *PipelineRun) (*PipelineResult, error) {
+	var jobs [][]*Member
+	stacks := map[int]int{}
+	for _, m := range run.Members {
+		if m.Stack == 0 {
+			jobs = append(jobs, []*Member{m})
+			continue
+		}
+		if i, ok := stacks[m.Stack]; ok {
+			jobs[i] = append(jobs[i], m)
+			continue
+		}
+		stacks[m.Stack] = len(jobs)
+		jobs = append(jobs, []*Member{m})
+	}
+	par := run.MaxParallel
+	if par < 1 {
+		par = 1
+	}
+	pr := &pipelineRunner{env: env, run: run, out: &lockedWriter{w: env.Out}}
+	reports := map[string]*MemberReport{}
+	stackReports := make([]*StackReport, len(jobs))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, par)
+	for ji, job := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			var below *MemberReport
+			for _, m := range job {
+				var rep *MemberReport
+				switch {
+				case below != nil && below.Outcome != OutcomeStacked:
+					rep = pr.report(m)
+					if rep.Outcome == OutcomePending {
+						rep.Outcome, rep.Reason = OutcomeBlocked, fmt.Sprintf("stacked on %s, which did not land", below.Change)
+					}
+				default:
+					rep = pr.member(ctx, m, below)
+				}
+				mu.Lock()
+				reports[m.Change] = rep
+				mu.Unlock()
+				below = rep
+			}
+			if len(job) > 1 {
+				stackReports[ji] = pr.link(ctx, job, reports, &mu)
+			}
+		}()
+	}
+	wg.Wait()
+	res := &PipelineResult{RunID: run.RunID, Excluded: run.Excluded, Blocked: run.Layout.Blocked,
+		Cycles: run.Layout.Cycles, Notes: run.Layout.Notes}
+	for _, m := range run.Members {
+		res.Members = append(res.Members, *reports[m.Change])
+	}
+	for _, s := range stackReports {
+		if s != nil {
+			res.Stacks = append(res.Stacks, *s)
+		}
+	}
+	return res, pipelineErr(res, run.Layout)
+}
+
+// pipelineErr is nil when every member landed; else it names the members
+// that did not (and the cycles).
+func pipelineErr(res *PipelineResult, l Layout) error {
+	var bad []string
+	for _, m := range res.Members {
+		if m.Outcome != OutcomeLanded && m.Outcome != OutcomeStacked {
+			bad = append(bad, fmt.Sprintf("%s (%s: %s)", m.Change, m.Outcome, m.Reason))
+		}
+	}
+	var errs []error
+	if err := l.CycleError(); err != nil {
+		errs = append(errs, err)
+	}
+	if len(bad) > 0 {
+		errs = append(errs, exitcode.New(exitcode.Failure, "pipeline: %s did not land: %s; their workspaces are kept; fix them and re-run `jj openspec apply` to resume, or `jj openspec apply --abort`", plural.Count(len(bad), "member", "members"), strings.Join(bad, "; ")))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return exitcode.Wrap(exitcode.Failure, errors.Join(errs...))
+}
+
+type pipelineRunner struct {
+	env  *Env
+	run  *PipelineRun
+	out  *lockedWriter
+	save sync.Mutex
+}
+
+// memberEnv is the apply environment of member m: its workspace, the
+// project inside it, its own ledger directory.
+func (pr *pipelineRunner) memberEnv(m *Member) (*Env, error) {
+	rel, err := filepath.Rel(pr.env.Repo.Root, pr.env.Root.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Env{
+		Repo:    pr.env.Repo.At(m.Path),
+		Root:    spec.Root{Dir: filepath.Join(m.Path, rel), Bound: m.Path},
+		Dir:     m.Dir,
+		Journal: filepath.Join(m.Dir, "archive-journal"),
+		Out:     &prefixWriter{w: pr.out, prefix: "[" + m.Change + "] "},
+		Markers: pr.env.Markers,
+	}, nil
+}
+
+// member runs (or resumes) one member's apply; below is the member it is
+// stacked on (nil: independent or the bottom).
+func (pr *pipelineRunner) member(ctx context.Context, m *Member, below *MemberReport) *MemberReport {
+	if rep := pr.report(m); rep.Outcome == OutcomeLanded || rep.Outcome == OutcomeStacked {
+		pr.release(ctx, m) // landed before a resume (killed before its release)
+		return rep
+	}
+	fail := func(err error) *MemberReport {
+		rep := pr.report(m)
+		rep.Outcome, rep.Reason = OutcomeFailed, firstLine(err.Error())
+		rep.Workspace = m.Path
+		fmt.Fprintf(pr.out, "pipeline: %s failed: %s\n", m.Change, rep.Reason)
+		return rep
+	}
+	if err := pr.workspace(ctx, m, below); err != nil {
+		return fail(err)
+	}
+	menv, err := pr.memberEnv(m)
+	if err != nil {
+		return fail(err)
+	}
+	req := pr.run.Request
+	req.Change = m.Change
+	if below != nil {
+		req.PRBase = below.Bookmark
+	}
+	_, err = Apply(ctx, menv, req)
+	rep := pr.report(m)
+	if err != nil {
+		rep = fail(err)
+		return rep
+	}
+	if rep.Outcome == OutcomeLanded || rep.Outcome == OutcomeStacked {
+		pr.release(ctx, m)
+	}
+	return rep
+}
+
+// workspace makes member m's workspace when its apply has not started
+// (again, when a killed pipeline left one half made): on its proposal
+// revision, or, stacked, on the landed member below with the change's
+// folder restored from its proposal revision.
+func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *MemberReport) error {
+	if _, ok, err := ReadPlan(m.Dir); err != nil || ok {
+		if ok && m.Path != "" {
+			if _, err := os.Stat(m.Path); err == nil {
+				return nil // the apply resumes in it
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	repo := pr.env.Repo
+	name := "openspec-pipe-" + pr.run.RunID + "-" + Slug(m.Change)
+	if m.Path != "" {
+		if wss, err := repo.Workspaces(ctx); err == nil {
+			for _, w := range wss {
+				if w.Name == name {
+					if err := repo.WorkspaceForget(ctx, name); err != nil {
+						return fmt.Errorf("forget the half-made workspace %s: %w", name, err)
+					}
+				}
+			}
+		}
+		if err := os.RemoveAll(m.Path); err != nil {
+			return fmt.Errorf("remove the half-made workspace %s: %w", m.Path, err)
+		}
+	}
+	wsDir := pr.run.Request.WorkspacesDir
+	if wsDir == "" {
+		wsDir = engine.WorkspacesDir(repo.Root)
+	}
+	if err := os.MkdirAll(wsDir, 0o755); err != nil {
+		return fmt.Errorf("make the workspaces folder %s: %w", wsDir, err)
+	}
+	base := m.ProposalRev
+	restore := ""
+	if below != nil {
+		base = below.Commit
+		var err error
+		if restore, err = pr.stackedArtifacts(ctx, m, base); err != nil {
+			return err
+		}
+	}
+	// Recorded before it is made: a resume finds a half-made one.
+	if err := pr.saveRun(func() { m.Workspace, m.Path, m.Base = name, filepath.Join(wsDir, name), base }); err != nil {
+		return err
+	}
+	if err := repo.WorkspaceAdd(ctx, jjx.AddWorkspaceOptions{Name: name, Path: m.Path, Parents: []string{base}}); err != nil {
+		return fmt.Errorf("add workspace %s for change %s on %s: %w", name, m.Change, shortID(base), err)
+	}
+	fmt.Fprintf(pr.out, "pipeline: %s in workspace %s on %s\n", m.Change, m.Path, shortID(base))
+	engine.CrashPoint("pipeline-workspace")
+	if restore == "" {
+		return nil
+	}
+	if err := repo.At(m.Path).RestoreDir(ctx, m.ProposalRev, "@", restore); err != nil {
+		return fmt.Errorf("bring change %s's artifacts from %s onto %s: %w", m.Change, shortID(m.ProposalRev), m.Below, err)
+	}
+	return nil
+}
+
+// stackedArtifacts returns the change folder (repository path) to bring
+// from a stacked member's proposal revision onto base, the landed member
+// below: "" when base already holds that revision. Only the folder is
+// brought, so revisions of the proposal not below base that change
+// anything else are refused rather than dropped.
+func (pr *pipelineRunner) stackedArtifacts(ctx context.Context, m *Member, base string) (string, error) {
+	repo := pr.env.Repo
+	in, err := repo.Contained(ctx, m.ProposalRev, "::"+base)
+	if err != nil {
+		return "", fmt.Errorf("is %s below %s: %w", shortID(m.ProposalRev), shortID(base), err)
+	}
+	for _, yes := range in {
+		if yes {
+			return "", nil
+		}
+	}
+	dir, err := repoRel(pr.env, pr.env.Root.ChangeDir(m.Change))
+	if err != nil {
+		return "", err
+	}
+	own, err := repo.Log(ctx, "::"+m.ProposalRev+" ~ ::"+base)
+	if err != nil {
+		return "", fmt.Errorf("read the revisions of change %s's proposal not below %s: %w", m.Change, m.Below, err)
+	}
+	var outside []string
+	for _, c := range own {
+		fs, err := repo.Files(ctx, c.CommitID)
+		if err != nil {
+			return "", fmt.Errorf("read the files of %s: %w", shortID(c.CommitID), err)
+		}
+		for _, f := range fs {
+			if !strings.HasPrefix(f.Path, dir+"/") {
+				outside = append(outside, f.Path)
+			}
+		}
+	}
+	if len(outside) > 0 {
+		slices.Sort(outside)
+		return "", exitcode.New(exitcode.NeedsChoice, "change %s is stacked on %s, but its proposal revision %s (or one below it that %s lacks) also changes %s: only the change's folder is brought onto %s, nothing is dropped silently; rebase the proposal onto %s (`jj rebase -s %s -d %s`) or drop the dependency, then end this pipeline (`jj openspec apply --abort`) and start it again",
+			m.Change, m.Below, shortID(m.ProposalRev), m.Below, strings.Join(slices.Compact(outside), ", "), m.Below, m.Below, shortID(m.ProposalRev), "feat/"+Slug(m.Below))
+	}
+	return dir, nil
+}
+
+// release forgets a landed member's workspace (its commit stays, under
+// its bookmark) and removes its folder.
+func (pr *pipelineRunner) release(ctx context.Context, m *Member) {
+	if m.Workspace == "" {
+		return
+	}
+	wss, err := pr.env.Repo.Workspaces(ctx)
+	if err != nil || !slices.ContainsFunc(wss, func(w jjx.WorkspaceInfo) bool { return w.Name == m.Workspace }) {
+		return // gone already (or unreadable: left as it is)
+	}
+	if err := pr.env.Repo.WorkspaceForget(ctx, m.Workspace); err != nil {
+		fmt.Fprintf(pr.out, "pipeline: %s landed; forgetting its workspace %s failed (remove it by hand): %v\n", m.Change, m.Workspace, err)
+		return
+	}
+	_ = os.RemoveAll(m.Path)
+}
+
+// saveRun applies change to the run record and writes it, under the lock
+// that keeps concurrent members from writing (or reading) it at once.
+func (pr *pipelineRunner) saveRun(change func()) error {
+	pr.save.Lock()
+	defer pr.save.Unlock()
+	change()
+	return writePipeline(pr.env.Dir, pr.run)
+}
+
+// report reads what member m's own ledger says of it.
+func (pr *pipelineRunner) report(m *Member) *MemberReport {
+	r := outcomeOf(m)
+	return &r
+}
+
+func outcomeOf(m *Member) MemberReport {
+	rep := MemberReport{Change: m.Change, Outcome: OutcomePending, Position: m.Position, Of: m.Of,
+		Bookmark: "feat/" + Slug(m.Change), Verify: "not-run", Unticked: []string{}}
+	p, ok, err := ReadPlan(m.Dir)
+	if err != nil {
+		rep.Outcome, rep.Reason = OutcomeFailed, err.Error()
+		return rep
+	}
+	if !ok {
+		return rep
+	}
+	rep.Bookmark = p.Bookmark
+	d, ok, err := engine.Load(m.Dir)
+	if err != nil || !ok || d.Header.RunID != p.RunID {
+		return rep
+	}
+	t := tailOf(d)
+	rep.Phase = PhaseOf(d)
+	rep.Commit, rep.PR = t.Bookmarked, t.PR
+	switch {
+	case t.Archived != "" || t.Applied:
+		rep.Verify = "passed"
+	case t.VerifyRed:
+		rep.Verify = "failed"
+	}
+	if t.Applied {
+		rep.Outcome = OutcomeLanded
+		if m.Stack > 0 {
+			rep.Outcome = OutcomeStacked
+		}
+		return rep
+	}
+	if rep.Phase == PhaseWorkers && !engine.Fold(d).Complete && engine.Fold(d).Halted == "" {
+		rep.Workspace = m.Path
+		return rep // started, not finished: a resume continues it
+	}
+	rep.Outcome, rep.Reason, rep.Workspace = OutcomeFailed, rep.Phase, m.Path
+	if st := engine.Fold(d); st.Halted != "" {
+		var files []string
+		for _, ts := range st.Tasks {
+			files = append(files, ts.Conflict...)
+		}
+		if len(files) > 0 {
+			slices.Sort(files)
+			rep.Outcome = OutcomeConflicted
+			rep.Reason = "halted on conflicts no marker rule resolves (" + strings.Join(slices.Compact(files), ", ") + "): resolve them in its workspace, then resume"
+		} else {
+			rep.Reason = "halted: " + st.Halted
+		}
+	}
+	if t.Archived == "" && m.Path != "" {
+		root := spec.Root{Dir: m.Path, Bound: m.Path}
+		if fr, err := spec.FindRoot(m.Path); err == nil {
+			root.Dir = fr.Dir
+		}
+		if u := unticked(root, m.Change); u != nil {
+			rep.Unticked = u
+		}
+		if rep.Phase == "tail" && len(rep.Unticked) > 0 {
+			rep.Reason = "tasks not done block the archive: finish and tick them in its workspace, then resume"
+		}
+	}
+	return rep
+}
+
+// link registers a stack's landed members, bottom first, through the
+// stack layer (native when enabled, else a --base chain).
+func (pr *pipelineRunner) link(ctx context.Context, job []*Member, reports map[string]*MemberReport, mu *sync.Mutex) *StackReport {
+	sr := &StackReport{}
+	var items []string
+	mu.Lock()
+	for _, m := range job {
+		sr.Members = append(sr.Members, m.Change)
+		if r := reports[m.Change]; r.Outcome == OutcomeStacked && r.PR != nil {
+			items = append(items, r.Bookmark)
+		}
+	}
+	mu.Unlock()
+	switch {
+	case pr.run.Request.NoPush:
+		sr.Action, sr.Reason = "none", "--no-push"
+		return sr
+	case len(items) < 2:
+		sr.Action, sr.Reason = "none", "fewer than two of its members landed"
+		return sr
+	}
+	genv, err := stack.Connect(ctx, pr.env.Repo.Root, stack.ConnectOptions{})
+	if err == nil {
+		var lr *stack.LinkResult
+		lr, err = stack.Link(ctx, genv, stack.LinkRequest{Items: items}, pr.out)
+		if lr != nil {
+			sr.Mode, sr.Stack, sr.Action = lr.StackMode, lr.Stack, lr.StackAction
+		}
+	}
+	if err != nil {
+		sr.Error = err.Error()
+		fmt.Fprintf(pr.out, "pipeline: registering the stack %s failed: %v\n", strings.Join(items, " ← "), err)
+		return sr
+	}
+	fmt.Fprintf(pr.out, "pipeline: stack %s registered (%s)\n", strings.Join(items, " ← "), sr.Mode)
+	return sr
+}
+
+// ReportPipeline is the summary of run as its members' ledgers tell it
+// (status), without running anything.
+func ReportPipeline(run *PipelineRun) *PipelineResult {
+	res := &PipelineResult{RunID: run.RunID, Excluded: run.Excluded, Blocked: run.Layout.Blocked,
+		Cycles: run.Layout.Cycles, Notes: run.Layout.Notes}
+	for _, m := range run.Members {
+		res.Members = append(res.Members, outcomeOf(m))
+	}
+	return res
+}
+
+// lockedWriter serialises the members' progress lines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// prefixWriter starts every line with prefix.
+type prefixWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	prefix string
+	mid    bool
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var s strings.Builder
+	for _, c := range string(b) {
+		if !p.mid {
+			s.WriteString(p.prefix)
+			p.mid = true
+		}
+		s.WriteRune(c)
+		if c == '\n' {
+			p.mid = false
+		}
+	}
+	if _, err := io.WriteString(p.w, s.String()); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}

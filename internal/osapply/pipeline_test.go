@@ -1,0 +1,124 @@
+package osapply
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseSelector(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Selector
+		wantErr string
+	}{
+		{in: "add-*", want: Selector{Glob: "add-*"}},
+		{in: "status=in-progress", want: Selector{Status: "in-progress"}},
+		{in: "add-*,status=complete", want: Selector{Glob: "add-*", Status: "complete"}},
+		{in: "status=done", wantErr: `unknown status "done"`},
+		{in: "a*,b*", wantErr: "two globs"},
+		{in: "add-*,", wantErr: "an empty term"},
+		{in: "[", wantErr: "bad glob"},
+	}
+	for _, tt := range tests {
+		got, err := ParseSelector(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseSelector(%q) error = %v, want one containing %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseSelector(%q) = %+v, %v; want %+v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestParseAfter(t *testing.T) {
+	d, err := ParseAfter("b:a")
+	if err != nil || d.Change != "b" || d.On != "a" {
+		t.Fatalf("ParseAfter(b:a) = %+v, %v", d, err)
+	}
+	for _, bad := range []string{"b", "b:", ":a", "a:a", "a:b:c"} {
+		if _, err := ParseAfter(bad); err == nil {
+			t.Errorf("ParseAfter(%q) accepted", bad)
+		}
+	}
+}
+
+func TestArrange(t *testing.T) {
+	after := func(c, d string) Dep { return Dep{Change: c, On: d, From: "--after"} }
+	tests := []struct {
+		name        string
+		members     []string
+		deps        []Dep
+		independent []string
+		stacks      [][]string
+		cycles      [][]string
+		blocked     []string
+		notes       int
+	}{
+		{name: "independent", members: []string{"a", "b", "c"},
+			independent: []string{"a", "b", "c"}},
+		{name: "one stack, order by dependency", members: []string{"b", "a", "c"}, deps: []Dep{after("b", "a")},
+			independent: []string{"c"}, stacks: [][]string{{"a", "b"}}},
+		{name: "diamond is one linear stack", members: []string{"d", "c", "b", "a"},
+			deps:   []Dep{after("b", "a"), after("c", "a"), after("d", "b"), after("d", "c")},
+			stacks: [][]string{{"a", "c", "b", "d"}}},
+		{name: "cycle blocks its members and dependants", members: []string{"a", "b", "c", "d"},
+			deps:        []Dep{after("a", "b"), after("b", "a"), after("c", "a")},
+			independent: []string{"d"}, cycles: [][]string{{"a", "b"}}, blocked: []string{"a", "b", "c"}},
+		{name: "dependency outside the set is a note", members: []string{"a", "b"}, deps: []Dep{after("a", "z"), after("y", "a")},
+			independent: []string{"a", "b"}, notes: 2},
+		{name: "duplicate dependency counted once", members: []string{"a", "b"}, deps: []Dep{after("b", "a"), {Change: "b", On: "a", From: "proposal.md"}},
+			stacks: [][]string{{"a", "b"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := Arrange(tt.members, tt.deps)
+			if !reflect.DeepEqual(l.Independent, tt.independent) {
+				t.Errorf("independent = %v, want %v", l.Independent, tt.independent)
+			}
+			if !reflect.DeepEqual(l.Stacks, tt.stacks) {
+				t.Errorf("stacks = %v, want %v", l.Stacks, tt.stacks)
+			}
+			if !reflect.DeepEqual(l.Cycles, tt.cycles) {
+				t.Errorf("cycles = %v, want %v", l.Cycles, tt.cycles)
+			}
+			var blocked []string
+			for _, b := range l.Blocked {
+				blocked = append(blocked, b.Change)
+			}
+			if !reflect.DeepEqual(blocked, tt.blocked) {
+				t.Errorf("blocked = %v, want %v", blocked, tt.blocked)
+			}
+			if len(l.Notes) != tt.notes {
+				t.Errorf("notes = %q, want %d", l.Notes, tt.notes)
+			}
+			if (len(tt.cycles) > 0) != (l.CycleError() != nil) {
+				t.Errorf("CycleError() = %v with cycles %v", l.CycleError(), l.Cycles)
+			}
+		})
+	}
+	if err := Arrange([]string{"a", "b"}, []Dep{after("a", "b"), after("b", "a")}).CycleError(); err == nil || !strings.Contains(err.Error(), "a → b → a") {
+		t.Errorf("cycle error %v does not name a → b → a", err)
+	}
+}
+
+func TestDependsOnLine(t *testing.T) {
+	for line, want := range map[string]string{
+		"Depends on: add-a":              "add-a",
+		"**Depends on:** `add-a`, add-b": "`add-a`, add-b",
+		"- depends-on: add-a":            "add-a",
+		"Nothing depends on this":        "",
+	} {
+		m := dependsOn.FindStringSubmatch(line)
+		got := ""
+		if m != nil {
+			got = m[1]
+		}
+		if got != want {
+			t.Errorf("%q: got %q, want %q", line, got, want)
+		}
+	}
+}
