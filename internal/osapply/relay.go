@@ -271,6 +271,7 @@ func RelayGo(ctx context.Context, env *Env, req RelayGoRequest) (*RelayRecord, *
 		if rec.State == RelayParked {
 			rec.State, rec.Decided = RelayGoing, time.Now().UTC()
 		}
+		rec.Note = "" // a note of an earlier go is stale now
 		return writeRelay(env.Dir, rec)
 	})
 	if err != nil {
