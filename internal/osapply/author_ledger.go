@@ -180,3 +180,31 @@ func AuthorRuns(dir string) ([]AuthorStatus, error) {
 	slices.SortFunc(out, func(a, b AuthorStatus) int { return strings.Compare(a.Change, b.Change) })
 	return out, nil
 }
+
+// FinishedAuthor returns the result of change's authoring run when that
+// run finished (valid) after since: what a caller killed after the run
+// ended and before it took the result (relay's gate) takes again.
+func FinishedAuthor(dir, change string, since time.Time) (*AuthorResult, error) {
+	d, err := ReadAuthor(dir, change)
+	if err != nil || d == nil {
+		return nil, err
+	}
+	s := foldAuthor(d)
+	if s.Done == nil || s.Done.Status != "valid" || s.Drafted == nil || d.Header.Started.Before(since) {
+		return nil, nil
+	}
+	h, dr := d.Header, s.Drafted
+	res := &AuthorResult{Verb: h.Verb, Change: h.Change, Bookmark: h.Bookmark, Base: h.Base, Health: h.Health,
+		Commit: dr.Commit, Revision: dr.Revision, RevisionFrom: dr.RevisionFrom, ChangeID: dr.ChangeID,
+		Files: dr.Files, Valid: dr.Valid, Ready: dr.Ready, Issues: dr.Issues, Worker: s.Worker.Status}
+	if res.Issues == nil {
+		res.Issues = []spec.Issue{}
+	}
+	if p := s.Published; p != nil {
+		res.Published = p.Status
+		if p.PRURL != "" {
+			res.PR = &PRView{Number: p.PRNumber, URL: p.PRURL, Action: p.PRAction}
+		}
+	}
+	return res, nil
+}

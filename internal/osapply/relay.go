@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/spec"
@@ -192,8 +193,13 @@ func Relay(ctx context.Context, env *Env, req RelayRequest) (*RelayView, error) 
 	if err != nil {
 		return nil, err
 	}
-	res, aerr := Author(ctx, env, AuthorRequest{Verb: rec.Verb, Change: rec.Change, Idea: rec.Idea,
-		Worker: rec.Worker, Timeout: rec.Timeout, WorkspacesDir: req.WorkspacesDir})
+	// A relay killed after its propose finished takes that result again.
+	res, aerr := FinishedAuthor(env.Dir, rec.Change, rec.Started)
+	if res == nil && aerr == nil {
+		res, aerr = Author(ctx, env, AuthorRequest{Verb: rec.Verb, Change: rec.Change, Idea: rec.Idea,
+			Worker: rec.Worker, Timeout: rec.Timeout, WorkspacesDir: req.WorkspacesDir})
+	}
+	engine.CrashPoint("relay-drafted")
 	view := &RelayView{Relay: rec, Author: res}
 	err = underRelayLock(env.Dir, func() error {
 		if res != nil {
