@@ -2,9 +2,12 @@ package spec
 
 import (
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // changeScan is one walk of a change directory, made once for `list`:
@@ -15,10 +18,14 @@ import (
 // answered from it instead of one stat each, which on a project of
 // hundreds of changes is most of the command's system calls.
 type changeScan struct {
-	dir    string
-	names  map[string]bool     // every entry directly in dir
-	files  map[string]fileStat // the stat of each non-directory entry directly in dir
-	latest time.Time           // newest file mtime under dir; zero when it holds none
+	// wholeReads: the file system fills a directory read with every entry
+	// that fits (see wholeDirReads), so a read that leaves room for
+	// another entry was the last.
+	wholeReads bool
+	dir        string
+	names      map[string]bool     // every entry directly in dir
+	files      map[string]fileStat // the stat of each non-directory entry directly in dir
+	latest     time.Time           // newest file mtime under dir; zero when it holds none
 }
 
 // scanChange walks dir as OpenSpec's getLastModified does: directories
@@ -26,9 +33,10 @@ type changeScan struct {
 // cannot be is left out), a missing directory is skipped, an unreadable
 // one is an error. The walk itself is walkDir (one per platform).
 //
-// buf, of dirBufSize bytes, is where walkDir may read directory entries.
-func scanChange(dir string, buf []byte) (*changeScan, error) {
-	s := &changeScan{dir: dir, names: map[string]bool{}, files: map[string]fileStat{}}
+// buf, of dirBufSize bytes, is where walkDir may read directory entries;
+// wholeReads is wholeDirReads of the directory holding dir.
+func scanChange(dir string, buf []byte, wholeReads bool) (*changeScan, error) {
+	s := &changeScan{wholeReads: wholeReads, dir: dir, names: map[string]bool{}, files: map[string]fileStat{}}
 	if err := s.walkDir(dir, buf); err != nil {
 		return nil, fmt.Errorf("walk %q: %w", dir, err)
 	}
@@ -38,8 +46,13 @@ func scanChange(dir string, buf []byte) (*changeScan, error) {
 // dirBufSize is the size of the buffer a walk reads directories into.
 const dirBufSize = 8192
 
-// fileStat is what the scan keeps of a file directly in the change.
-type fileStat struct{ regular, dir bool }
+// fileStat is what the scan keeps of a file directly in the change: its
+// kind and, where the platform's walk reports them (Linux), its device
+// and inode (0 otherwise), so that reading it needs no second stat.
+type fileStat struct {
+	regular, dir bool
+	dev, ino     uint64
+}
 
 // found records one stat'ed entry of the walk: name directly in the
 // change when top.
@@ -71,6 +84,24 @@ func (s *changeScan) outputs(generates string) []string {
 		return []string{filepath.Join(s.dir, generates)}
 	}
 	return nil
+}
+
+// read reads path, a file directly in the change or not, as
+// regfile.Read does, without its stat when the walk saw the file: a
+// regular file it saw is read as that file (regfile.ReadSeen), one it did
+// not see is missing (an fs.ErrNotExist error).
+func (s *changeScan) read(path string) ([]byte, error) {
+	if s == nil || filepath.Dir(path) != s.dir {
+		return regfile.Read(path)
+	}
+	name := filepath.Base(path)
+	if !s.names[name] {
+		return nil, fmt.Errorf("stat %q: %w", path, &fs.PathError{Op: "stat", Path: path, Err: fs.ErrNotExist})
+	}
+	if fi, ok := s.files[name]; ok && fi.regular && fi.ino != 0 {
+		return regfile.ReadSeen(path, fi.dev, fi.ino)
+	}
+	return regfile.Read(path)
 }
 
 // hasMarkerFile is the first test of looksLikeChange: one of the files

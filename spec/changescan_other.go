@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 )
 
+// wholeDirReads is false: os.ReadDir reads every directory to its end.
+func wholeDirReads(string) bool { return false }
+
 // walkDir walks dir with os.ReadDir and os.Stat.
 func (s *changeScan) walkDir(dir string, _ []byte) error { return s.walk(dir, true) }
 

@@ -2,9 +2,11 @@ package spec
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -42,6 +44,14 @@ func walkLastModified(t *testing.T, dir string) time.Time {
 // their target, dangling links are left out, subdirectories are entered),
 // the entries directly in it and which of them are regular files.
 func TestScanChange(t *testing.T) {
+	// Both ways of finding a directory's end: read until a read returns
+	// nothing, and stop after a read that left room for another entry.
+	for _, whole := range []bool{false, true} {
+		t.Run(fmt.Sprintf("wholeReads=%v", whole), func(t *testing.T) { testScanChange(t, whole) })
+	}
+}
+
+func testScanChange(t *testing.T, whole bool) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "c")
 	writeFiles(t, dir, map[string]string{
@@ -90,7 +100,7 @@ func TestScanChange(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		s, err := scanChange(dir, buf)
+		s, err := scanChange(dir, buf, whole)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +108,7 @@ func TestScanChange(t *testing.T) {
 			t.Errorf("latest = %v, want %v", s.latest, want)
 		}
 	}
-	s, err := scanChange(dir, buf)
+	s, err := scanChange(dir, buf, whole)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +128,7 @@ func TestScanChange(t *testing.T) {
 		t.Errorf("files = %v, want %v", s.files, want)
 	}
 	for n, w := range want {
-		if s.files[n] != w {
+		if got := s.files[n]; got.regular != w.regular || got.dir != w.dir {
 			t.Errorf("files[%q] = %+v, want %+v", n, s.files[n], w)
 		}
 	}
@@ -145,9 +155,51 @@ func TestScanChange(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		s, err := scanChange(d, buf)
+		s, err := scanChange(d, buf, whole)
 		if err != nil || !s.latest.IsZero() || len(s.names) != 0 || s.hasMarkerFile() {
 			t.Errorf("scanChange(%s) = %+v, %v; want nothing found", d, s, err)
+		}
+	}
+}
+
+// TestScanChangeLargeDirectory: a directory whose entries take several
+// reads of the buffer is read whole either way.
+func TestScanChangeLargeDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	name := func(i int) string { return fmt.Sprintf("%03d-%s.md", i, strings.Repeat("x", 120)) }
+	const n = 400
+	files := map[string]string{}
+	for i := range n {
+		files[name(i)] = "x\n"
+	}
+	writeFiles(t, dir, files)
+	// Whichever entry a read returns last, its mtime must be seen.
+	newest := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i := range n {
+		at := newest.Add(-time.Duration(i) * time.Second)
+		if err := os.Chtimes(filepath.Join(dir, name(i)), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n*(19+len(name(0))+1) < 2*dirBufSize {
+		t.Fatalf("the directory fits in %d bytes: it must take several reads", dirBufSize)
+	}
+	buf := make([]byte, dirBufSize)
+	for _, whole := range []bool{false, true} {
+		for _, drop := range []int{-1, 0, n - 1} {
+			if drop >= 0 { // the newest is then the next one
+				old := newest.Add(-time.Hour)
+				if err := os.Chtimes(filepath.Join(dir, name(drop)), old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s, err := scanChange(dir, buf, whole)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := walkLastModified(t, dir); len(s.names) != n || len(s.files) != n || !s.latest.Equal(want) {
+				t.Errorf("wholeReads=%v: %d names, %d files, latest %v; want %d, %d, %v", whole, len(s.names), len(s.files), s.latest, n, n, want)
+			}
 		}
 	}
 }

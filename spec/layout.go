@@ -301,7 +301,7 @@ func (r Root) Progress(change string) (TaskProgress, error) { return r.progress(
 func (r Root) progress(change string, s *changeScan) (TaskProgress, error) {
 	var p TaskProgress
 	for _, f := range r.taskFiles(change, s) {
-		b, err := regfile.Read(f)
+		b, err := s.read(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

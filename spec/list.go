@@ -37,6 +37,7 @@ func (r Root) ListChanges(byName bool) ([]ChangeSummary, error) {
 	// changes in turn, each with its own directory buffer: one goroutine
 	// per change paid for a fresh stack, its growth and a buffer each.
 	m := r.memoized()
+	whole := wholeDirReads(r.ChangesDir())
 	out := make([]ChangeSummary, len(names))
 	errs := make([]error, len(names))
 	var next atomic.Int64
@@ -49,7 +50,7 @@ func (r Root) ListChanges(byName bool) ([]ChangeSummary, error) {
 				if i >= len(names) {
 					return
 				}
-				out[i], errs[i] = m.summarize(names[i], buf)
+				out[i], errs[i] = m.summarize(names[i], buf, whole)
 			}
 		})
 	}
@@ -72,8 +73,8 @@ const listWorkers = 8
 
 // summarize reads one change from a single walk of its directory (see
 // changeScan); it answers as Progress, lastModified and NestedChanges do.
-func (r Root) summarize(n string, buf []byte) (ChangeSummary, error) {
-	s, err := scanChange(r.ChangeDir(n), buf)
+func (r Root) summarize(n string, buf []byte, wholeReads bool) (ChangeSummary, error) {
+	s, err := scanChange(r.ChangeDir(n), buf, wholeReads)
 	if err != nil {
 		return ChangeSummary{}, err
 	}

@@ -74,7 +74,7 @@ func Read(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return read(path, before, 0)
+	return readStat(path, before, 0)
 }
 
 // ReadNoFollow is Read for a file the program placed itself and a child
@@ -89,10 +89,26 @@ func ReadNoFollow(path string) ([]byte, error) {
 	if !before.Mode().IsRegular() {
 		return nil, &Error{Path: path, Mode: before.Mode()}
 	}
-	return read(path, before, syscall.O_NOFOLLOW)
+	return readStat(path, before, syscall.O_NOFOLLOW)
 }
 
-func read(path string, before fs.FileInfo, flags int) ([]byte, error) {
+// readStat is readSame for the file before describes.
+func readStat(path string, before fs.FileInfo, flags int) ([]byte, error) {
+	was, ok := before.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil, fmt.Errorf("read %q: the file was replaced while it was being read; run the command again", path)
+	}
+	return readSame(path, uint64(was.Dev), uint64(was.Ino), flags)
+}
+
+// ReadSeen is Read for a file a directory walk has just found regular at
+// path, on device dev with inode ino (links followed): it does not stat
+// path again, and fails as Read does when what it opens is not that file.
+func ReadSeen(path string, dev, ino uint64) ([]byte, error) { return readSame(path, dev, ino, 0) }
+
+// readSame reads the regular file at path, which must be the file dev/ino,
+// opened with the extra open flags.
+func readSame(path string, dev, ino uint64, flags int) ([]byte, error) {
 	// O_NONBLOCK: should path have become a FIFO since the stat, opening
 	// it returns at once instead of waiting for a writer. The descriptor
 	// is used directly, not through an os.File: a non-blocking os.File
@@ -110,7 +126,7 @@ func read(path string, before fs.FileInfo, flags int) ([]byte, error) {
 	if uint32(now.Mode)&syscall.S_IFMT != syscall.S_IFREG {
 		return nil, &Error{Path: path, Mode: modeOf(uint32(now.Mode))}
 	}
-	if was, ok := before.Sys().(*syscall.Stat_t); !ok || was.Dev != now.Dev || was.Ino != now.Ino {
+	if uint64(now.Dev) != dev || uint64(now.Ino) != ino {
 		return nil, fmt.Errorf("read %q: the file was replaced while it was being read; run the command again", path)
 	}
 	b, err := readAll(fd, now.Size)

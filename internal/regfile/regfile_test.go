@@ -139,3 +139,41 @@ func TestReadNoFollow(t *testing.T) {
 		t.Errorf("ReadNoFollow(missing) err = %v; want not exist", err)
 	}
 }
+
+// TestReadSeen reads a file a walk saw without a second stat, and refuses
+// what is at the path when it is no longer that file.
+func TestReadSeen(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tasks.md")
+	if err := os.WriteFile(file, []byte("- [ ] 1.1 a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(file, &st); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := regfile.ReadSeen(file, uint64(st.Dev), uint64(st.Ino)); err != nil || string(b) != "- [ ] 1.1 a\n" {
+		t.Errorf("ReadSeen = %q, %v", b, err)
+	}
+	// Replaced since the walk: another inode at the path.
+	other := filepath.Join(dir, "other.md")
+	if err := os.WriteFile(other, []byte("other\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(other, file); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := regfile.ReadSeen(file, uint64(st.Dev), uint64(st.Ino)); err == nil || !strings.Contains(err.Error(), "replaced while it was being read") {
+		t.Errorf("ReadSeen of a replaced file = %q, %v; want the replaced error", b, err)
+	}
+	// Replaced by a FIFO: refused without blocking.
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := regfile.ReadSeen(file, uint64(st.Dev), uint64(st.Ino)); !errors.Is(err, regfile.ErrNotRegular) {
+		t.Errorf("ReadSeen of a FIFO = %v, want ErrNotRegular", err)
+	}
+}

@@ -12,23 +12,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cli/go-gh/v2/pkg/api"
-	"github.com/cli/go-gh/v2/pkg/auth"
-
 	"github.com/specstack/specstack/internal/lazyregexp"
 )
 
 // Client talks to one repository's REST API.
 type Client struct {
 	T    Target
-	rest *api.RESTClient
+	rest Requester
 	base string // REST base URL, ending in "/"
 }
 
-// New returns a client for t. transport, when not nil, carries every
-// request (tests); with t.APIURL set, requests to any other host are
-// refused before they leave the process.
-func New(t Target, transport http.RoundTripper) (*Client, error) {
+// New returns a client for t through b (Lean when nil). transport, when
+// not nil, carries every request (tests); with t.APIURL set, requests to
+// any other host are refused before they leave the process.
+func New(b Backend, t Target, transport http.RoundTripper) (*Client, error) {
 	if transport == nil {
 		transport = http.DefaultTransport
 	}
@@ -37,7 +34,7 @@ func New(t Target, transport http.RoundTripper) (*Client, error) {
 		base += "/"
 		t.APIURL = base
 	}
-	opts := api.ClientOptions{Host: t.Host, AuthToken: t.Token, LogIgnoreEnv: false}
+	opts := RequesterOptions{Host: t.Host, Token: t.Token}
 	if base != "" {
 		u, _ := url.Parse(base)
 		// go-gh attaches the token only to the host, its subdomains or the
@@ -52,7 +49,7 @@ func New(t Target, transport http.RoundTripper) (*Client, error) {
 		base = restBase(t.Host)
 	}
 	opts.Transport = transport
-	rest, err := api.NewRESTClient(opts)
+	rest, err := backendOr(b).Requester(opts)
 	if err != nil {
 		return nil, fmt.Errorf("GitHub client for %s: %w", t.Host, err)
 	}
@@ -61,8 +58,8 @@ func New(t Target, transport http.RoundTripper) (*Client, error) {
 
 // restBase is the REST base URL of a host, as gh computes it.
 func restBase(host string) string {
-	h := auth.NormalizeHostname(host)
-	if auth.IsEnterprise(h) {
+	h := normalizeHost(host)
+	if isEnterprise(h) {
 		return "https://" + h + "/api/v3/"
 	}
 	return "https://api." + h + "/"
@@ -71,8 +68,8 @@ func restBase(host string) string {
 // graphQLURL is the GraphQL endpoint beside the REST base.
 func (c *Client) graphQLURL() string {
 	if c.T.APIURL == "" {
-		h := auth.NormalizeHostname(c.T.Host)
-		if auth.IsEnterprise(h) {
+		h := normalizeHost(c.T.Host)
+		if isEnterprise(h) {
 			return "https://" + h + "/api/graphql"
 		}
 		return "https://api." + h + "/graphql"
@@ -241,7 +238,7 @@ func shownPath(path string) string {
 
 func wrapError(method, path string, err error) error {
 	shown := shownPath(path)
-	var he *api.HTTPError
+	var he *Refusal
 	if !errors.As(err, &he) {
 		return fmt.Errorf("%s /%s: %w", method, shown, err)
 	}
@@ -249,14 +246,14 @@ func wrapError(method, path string, err error) error {
 	// an error's own message when it has a code: keep one line, and every
 	// message.
 	msg := strings.Join(strings.Split(he.Message, "\n"), "; ")
-	for _, item := range he.Errors {
-		if item.Message != "" && !strings.Contains(msg, item.Message) {
-			msg += " (" + item.Message + ")"
+	for _, item := range he.Items {
+		if item != "" && !strings.Contains(msg, item) {
+			msg += " (" + item + ")"
 		}
 	}
-	e := &Error{Method: method, Path: shown, Status: he.StatusCode, Message: msg}
-	if he.Headers != nil && (he.StatusCode == http.StatusForbidden || he.StatusCode == http.StatusTooManyRequests) {
-		if he.Headers.Get("X-RateLimit-Remaining") == "0" || he.Headers.Get("Retry-After") != "" || he.StatusCode == http.StatusTooManyRequests {
+	e := &Error{Method: method, Path: shown, Status: he.Status, Message: msg}
+	if he.Headers != nil && (he.Status == http.StatusForbidden || he.Status == http.StatusTooManyRequests) {
+		if he.Headers.Get("X-RateLimit-Remaining") == "0" || he.Headers.Get("Retry-After") != "" || he.Status == http.StatusTooManyRequests {
 			e.RateLimited = true
 			e.Reset = resetTime(he.Headers)
 		}

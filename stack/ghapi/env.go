@@ -1,7 +1,8 @@
-// Package ghapi is gh-specstack's GitHub client: the REST endpoints (and
-// the little GraphQL) the stack needs, through github.com/cli/go-gh/v2 so
-// that host and credentials come from the user's gh setup like every gh
-// extension.
+// Package ghapi is the GitHub client of gh-specstack and of jj-openspec's
+// pull requests: the REST endpoints (and the little GraphQL) they need,
+// host and credentials from the user's gh setup like every gh extension.
+// A Backend supplies those and sends the requests: Lean, in this package,
+// with net/http alone; gogh through github.com/cli/go-gh/v2 (gh-specstack).
 package ghapi
 
 import (
@@ -10,9 +11,6 @@ import (
 	"os"
 	"strings"
 	"time"
-
-	"github.com/cli/go-gh/v2/pkg/auth"
-	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
@@ -52,15 +50,16 @@ func (t Target) Repo() string { return t.Owner + "/" + t.Name }
 // when set, else the origin remote's URL (originURL, may be ""); the host
 // from GH_HOST or gh's configured default; the token from GH_TOKEN,
 // GITHUB_TOKEN (GH_ENTERPRISE_TOKEN for other hosts), gh's config or
-// `gh auth token`; and APIURLEnv.
-func Resolve(originURL string) (Target, error) {
+// `gh auth token`; and APIURLEnv. It asks b (Lean when nil).
+func Resolve(b Backend, originURL string) (Target, error) {
+	b = backendOr(b)
 	var t Target
-	host, _ := auth.DefaultHost()
-	var r repository.Repository
+	host := b.DefaultHost()
+	var r Target
 	var err error
 	switch {
 	case os.Getenv("GH_REPO") != "":
-		r, err = repository.ParseWithHost(os.Getenv("GH_REPO"), host)
+		r, err = b.ParseRepo(os.Getenv("GH_REPO"), host)
 		if err != nil {
 			return t, exitcode.New(exitcode.Usage, "GH_REPO=%q: %w (want OWNER/REPO or HOST/OWNER/REPO)", os.Getenv("GH_REPO"), err)
 		}
@@ -73,7 +72,7 @@ func Resolve(originURL string) (Target, error) {
 		return t, exitcode.New(exitcode.Usage, "cannot tell which GitHub repository to use: the repository has no origin remote; set GH_REPO=OWNER/REPO")
 	}
 	t.Host, t.Owner, t.Name = r.Host, r.Owner, r.Name
-	t.Token, _ = auth.TokenForHost(t.Host)
+	t.Token = b.Token(t.Host)
 	if t.Token == "" {
 		return t, exitcode.New(exitcode.Missing, "no GitHub token for %s: %s", t.Host, LoginHint)
 	}
@@ -113,31 +112,31 @@ func RequestTimeout(configured string) (time.Duration, error) {
 
 // parseRemoteURL reads owner/name (and host) from a git remote URL:
 // https://host/owner/name(.git), ssh://git@host/owner/name, git@host:owner/name.
-func parseRemoteURL(raw string) (repository.Repository, error) {
+func parseRemoteURL(raw string) (Target, error) {
 	s := raw
 	if !strings.Contains(s, "://") {
 		// scp-like: [user@]host:path
 		at := strings.Index(s, "@")
 		colon := strings.Index(s, ":")
 		if colon < 0 || (at >= 0 && colon < at) {
-			return repository.Repository{}, fmt.Errorf("not a GitHub URL")
+			return Target{}, fmt.Errorf("not a GitHub URL")
 		}
 		s = "ssh://" + s[:colon] + "/" + s[colon+1:]
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return repository.Repository{}, err
+		return Target{}, err
 	}
 	if u.Scheme == "file" || u.Hostname() == "" {
-		return repository.Repository{}, fmt.Errorf("a local path, not a GitHub URL")
+		return Target{}, fmt.Errorf("a local path, not a GitHub URL")
 	}
 	parts := strings.Split(strings.Trim(strings.TrimSuffix(u.Path, ".git"), "/"), "/")
 	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
-		return repository.Repository{}, fmt.Errorf("path %q is not OWNER/REPO", u.Path)
+		return Target{}, fmt.Errorf("path %q is not OWNER/REPO", u.Path)
 	}
 	host := u.Hostname()
 	if strings.EqualFold(host, "ssh.github.com") {
 		host = "github.com"
 	}
-	return repository.Repository{Host: host, Owner: parts[0], Name: parts[1]}, nil
+	return Target{Host: host, Owner: parts[0], Name: parts[1]}, nil
 }

@@ -19,7 +19,7 @@ export OPENSPEC_TELEMETRY=0 DO_NOT_TRACK=1 OPENSPEC_NO_UPDATE_CHECK=1 CI=1 NO_CO
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-(cd "$root" && go build -trimpath -tags "${TAGS:-$(sed -n 's/^TAGS *:*= *//p' Makefile)}" -o "$tmp/bin/jj-openspec" ./cmd/jj-openspec)
+(cd "$root" && CGO_ENABLED="${CGO:-$(sed -n 's/^CGO *:*= *//p' Makefile)}" go build -trimpath -tags "${TAGS:-$(sed -n 's/^TAGS *:*= *//p' Makefile)}" -o "$tmp/bin/jj-openspec" ./cmd/jj-openspec)
 jjo="$tmp/bin/jj-openspec"
 # Keep openspec away from the user's configuration (after the build, which
 # needs the user's Go caches).

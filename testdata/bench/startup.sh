@@ -17,13 +17,14 @@ root="$(cd "$here/../.." && pwd)"
 runs="${BENCH_RUNS:-200}"     # --version rounds
 big_runs="${BENCH_BIG_RUNS:-10}" # rounds against the openspec CLI
 tags="${TAGS:-$(sed -n 's/^TAGS *:*= *//p' "$root/Makefile")}"
+cgo="${CGO:-$(sed -n 's/^CGO *:*= *//p' "$root/Makefile")}"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 bin="$tmp/bin"
 mkdir -p "$bin" "$tmp/hello"
 (cd "$root" && go build -o "$bin/timeit" ./testdata/bench/timeit &&
-  go build -trimpath -tags "$tags" -o "$bin/" ./cmd/...)
+  CGO_ENABLED="$cgo" go build -trimpath -tags "$tags" -o "$bin/" ./cmd/...)
 # The floor: a Go program that prints one line, as --version does.
 cat > "$tmp/hello/main.go" <<'EOF'
 package main
