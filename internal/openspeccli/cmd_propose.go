@@ -3,12 +3,14 @@ package openspeccli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/config"
+	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/osapply"
 )
 
@@ -41,21 +43,33 @@ provisioned) and skips the check for a new one. A change/<slug> bookmark
 that exists is exit 5. The project lock is held (exit 3 while another
 jj-openspec holds it).
 
+The run is in the ledger (.jj/specstack/jj-openspec/author/CHANGE.toml):
+a killed run, or one whose worker ended without a result, is resumed by
+running the same verb on the change again (--worker, when given, replaces
+the recorded one); finished steps are not redone. --status lists the
+authoring runs and where each stands.
+
 Exit codes: 0 valid; 2 usage; 5 a decision; 6 the written change is invalid
 (its bookmark set for you to fix); 9 the worker ended without a result (its
-workspace kept).`,
+workspace kept; run again to retry).`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "worker", Usage: "authoring `CMD`, run by sh -c in the workspace (default: [worker] command)"},
 				&cli.StringFlag{Name: "timeout", Usage: "worker `DURATION` (default: [worker] timeout)"},
 				&cli.BoolFlag{Name: "publish", Usage: "push change/<slug> once and open a draft pull request"},
+				&cli.BoolFlag{Name: "status", Usage: "show the authoring runs in the ledger (a CHANGE: only its run)"},
 			},
 			Action: runAuthor,
 		})
 	}
-	return cmds
+	// relay's first leg is exactly propose: it is listed with the
+	// authoring verbs.
+	return append(cmds, relayCommand())
 }
 
 func runAuthor(c *cli.Context) error {
+	if c.Bool("status") {
+		return authorStatus(c)
+	}
 	name, err := oneChange(c)
 	if err != nil {
 		return err
@@ -79,7 +93,61 @@ func runAuthor(c *cli.Context) error {
 	return err
 }
 
+// AuthorStatusView is `propose --status --json`.
+type AuthorStatusView struct {
+	LedgerDir string                 `json:"ledger_dir"`
+	Runs      []osapply.AuthorStatus `json:"runs"`
+}
+
+func authorStatus(c *cli.Context) error {
+	args, err := cliapp.Args(c)
+	if err != nil {
+		return err
+	}
+	if len(args) > 1 {
+		return exitcode.New(exitcode.Usage, "%s --status: name at most one change", c.Command.Name)
+	}
+	s, err := openApply(c)
+	if err != nil {
+		return err
+	}
+	runs, err := osapply.AuthorRuns(s.env.Dir)
+	if err != nil {
+		return err
+	}
+	if len(args) == 1 {
+		runs = slices.DeleteFunc(runs, func(r osapply.AuthorStatus) bool { return r.Change != args[0] })
+	}
+	v := AuthorStatusView{LedgerDir: s.env.Dir, Runs: runs}
+	return cliapp.Emit(c, v, func(w io.Writer) error {
+		if len(runs) == 0 {
+			_, err := fmt.Fprintf(w, "no authoring run in the ledger (%s)\n", s.env.Dir)
+			return err
+		}
+		var b strings.Builder
+		for _, r := range runs {
+			fmt.Fprintf(&b, "%s of %s: %s (run %s, bookmark %s", r.Verb, r.Change, r.Phase, r.RunID, r.Bookmark)
+			if r.Commit != "" {
+				fmt.Fprintf(&b, " on %s", shortOp(r.Commit))
+			}
+			b.WriteString(")\n")
+			if !strings.HasPrefix(r.Phase, "done") {
+				fmt.Fprintf(&b, "  `jj openspec %s %s` resumes it\n", r.Verb, r.Change)
+			}
+			fmt.Fprintf(&b, "  ledger: %s\n", r.Ledger)
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	})
+}
+
 func writeAuthor(w io.Writer, res *osapply.AuthorResult) error {
+	return writeAuthorResult(w, res, true)
+}
+
+// writeAuthorResult shows an authoring result; next adds the line naming
+// what to do with it (relay says its own).
+func writeAuthorResult(w io.Writer, res *osapply.AuthorResult, next bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "change: %s (%s)\n", res.Change, res.Verb)
 	fmt.Fprintf(&b, "health check: %s\n", res.Health)
@@ -104,7 +172,7 @@ func writeAuthor(w io.Writer, res *osapply.AuthorResult) error {
 	if res.PR != nil {
 		fmt.Fprintf(&b, "draft pull request: #%d %s (%s)\n", res.PR.Number, res.PR.Action, res.PR.URL)
 	}
-	if res.Valid && res.Ready {
+	if next && res.Valid && res.Ready {
 		fmt.Fprintf(&b, "next: review %s, then `jj openspec apply %s` on it\n", res.Bookmark, res.Change)
 	}
 	_, err := io.WriteString(w, b.String())
