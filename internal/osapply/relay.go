@@ -287,6 +287,7 @@ func RelayGo(ctx context.Context, env *Env, req RelayGoRequest) (*RelayRecord, *
 	ar.Change = rec.Change
 	ar.Worker = cmp.Or(ar.Worker, rec.Worker)
 	ar.Timeout = cmp.Or(ar.Timeout, rec.Timeout)
+	ar.OnRevision = rec.Revision
 	fmt.Fprintf(env.Out, "relay: go for %s on proposal revision %s\n", rec.Change, shortID(rec.Revision))
 	res, aerr := Apply(ctx, env, ar)
 	err = underRelayLock(env.Dir, func() error {

@@ -41,6 +41,10 @@ type Request struct {
 	RiskMinGroupTasks int
 	Tracker           string
 	WorkspacesDir     string
+	// OnRevision, when set, is the commit @ must stand on, empty, when the
+	// apply starts under the lock (relay go put it there under an earlier
+	// hold of the lock; anything that moved @ in between is refused).
+	OnRevision string `toml:"-" json:"-"`
 	// PRBase is the base branch of the pull request ("": the default
 	// branch); a stacked pipeline member's is the bookmark below it.
 	PRBase string `toml:"-" json:"-"`
@@ -159,6 +163,11 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 	}
 	if err := checkBookmark(ctx, env.Repo, pl.Bookmark, ""); err != nil {
 		return nil, err
+	}
+	if req.OnRevision != "" {
+		if err := checkOnRevision(ctx, env, pl.Change, req.OnRevision); err != nil {
+			return nil, err
+		}
 	}
 	if err := settleBase(ctx, env, pl); err != nil {
 		return nil, err
@@ -316,6 +325,20 @@ func settleBase(ctx context.Context, env *Env, p *Plan) error {
 		p.Base = at.ParentChangeIDs[0]
 	}
 	return nil
+}
+
+// checkOnRevision refuses to start unless @ is an empty change whose only
+// parent is rev.
+func checkOnRevision(ctx context.Context, env *Env, change, rev string) error {
+	ats, err := env.Repo.LogDetail(ctx, "@")
+	if err != nil || len(ats) != 1 {
+		return exitcode.Wrap(exitcode.Missing, fmt.Errorf("read @ of %s: %w", env.Repo.Root, err))
+	}
+	at := ats[0]
+	if at.Empty && len(at.Parents) == 1 && at.Parents[0] == rev {
+		return nil
+	}
+	return exitcode.New(exitcode.NeedsChoice, "@ (%s) is no longer an empty change on the proposal revision %s: it moved after relay go put it there; nothing was started: run `jj openspec relay go %s` again", shortID(at.ChangeID), shortID(rev), change)
 }
 
 // notArtifacts lists the files of @ outside the change's folder.
