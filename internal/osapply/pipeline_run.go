@@ -521,7 +521,7 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 // anything else are refused rather than dropped.
 func (pr *pipelineRunner) stackedArtifacts(ctx context.Context, m *Member, base string) (string, error) {
 	repo := pr.env.Repo
-	in, err := repo.Contained(ctx, m.ProposalRev, "::"+base)
+	in, err := repo.Contained(ctx, m.ProposalRev, "::"+jjx.Quote(base))
 	if err != nil {
 		return "", fmt.Errorf("is %s below %s: %w", shortID(m.ProposalRev), shortID(base), err)
 	}
@@ -534,7 +534,7 @@ func (pr *pipelineRunner) stackedArtifacts(ctx context.Context, m *Member, base 
 	if err != nil {
 		return "", err
 	}
-	own, err := repo.Log(ctx, "::"+m.ProposalRev+" ~ ::"+base)
+	own, err := repo.Log(ctx, "::"+jjx.Quote(m.ProposalRev)+" ~ ::"+jjx.Quote(base))
 	if err != nil {
 		return "", fmt.Errorf("read the revisions of change %s's proposal not below %s: %w", m.Change, m.Below, err)
 	}
