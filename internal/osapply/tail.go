@@ -68,10 +68,11 @@ type PRView struct {
 
 // tailState is what the ledger says of the tail so far.
 type tailState struct {
-	Archived   string
-	Ticked     []string
-	Pushed     string
-	PR         *PRView
+	Archived string
+	Ticked   []string
+	Pushed   string
+	PR       *PRView
+	// Tracker: the tracker hook passed (a failed one runs again).
 	Tracker    bool
 	Applied    bool
 	VerifyRed  bool
@@ -100,7 +101,7 @@ func tailOf(d *engine.Doc) tailState {
 		case EvPR:
 			t.PR = &PRView{Number: e.ExitCode, URL: e.Reason, Action: e.Status}
 		case EvTracker:
-			t.Tracker = true
+			t.Tracker = e.Status == engine.GatePassed
 		case EvApplied:
 			t.Applied = true
 		}
