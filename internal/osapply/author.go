@@ -10,11 +10,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/renameio/v2"
+
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/spec"
 	"github.com/specstack/specstack/stack"
 	"github.com/specstack/specstack/stack/ghapi"
@@ -184,9 +187,13 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 			}
 		}
 		engine.CrashPoint("author-provisioned")
-		os.Remove(j.Report)
-		if err := os.WriteFile(j.Brief, []byte(authorBrief(h.Verb, name, h.Idea)), 0o644); err != nil {
-			return nil, fmt.Errorf("write the brief: %w", err)
+		if err := os.Remove(j.Report); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("remove the previous worker's report %s: %w", j.Report, err)
+		}
+		// Replaced, never written through: a worker that ran before may
+		// have left a link (or anything else) at the brief's path.
+		if err := renameio.WriteFile(j.Brief, []byte(authorBrief(h.Verb, name, h.Idea)), 0o644); err != nil {
+			return nil, fmt.Errorf("write the brief %s: %w", j.Brief, err)
 		}
 		fmt.Fprintf(env.Out, "%s: worker started in %s (log %s)\n", h.Verb, ws.Path, j.Log)
 		run := engine.RunJob(ctx, j)
@@ -409,7 +416,12 @@ var revisionRe = lazyregexp.New(`(?im)^[ \t*_>-]*revision[ \t*_]*:[ \t*_]*([0-9a
 // and res.Commit), else res.Commit as jj log shows it.
 func proposalRevision(ctx context.Context, env *Env, res *AuthorResult, base, report string) error {
 	res.Revision, res.RevisionFrom = res.Commit, "jj log"
-	if data, err := os.ReadFile(report); err == nil {
+	// The worker wrote the report: a link or a FIFO there is not read.
+	data, err := regfile.ReadNoFollow(report)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(env.Out, "%s: the worker's report is not read (%v); using %s\n", res.Verb, err, shortID(res.Commit))
+	}
+	if err == nil {
 		if m := revisionRe.FindAllStringSubmatch(string(data), -1); len(m) > 0 {
 			id := m[len(m)-1][1]
 			// id is hex (the pattern), so it is a commit id prefix, never a revset.
