@@ -338,6 +338,11 @@ func RelayNoGo(env *Env, change string) (*RelayRecord, error) {
 // gated reads the relay of change for a decision (verb go or no-go): it
 // must be parked, or going for go.
 func gated(dir, change, verb string) (*RelayRecord, error) {
+	// The name becomes a path in the ledger: one folder name, never a
+	// way out of the relay folder.
+	if !memberName.MatchString(change) {
+		return nil, exitcode.New(exitcode.Usage, "relay %s: %q is not a change name (letters, digits, '.', '_' and '-', starting with a letter or digit); `jj openspec relay status` lists the relays", verb, change)
+	}
 	rec, err := ReadRelay(dir, change)
 	if err != nil {
 		return nil, err
