@@ -80,6 +80,9 @@ func Author(ctx context.Context, env *Env, req AuthorRequest) (*AuthorResult, er
 	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") || name == "archive" {
 		return nil, exitcode.New(exitcode.Usage, "%s: name the change to author (a folder name under openspec/changes/, such as add-export)", req.Verb)
 	}
+	if err := CheckTimeout(req.Timeout); err != nil {
+		return nil, err
+	}
 	lock, err := ledger.Acquire(env.Dir)
 	if err != nil {
 		return nil, err

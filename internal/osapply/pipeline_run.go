@@ -70,6 +70,9 @@ func (p *PipelinePlan) Runnable() []string {
 // PlanPipeline resolves the supply, filters it and arranges the members:
 // it reads only, changes nothing.
 func PlanPipeline(ctx context.Context, env *Env, req PipelineRequest) (*PipelinePlan, error) {
+	if err := CheckTimeout(req.Apply.Timeout); err != nil {
+		return nil, err
+	}
 	cands, err := Candidates(env.Root, req.Names, req.Selectors)
 	if err != nil {
 		return nil, err

@@ -160,6 +160,9 @@ func Relay(ctx context.Context, env *Env, req RelayRequest) (*RelayView, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckTimeout(req.Timeout); err != nil {
+		return nil, err
+	}
 	var rec *RelayRecord
 	err = underRelayLock(env.Dir, func() error {
 		old, err := ReadRelay(env.Dir, change)
@@ -237,6 +240,9 @@ type RelayGoRequest struct {
 // commit, or gone) is refused with exit 5. Run again, it resumes the
 // apply it started.
 func RelayGo(ctx context.Context, env *Env, req RelayGoRequest) (*RelayRecord, *Result, error) {
+	if err := CheckTimeout(req.Apply.Timeout); err != nil {
+		return nil, nil, err
+	}
 	var rec *RelayRecord
 	err := underRelayLock(env.Dir, func() error {
 		var err error

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
@@ -109,9 +110,25 @@ func Unfinished(dir string) (*Plan, *engine.Doc, error) {
 	return p, d, nil
 }
 
+// CheckTimeout refuses a worker timeout that is not a positive Go
+// duration (exit 2): a timeout given is never silently dropped, which
+// would leave the worker without a deadline.
+func CheckTimeout(s string) error {
+	if s == "" {
+		return nil
+	}
+	if d, err := time.ParseDuration(s); err != nil || d <= 0 {
+		return exitcode.New(exitcode.Usage, "--timeout %q: give a positive Go duration such as 30m (the flag, or [worker] timeout in specstack.toml)", s)
+	}
+	return nil
+}
+
 // Apply runs the implementing shape for req: a new run, or the
 // unfinished one of the same change (resume).
 func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
+	if err := CheckTimeout(req.Timeout); err != nil {
+		return nil, err
+	}
 	p, _, err := Unfinished(env.Dir)
 	if err != nil {
 		return nil, err
@@ -194,6 +211,9 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 // distribution): what --dry-run shows.
 // ctx bounds the health check (it may run the OpenSpec CLI).
 func Prepare(ctx context.Context, env *Env, req Request) (*Plan, Decision, error) {
+	if err := CheckTimeout(req.Timeout); err != nil {
+		return nil, Decision{}, err
+	}
 	name, err := ResolveChange(env.Root, req.Change)
 	if err != nil {
 		return nil, Decision{}, err
