@@ -296,8 +296,8 @@ func repoRel(env *Env, p string) (string, error) {
 // RunPipeline runs (or resumes) every member of run: independent members
 // and stacks concurrently up to run.MaxParallel, each stack's members one
 // after another, each member an ordinary apply in its own workspace. It
-// returns the summary; the error is non-nil when a member did not land
-// or a cycle blocked members.
+// returns the summary; the error is non-nil when a member did not land,
+// a cycle blocked members, or a stack of landed members was not registered.
 func RunPipeline(ctx context.Context, env *Env, run *PipelineRun) (*PipelineResult, error) {
 	var jobs [][]*Member
 	stacks := map[int]int{}
@@ -365,8 +365,9 @@ func RunPipeline(ctx context.Context, env *Env, run *PipelineRun) (*PipelineResu
 	return res, pipelineErr(res, run.Layout)
 }
 
-// pipelineErr is nil when every member landed; else it names the members
-// that did not (and the cycles).
+// pipelineErr is nil when every member landed and every stack of landed
+// members was registered; else it names the members that did not land,
+// the cycles and the stacks not registered.
 func pipelineErr(res *PipelineResult, l Layout) error {
 	var bad []string
 	for _, m := range res.Members {
@@ -380,6 +381,22 @@ func pipelineErr(res *PipelineResult, l Layout) error {
 	}
 	if len(bad) > 0 {
 		errs = append(errs, exitcode.New(exitcode.Failure, "pipeline: %s did not land: %s; their workspaces are kept; fix them and re-run `jj openspec apply` to resume, or `jj openspec apply --abort`", plural.Count(len(bad), "member", "members"), strings.Join(bad, "; ")))
+	}
+	// A stack whose members landed but whose registration failed is
+	// work not done: said, and how to finish it.
+	bookmark := map[string]string{}
+	for _, m := range res.Members {
+		bookmark[m.Change] = m.Bookmark
+	}
+	for _, s := range res.Stacks {
+		if s.Error == "" {
+			continue
+		}
+		var items []string
+		for _, c := range s.Members {
+			items = append(items, bookmark[c])
+		}
+		errs = append(errs, exitcode.New(exitcode.Failure, "pipeline: the stack %s was not registered (%s); its members' pull requests are open; register it with `gh specstack link %s`", strings.Join(s.Members, " <- "), firstLine(s.Error), strings.Join(items, " ")))
 	}
 	if len(errs) == 0 {
 		return nil
