@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/specstack/specstack/gitx"
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/journal"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/spec"
 	"github.com/specstack/specstack/stack"
@@ -21,8 +24,12 @@ import (
 // Tail event kinds, recorded in the engine's ledger after the workers'
 // phases (the engine's Fold ignores them; BuildLog shows them).
 const (
-	EvVerify     = "apply-verify"   // Status passed|failed
-	EvTicked     = "apply-ticked"   // Files: the task ids ticked by facts
+	EvVerify = "apply-verify" // Status passed|failed
+	EvTicked = "apply-ticked" // Files: the task ids ticked by facts
+	// EvArchiving is recorded before the archive runs (Reason: the
+	// archive folder's name): a run killed before EvArchived finds by it
+	// that the archive it started is done.
+	EvArchiving  = "apply-archiving"
 	EvArchived   = "apply-archived" // Reason: the archive folder's name
 	EvBookmarked = "apply-bookmark" // Reason: bookmark, Commit
 	EvPushed     = "apply-pushed"   // Status pushed|already-published
@@ -68,10 +75,11 @@ type PRView struct {
 
 // tailState is what the ledger says of the tail so far.
 type tailState struct {
-	Archived string
-	Ticked   []string
-	Pushed   string
-	PR       *PRView
+	Archived  string
+	Archiving string
+	Ticked    []string
+	Pushed    string
+	PR        *PRView
 	// Tracker: the tracker hook passed (a failed one runs again).
 	Tracker    bool
 	Applied    bool
@@ -92,6 +100,8 @@ func tailOf(d *engine.Doc) tailState {
 			t.VerifyRed = e.Status == engine.GateFailed
 		case EvTicked:
 			t.Ticked = append(t.Ticked, e.Files...)
+		case EvArchiving:
+			t.Archiving = e.Reason
 		case EvArchived:
 			t.Archived = e.Reason
 		case EvBookmarked:
@@ -116,6 +126,19 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 	res := &Result{Plan: p, Coverage: r.Report()}
 	t := tailOf(r.Doc)
 	res.Ticked = t.Ticked
+	if t.Archived == "" && t.Archiving != "" {
+		done, err := archiveDone(env, p.Change, t.Archiving)
+		if err != nil {
+			return res, err
+		}
+		if done {
+			t.Archived = t.Archiving
+			fmt.Fprintf(env.Out, "apply: the archive of %s as %s was done before the interruption\n", p.Change, t.Archived)
+			if err := r.Record(engine.Event{Kind: EvArchived, Reason: t.Archived}); err != nil {
+				return res, err
+			}
+		}
+	}
 	if t.Archived == "" {
 		// 0. The delta specs merged onto specs edited since the change
 		// was written (or halted on what cannot merge), before the gate
@@ -178,9 +201,13 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		if err != nil {
 			return res, fmt.Errorf("archive change %s: %w", p.Change, err)
 		}
+		if err := r.Record(engine.Event{Kind: EvArchiving, Reason: plan.ArchiveName}); err != nil {
+			return res, err
+		}
 		if err := plan.Apply(env.Journal); err != nil {
 			return res, fmt.Errorf("archive change %s: %w", p.Change, err)
 		}
+		engine.CrashPoint("apply-archive-moved")
 		t.Archived = plan.ArchiveName
 		fmt.Fprintf(env.Out, "apply: archived %s as %s\n", p.Change, plan.ArchiveName)
 		if err := r.Record(engine.Event{Kind: EvArchived, Reason: plan.ArchiveName}); err != nil {
@@ -246,6 +273,27 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 	}
 	res.Phase = PhaseApplied
 	return res, r.Record(engine.Event{Kind: EvApplied, Status: PhaseApplied, Commit: head})
+}
+
+// archiveDone reports whether the archive of change as name, recorded as
+// started, was done: an interrupted one in the journal is rolled forward
+// first (the caller holds the lock the archive held); then the change's
+// folder is gone and the archive folder is there.
+func archiveDone(env *Env, change, name string) (bool, error) {
+	if _, err := journal.Recover(env.Journal); err != nil {
+		return false, fmt.Errorf("finish the interrupted archive of change %s (journal %s): %w", change, env.Journal, err)
+	}
+	if env.Root.CheckChange(change) == nil {
+		return false, nil
+	}
+	fi, err := os.Lstat(filepath.Join(env.Root.ArchiveDir(), name))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, fmt.Errorf("look for the archive of change %s: %w", change, err)
+	}
+	return fi.IsDir(), nil
 }
 
 // unticked lists the change's unticked tasks ("1.2 Wire …").
