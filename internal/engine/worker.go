@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/internal/xec"
 )
 
@@ -144,7 +145,7 @@ func RunJob(ctx context.Context, j Job) Result {
 	if err := os.MkdirAll(filepath.Dir(j.Log), 0o755); err != nil {
 		return Result{ExitCode: -1, Err: fmt.Errorf("worker log %s: %w", j.Log, err)}
 	}
-	log, err := os.OpenFile(j.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	log, err := openLog(j.Log)
 	if err != nil {
 		return Result{ExitCode: -1, Err: fmt.Errorf("worker log %s: %w", j.Log, err)}
 	}
@@ -166,6 +167,32 @@ func RunJob(ctx context.Context, j Job) Result {
 	}
 	fmt.Fprintf(log, "== exit %d\n", res.ExitCode)
 	return res
+}
+
+// openLog opens a worker's log for appending. The log is specstack's own
+// file in the artifacts folder, which workers can write: whatever a
+// worker that ran before left at its path instead of a regular file (a
+// link, a FIFO that would block the open forever) is removed, never
+// followed or waited on.
+func openLog(path string) (*os.File, error) {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("remove %s a worker left where the log goes: %w", regfile.Kind(fi.Mode()), err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &regfile.Error{Path: path, Mode: fi.Mode()}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // StopOrphan kills the process group recorded in pidFile, if it still
