@@ -213,13 +213,13 @@ func runRelayGo(c *cli.Context) error {
 	if err := warnConfig(c, s.env.Root); err != nil {
 		return err
 	}
-	rec, res, err := osapply.RelayGo(c.Context, s.env, osapply.RelayGoRequest{Change: name, Apply: osapply.Request{
+	rec, res, err := osapply.RelayGo(c.Context, s.env, osapply.RelayGoRequest{Change: name, ConfigTimeout: s.cfg.Worker.Timeout, Apply: osapply.Request{
 		Worker:            c.String("worker"),
 		Verify:            append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
 		Reviewer:          s.cfg.Worker.Reviewer,
 		Distribution:      osapply.Auto,
 		NoPush:            c.Bool("no-push"),
-		Timeout:           pick(c.String("timeout"), s.cfg.Worker.Timeout),
+		Timeout:           c.String("timeout"), // else the first leg's, else [worker] timeout
 		MinGroupTasks:     s.cfg.OpenSpec.MinGroupTasks,
 		RiskMaxFiles:      s.cfg.OpenSpec.RiskMaxFiles,
 		RiskMinGroupTasks: s.cfg.OpenSpec.RiskMinGroupTasks,

@@ -228,10 +228,12 @@ func Relay(ctx context.Context, env *Env, req RelayRequest) (*RelayView, error) 
 
 // RelayGoRequest is `jj openspec relay go CHANGE`: Apply is the apply
 // request (verify commands and the rest of the configuration); its
-// Worker, when empty, is the first leg's.
+// Worker, when empty, is the first leg's; its Timeout, when empty, the
+// first leg's, else ConfigTimeout ([worker] timeout).
 type RelayGoRequest struct {
-	Change string
-	Apply  Request
+	Change        string
+	Apply         Request
+	ConfigTimeout string
 }
 
 // RelayGo gives the gate's go: the second leg, exactly the implementing
@@ -240,8 +242,10 @@ type RelayGoRequest struct {
 // commit, or gone) is refused with exit 5. Run again, it resumes the
 // apply it started.
 func RelayGo(ctx context.Context, env *Env, req RelayGoRequest) (*RelayRecord, *Result, error) {
-	if err := CheckTimeout(req.Apply.Timeout); err != nil {
-		return nil, nil, err
+	for _, t := range []string{req.Apply.Timeout, req.ConfigTimeout} {
+		if err := CheckTimeout(t); err != nil {
+			return nil, nil, err
+		}
 	}
 	var rec *RelayRecord
 	err := underRelayLock(env.Dir, func() error {
@@ -293,7 +297,7 @@ func RelayGo(ctx context.Context, env *Env, req RelayGoRequest) (*RelayRecord, *
 	ar := req.Apply
 	ar.Change = rec.Change
 	ar.Worker = cmp.Or(ar.Worker, rec.Worker)
-	ar.Timeout = cmp.Or(ar.Timeout, rec.Timeout)
+	ar.Timeout = cmp.Or(ar.Timeout, rec.Timeout, req.ConfigTimeout)
 	ar.OnRevision = rec.Revision
 	fmt.Fprintf(env.Out, "relay: go for %s on proposal revision %s\n", rec.Change, shortID(rec.Revision))
 	res, aerr := Apply(ctx, env, ar)
