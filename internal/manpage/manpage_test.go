@@ -198,9 +198,10 @@ func workerVariables(t *testing.T) []string {
 				t.Fatal(err)
 			}
 			for _, v := range workerVarRe.FindAllString(string(src), -1) {
-				// SPECSTACK_CRASH_AT is the tests' crash injection, not the protocol.
+				// SPECSTACK_CRASH_AT and SPECSTACK_PAUSE_AT are the tests' crash
+				// injection and hold, not the protocol.
 				// SPECSTACK_WORKSPACES is read from the caller (ENVIRONMENT).
-				if v != "SPECSTACK_CRASH_AT" && v != "SPECSTACK_WORKSPACES" && !slices.Contains(vars, v) {
+				if v != "SPECSTACK_CRASH_AT" && v != "SPECSTACK_PAUSE_AT" && v != "SPECSTACK_WORKSPACES" && !slices.Contains(vars, v) {
 					vars = append(vars, v)
 				}
 			}

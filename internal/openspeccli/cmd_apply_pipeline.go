@@ -140,13 +140,23 @@ func refuseUnfinished(s *applySession) error {
 	return nil
 }
 
-// resumePipeline continues the unfinished pipeline p.
+// resumePipeline continues the unfinished pipeline p, read before the
+// lock: read again under it, so a pipeline aborted (or finished) in
+// between is not run again, nor its record overwritten.
 func resumePipeline(c *cli.Context, s *applySession, p *osapply.PipelineRun) error {
+	engine.PausePoint("pipeline-resume-read")
 	lock, err := ledger.Acquire(s.env.Dir)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
+	was := p.RunID
+	if p, err = osapply.UnfinishedPipeline(s.env.Dir); err != nil {
+		return err
+	}
+	if p == nil || p.RunID != was {
+		return exitcode.New(exitcode.NeedsChoice, "apply: pipeline %s was aborted or finished while this apply waited for the lock; nothing was run (`jj openspec apply --status` shows it)", was)
+	}
 	if w := c.String("worker"); w != "" {
 		p.Request.Worker = w
 	}
