@@ -301,7 +301,19 @@ func RelayGo(ctx context.Context, env *Env, req RelayGoRequest) (*RelayRecord, *
 	ar.OnRevision = rec.Revision
 	fmt.Fprintf(env.Out, "relay: go for %s on proposal revision %s\n", rec.Change, shortID(rec.Revision))
 	res, aerr := Apply(ctx, env, ar)
+	engine.PausePoint("relay-go-applied")
 	err = underRelayLock(env.Dir, func() error {
+		// The record as it is now: a decision taken while the apply ran
+		// (no-go after it stopped before starting) is not overwritten,
+		// unless the apply did go through.
+		cur, err := ReadRelay(env.Dir, rec.Change)
+		if err != nil {
+			return err
+		}
+		if cur != nil && cur.State != RelayGoing && aerr != nil {
+			rec = cur
+			return nil
+		}
 		rec.Note = ""
 		if res != nil {
 			rec.Phase = res.Phase
