@@ -347,7 +347,11 @@ func RelayNoGo(env *Env, change string) (*RelayRecord, error) {
 			if err != nil {
 				return err
 			}
-			if rec.Phase != "" || (p != nil && p.Change == rec.Change) {
+			started, err := applyStarted(env.Dir, rec)
+			if err != nil {
+				return err
+			}
+			if rec.Phase != "" || started || (p != nil && p.Change == rec.Change) {
 				return exitcode.New(exitcode.NeedsChoice, "the relay of change %s is past the gate (go given %s, its apply started): `jj openspec relay go %s` resumes it, `jj openspec apply --abort` undoes it", change, rec.Decided.Format(time.RFC3339), change)
 			}
 		}
@@ -355,6 +359,21 @@ func RelayNoGo(env *Env, change string) (*RelayRecord, error) {
 		return writeRelay(env.Dir, rec)
 	})
 	return rec, err
+}
+
+// applyStarted reports whether the ledger's apply run is one of rec's
+// change on its proposal revision that was not aborted: go's apply
+// started, and may have finished before go wrote so on the record.
+func applyStarted(dir string, rec *RelayRecord) (bool, error) {
+	p, ok, err := ReadPlan(dir)
+	if err != nil || !ok || p.RunID == "" || p.Change != rec.Change || p.Base != rec.RevisionChange {
+		return false, err
+	}
+	d, ok, err := engine.Load(dir)
+	if err != nil || !ok || d.Header.RunID != p.RunID {
+		return false, err
+	}
+	return !engine.Fold(d).Aborted, nil
 }
 
 // gated reads the relay of change for a decision (verb go or no-go): it
