@@ -197,12 +197,16 @@ func openLog(path string) (*os.File, error) {
 
 // StopOrphan kills the process group recorded in pidFile, if it still
 // runs: a worker started by a run that was killed.
+//
+// The file is in the artifacts folder, which workers (and what they
+// leave running) can write: anything but a regular file there (a FIFO
+// that would block the read forever, a link) is removed unread.
 func StopOrphan(pidFile string) bool {
-	data, err := os.ReadFile(pidFile)
+	data, err := regfile.ReadNoFollow(pidFile)
+	os.Remove(pidFile)
 	if err != nil {
 		return false
 	}
-	os.Remove(pidFile)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	if err != nil || pid <= 1 {
 		return false
