@@ -74,3 +74,18 @@ func quoteWith(s, ctl string) string {
 // exact is the string pattern matching exactly name, for the jj commands
 // whose name arguments are patterns (bookmark list/track, git push -b).
 func exact(name string) string { return "exact:" + Quote(name) }
+
+// ID is the revset naming exactly the change or commit id: `change_id("…")`
+// for a change id (jj writes them with the letters k–z), `commit_id("…")`
+// for a hexadecimal commit id. Pasted bare, an id is a symbol, and a
+// bookmark or tag of that name would win over it. Anything else is quoted
+// as a symbol.
+func ID(id string) string {
+	switch {
+	case id != "" && strings.Trim(id, "klmnopqrstuvwxyz") == "":
+		return "change_id(" + Quote(id) + ")"
+	case id != "" && strings.Trim(id, "0123456789abcdef") == "":
+		return "commit_id(" + Quote(id) + ")"
+	}
+	return Quote(id)
+}

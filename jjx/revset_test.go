@@ -95,3 +95,35 @@ func TestNewOnRevsetParents(t *testing.T) {
 		t.Error("New with parent \"@) | (root()\" succeeded, want jj's parse error")
 	}
 }
+
+// An id named through jjx.ID is that change or commit even when a
+// bookmark carries the same name (pasted bare, the bookmark wins).
+func TestIDWinsOverBookmarkOfThatName(t *testing.T) {
+	r := newRepo(t, map[string]string{"a.txt": "a\n"})
+	ctx := t.Context()
+	base, err := r.Log(ctx, "@-")
+	if err != nil || len(base) != 1 {
+		t.Fatalf("@- = %+v, %v", base, err)
+	}
+	at, err := r.Log(ctx, "@")
+	if err != nil || len(at) != 1 {
+		t.Fatalf("@ = %+v, %v", at, err)
+	}
+	want := base[0]
+	for _, id := range []string{want.ChangeID, want.CommitID} {
+		if err := r.BookmarkSet(ctx, id, "@", false); err != nil {
+			t.Fatalf("bookmark %s: %v", id, err)
+		}
+		bare, err := r.CommitIDs(ctx, id)
+		if err != nil || len(bare) != 1 || bare[0] != at[0].CommitID {
+			t.Fatalf("bare %s = %v, %v; want the bookmark's %s (what the test guards against)", id, bare, err, at[0].CommitID)
+		}
+		got, err := r.CommitIDs(ctx, jjx.ID(id))
+		if err != nil || len(got) != 1 || got[0] != want.CommitID {
+			t.Errorf("jjx.ID(%s) = %v, %v; want %s", id, got, err, want.CommitID)
+		}
+	}
+	if got := jjx.ID("main"); got != `"main"` {
+		t.Errorf(`jjx.ID("main") = %s, want "main" quoted`, got)
+	}
+}

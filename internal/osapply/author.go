@@ -18,6 +18,7 @@ import (
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/internal/regfile"
+	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 	"github.com/specstack/specstack/stack"
 	"github.com/specstack/specstack/stack/ghapi"
@@ -428,7 +429,7 @@ func proposalRevision(ctx context.Context, env *Env, res *AuthorResult, base, re
 		if m := revisionRe.FindAllStringSubmatch(string(data), -1); len(m) > 0 {
 			id := m[len(m)-1][1]
 			// id is hex (the pattern), so it is a commit id prefix, never a revset.
-			ids, err := env.Repo.CommitIDs(ctx, fmt.Sprintf("present(commit_id(%s)) & (%s..%s)", id, base, res.Commit))
+			ids, err := env.Repo.CommitIDs(ctx, fmt.Sprintf("present(commit_id(%s)) & (%s..%s)", jjx.Quote(id), jjx.ID(base), jjx.ID(res.Commit)))
 			if err == nil && len(ids) == 1 {
 				res.Revision, res.RevisionFrom = ids[0], "report"
 			} else {

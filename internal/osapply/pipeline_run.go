@@ -541,7 +541,7 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 // anything else are refused rather than dropped.
 func (pr *pipelineRunner) stackedArtifacts(ctx context.Context, m *Member, base string) (string, error) {
 	repo := pr.env.Repo
-	in, err := repo.Contained(ctx, m.ProposalRev, "::"+jjx.Quote(base))
+	in, err := repo.Contained(ctx, jjx.ID(m.ProposalRev), "::"+jjx.ID(base))
 	if err != nil {
 		return "", fmt.Errorf("is %s below %s: %w", shortID(m.ProposalRev), shortID(base), err)
 	}
@@ -554,7 +554,7 @@ func (pr *pipelineRunner) stackedArtifacts(ctx context.Context, m *Member, base 
 	if err != nil {
 		return "", err
 	}
-	own, err := repo.Log(ctx, "::"+jjx.Quote(m.ProposalRev)+" ~ ::"+jjx.Quote(base))
+	own, err := repo.Log(ctx, "::"+jjx.ID(m.ProposalRev)+" ~ ::"+jjx.ID(base))
 	if err != nil {
 		return "", fmt.Errorf("read the revisions of change %s's proposal not below %s: %w", m.Change, m.Below, err)
 	}
