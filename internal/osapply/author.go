@@ -138,8 +138,11 @@ func newAuthorRun(ctx context.Context, env *Env, req AuthorRequest) (*AuthorDoc,
 		return nil, err
 	}
 	base, err := env.Repo.ChangeIDs(ctx, "trunk()")
-	if err != nil || len(base) != 1 {
-		return nil, fmt.Errorf("resolve trunk(): %v", err)
+	if err == nil && len(base) != 1 {
+		err = fmt.Errorf("it names %d revisions, want 1 (set revset-aliases.\"trunk()\")", len(base))
+	}
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Missing, fmt.Errorf("resolve trunk(), the base of an authored change: %w", err))
 	}
 	h.Base = base[0]
 	op, err := env.Repo.OpHead(ctx)

@@ -169,9 +169,14 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 		return res, fmt.Errorf("read @ of %s after the worker: %w", env.Repo.Root, err)
 	}
 	if after.CommitID != before.CommitID {
-		paths, _ := env.Repo.ChangedPaths(ctx, before.CommitID, after.CommitID)
+		what := "its files could not be listed"
+		if paths, err := env.Repo.ChangedPaths(ctx, before.CommitID, after.CommitID); err == nil {
+			what = strings.Join(paths, ", ")
+		} else {
+			what += ": " + err.Error()
+		}
 		return res, exitcode.New(exitcode.Halted, "explore: the working copy of %s changed while the worker ran (%s): a worker writes only its findings document, in its workspace; nothing was written. Inspect with `jj diff --from %s --to @`; %s",
-			env.Repo.Root, strings.Join(paths, ", "), shortID(before.CommitID), kept)
+			env.Repo.Root, what, shortID(before.CommitID), kept)
 	}
 	p, err := b.Collect(ctx, ws)
 	if err != nil {

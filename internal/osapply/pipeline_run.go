@@ -592,7 +592,9 @@ func (pr *pipelineRunner) release(ctx context.Context, m *Member) {
 		fmt.Fprintf(pr.out, "pipeline: %s landed; forgetting its workspace %s failed (remove it by hand): %v\n", m.Change, m.Workspace, err)
 		return
 	}
-	_ = os.RemoveAll(m.Path)
+	if err := os.RemoveAll(m.Path); err != nil {
+		fmt.Fprintf(pr.out, "pipeline: %s landed; its workspace %s is forgotten but its folder %s could not be removed (remove it by hand): %v\n", m.Change, m.Workspace, m.Path, err)
+	}
 }
 
 // saveRun applies change to the run record and writes it, under the lock

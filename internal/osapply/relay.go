@@ -433,11 +433,10 @@ func checkRevision(ctx context.Context, env *Env, rec *RelayRecord) error {
 // base): kept when it is one, else a new change made there. The old @
 // stays as it was (jj abandons it only when it is empty and undescribed).
 func onRevision(ctx context.Context, env *Env, rec *RelayRecord) error {
-	ats, err := env.Repo.LogDetail(ctx, "@")
-	if err != nil || len(ats) != 1 {
-		return exitcode.Wrap(exitcode.Missing, fmt.Errorf("read @ of %s: %w", env.Repo.Root, err))
+	at, err := readAt(ctx, env)
+	if err != nil {
+		return err
 	}
-	at := ats[0]
 	if at.Empty && len(at.ParentChangeIDs) == 1 && at.ParentChangeIDs[0] == rec.RevisionChange && len(at.Parents) == 1 && at.Parents[0] == rec.Revision {
 		return nil
 	}

@@ -314,11 +314,10 @@ func settleBase(ctx context.Context, env *Env, p *Plan) error {
 		return fmt.Errorf("read the operation before apply: %w", err)
 	}
 	p.PreOp = op
-	ats, err := env.Repo.LogDetail(ctx, "@")
-	if err != nil || len(ats) != 1 {
-		return exitcode.Wrap(exitcode.Missing, fmt.Errorf("read @ of %s: %w", env.Repo.Root, err))
+	at, err := readAt(ctx, env)
+	if err != nil {
+		return err
 	}
-	at := ats[0]
 	if !at.Empty {
 		if strings.TrimSpace(at.Description) == "" {
 			if other := notArtifacts(env, p.Change, at.Files); len(other) > 0 {
@@ -347,14 +346,25 @@ func settleBase(ctx context.Context, env *Env, p *Plan) error {
 	return nil
 }
 
+// readAt reads @ of the repository (jj snapshots the working copy first).
+func readAt(ctx context.Context, env *Env) (jjx.CommitDetail, error) {
+	ats, err := env.Repo.LogDetail(ctx, "@")
+	if err == nil && len(ats) != 1 {
+		err = fmt.Errorf("@ names %d revisions, want 1", len(ats))
+	}
+	if err != nil {
+		return jjx.CommitDetail{}, exitcode.Wrap(exitcode.Missing, fmt.Errorf("read @ of %s: %w", env.Repo.Root, err))
+	}
+	return ats[0], nil
+}
+
 // checkOnRevision refuses to start unless @ is an empty change whose only
 // parent is rev.
 func checkOnRevision(ctx context.Context, env *Env, change, rev string) error {
-	ats, err := env.Repo.LogDetail(ctx, "@")
-	if err != nil || len(ats) != 1 {
-		return exitcode.Wrap(exitcode.Missing, fmt.Errorf("read @ of %s: %w", env.Repo.Root, err))
+	at, err := readAt(ctx, env)
+	if err != nil {
+		return err
 	}
-	at := ats[0]
 	if at.Empty && len(at.Parents) == 1 && at.Parents[0] == rev {
 		return nil
 	}
