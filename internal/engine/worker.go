@@ -211,5 +211,11 @@ func StopOrphan(pidFile string) bool {
 	if err != nil || pid <= 1 {
 		return false
 	}
+	// The number alone may name a group that is no worker's any more (the
+	// pid reused since, or written there by something else): only a group
+	// still holding a process started for this pid file is killed.
+	if !workerGroup(pid, pidFile) {
+		return false
+	}
 	return syscall.Kill(-pid, syscall.SIGKILL) == nil
 }
