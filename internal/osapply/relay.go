@@ -210,8 +210,11 @@ func Relay(ctx context.Context, env *Env, req RelayRequest) (*RelayView, error) 
 			rec.Files, rec.Valid, rec.Ready, rec.Issues = res.Files, res.Valid, res.Ready, res.Issues
 		}
 		switch {
-		case aerr != nil && exitcode.Of(aerr) == exitcode.Interrupted:
-			rec.Note = aerr.Error() // still authoring: run relay again to resume
+		case aerr != nil && (exitcode.Of(aerr) == exitcode.Interrupted || exitcode.Of(aerr) == exitcode.Locked):
+			// Interrupted, or the lock was held by another run: the
+			// first leg did not fail, it is still to finish (run relay
+			// again to resume it).
+			rec.Note = aerr.Error()
 		case aerr != nil:
 			rec.State, rec.Note = RelayFailed, aerr.Error()
 		default:
