@@ -133,6 +133,23 @@ type applySession struct {
 	cfg *config.Config
 }
 
+// configuredRequest is an apply request with what the configuration and
+// the flags apply and relay go share: the verify commands ([openspec]
+// verify, then each --verify), --no-push, the routing and size gates, the
+// tracker hook and the workspaces folder.
+func configuredRequest(c *cli.Context, s *applySession) osapply.Request {
+	return osapply.Request{
+		Verify:            append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
+		NoPush:            c.Bool("no-push"),
+		MinGroupTasks:     s.cfg.OpenSpec.MinGroupTasks,
+		RiskMaxFiles:      s.cfg.OpenSpec.RiskMaxFiles,
+		RiskMinGroupTasks: s.cfg.OpenSpec.RiskMinGroupTasks,
+		RiskMaxModules:    s.cfg.OpenSpec.RiskMaxModules,
+		Tracker:           s.cfg.OpenSpec.Tracker,
+		WorkspacesDir:     config.WorkspacesDir(s.cfg, s.env.Repo.Root),
+	}
+}
+
 func openApply(c *cli.Context) (*applySession, error) {
 	r, err := openRoot(c)
 	if err != nil {
@@ -194,22 +211,13 @@ func runApply(c *cli.Context) error {
 	if err := warnConfig(c, s.env.Root); err != nil {
 		return err
 	}
-	req := osapply.Request{
-		Worker:            pick(c.String("worker"), s.cfg.Worker.Command),
-		Verify:            append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
-		NoVerify:          c.Bool("no-verify"),
-		Reviewer:          pick(c.String("reviewer"), s.cfg.Worker.Reviewer),
-		Distribution:      c.String("distribution"),
-		NoPush:            c.Bool("no-push"),
-		Yes:               c.Bool("yes"),
-		Timeout:           pick(c.String("timeout"), s.cfg.Worker.Timeout),
-		MinGroupTasks:     s.cfg.OpenSpec.MinGroupTasks,
-		RiskMaxFiles:      s.cfg.OpenSpec.RiskMaxFiles,
-		RiskMinGroupTasks: s.cfg.OpenSpec.RiskMinGroupTasks,
-		RiskMaxModules:    s.cfg.OpenSpec.RiskMaxModules,
-		Tracker:           s.cfg.OpenSpec.Tracker,
-		WorkspacesDir:     config.WorkspacesDir(s.cfg, s.env.Repo.Root),
-	}
+	req := configuredRequest(c, s)
+	req.Worker = pick(c.String("worker"), s.cfg.Worker.Command)
+	req.NoVerify = c.Bool("no-verify")
+	req.Reviewer = pick(c.String("reviewer"), s.cfg.Worker.Reviewer)
+	req.Distribution = c.String("distribution")
+	req.Yes = c.Bool("yes")
+	req.Timeout = pick(c.String("timeout"), s.cfg.Worker.Timeout)
 	if pipelineAsked(c, args) {
 		return runPipeline(c, s, args, req)
 	}

@@ -213,20 +213,12 @@ func runRelayGo(c *cli.Context) error {
 	if err := warnConfig(c, s.env.Root); err != nil {
 		return err
 	}
-	rec, res, err := osapply.RelayGo(c.Context, s.env, osapply.RelayGoRequest{Change: name, ConfigTimeout: s.cfg.Worker.Timeout, Apply: osapply.Request{
-		Worker:            c.String("worker"),
-		Verify:            append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
-		Reviewer:          s.cfg.Worker.Reviewer,
-		Distribution:      osapply.Auto,
-		NoPush:            c.Bool("no-push"),
-		Timeout:           c.String("timeout"), // else the first leg's, else [worker] timeout
-		MinGroupTasks:     s.cfg.OpenSpec.MinGroupTasks,
-		RiskMaxFiles:      s.cfg.OpenSpec.RiskMaxFiles,
-		RiskMinGroupTasks: s.cfg.OpenSpec.RiskMinGroupTasks,
-		RiskMaxModules:    s.cfg.OpenSpec.RiskMaxModules,
-		Tracker:           s.cfg.OpenSpec.Tracker,
-		WorkspacesDir:     config.WorkspacesDir(s.cfg, s.env.Repo.Root),
-	}})
+	req := configuredRequest(c, s)
+	req.Worker = c.String("worker") // else the first leg's
+	req.Reviewer = s.cfg.Worker.Reviewer
+	req.Distribution = osapply.Auto
+	req.Timeout = c.String("timeout") // else the first leg's, else [worker] timeout
+	rec, res, err := osapply.RelayGo(c.Context, s.env, osapply.RelayGoRequest{Change: name, ConfigTimeout: s.cfg.Worker.Timeout, Apply: req})
 	if res != nil {
 		v := RelayGoView{Relay: rec, Apply: res}
 		if eerr := cliapp.Emit(c, v, func(w io.Writer) error {
