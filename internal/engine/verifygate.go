@@ -38,7 +38,10 @@ func (r *Runner) Verify(ctx context.Context, role string, commands []string) ([]
 		log := r.art(fmt.Sprintf("%s-%d.log", role, i+1))
 		j := r.testJob(cmd, r.Backend.TargetDir(), "all", log)
 		j.Role = role
-		if _, ok := r.State().passingReceipt(role, cmd, at); !ok {
+		// runGate reuses a passing receipt for this command and tree.
+		_, reused := r.State().passingReceipt(role, cmd, at)
+		reused = reused && at != ""
+		if !reused {
 			r.logf("%s: running %q in %s", role, cmd, r.Backend.TargetDir())
 		}
 		res, err := r.runGate(ctx, 0, 0, role, j, at)
@@ -48,14 +51,11 @@ func (r *Runner) Verify(ctx context.Context, role string, commands []string) ([]
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		o := VerifyOutcome{Command: cmd, ExitCode: res.ExitCode, Tree: at, Log: log}
+		o := VerifyOutcome{Command: cmd, ExitCode: res.ExitCode, Tree: at, Log: log, Reused: reused}
 		if res.Err != nil && res.ExitCode == 0 {
 			o.ExitCode = -1
 		}
 		o.Passed = o.ExitCode == 0 && res.Err == nil
-		if rs := r.State().Receipts; len(rs) > 0 {
-			o.Reused = rs[len(rs)-1].Reused
-		}
 		out = append(out, o)
 	}
 	return out, nil
