@@ -17,6 +17,7 @@ import (
 	"github.com/specstack/specstack/internal/confine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/internal/xec"
 	"github.com/specstack/specstack/jjx"
 )
@@ -337,9 +338,9 @@ func resolveInPlace(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string,
 	if err != nil {
 		return leftWith(f, "it cannot be edited in place: see the error"), err
 	}
-	data, err := os.ReadFile(file)
+	data, err := regfile.Read(file) // a FIFO swapped in since is refused, not waited on
 	if err != nil {
-		return plan, fmt.Errorf("read %s: %w", file, err)
+		return plan, err
 	}
 	return rewriteMarkers(ctx, repo, file, data, s, hunks)
 }
@@ -490,9 +491,12 @@ func textConflict(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string) (
 	if err != nil {
 		return false, err
 	}
-	data, err := os.ReadFile(file)
+	data, err := regfile.Read(file)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, regfile.ErrNotRegular) {
+		return false, nil
+	}
 	if err != nil {
-		return false, fmt.Errorf("read %s: %w", file, err)
+		return false, err
 	}
 	f := Parse(data)
 	return len(f.Hunks) > 0 && len(f.Problems) == 0, nil
@@ -504,9 +508,9 @@ func resolveText(ctx context.Context, repo *jjx.Repo, p string, s Strategy, hunk
 	if err != nil {
 		return Resolution{}, err
 	}
-	data, err := os.ReadFile(file)
+	data, err := regfile.Read(file)
 	if err != nil {
-		return Resolution{}, fmt.Errorf("read %s: %w", file, err)
+		return Resolution{}, err
 	}
 	return rewriteMarkers(ctx, repo, file, data, s, hunks)
 }
