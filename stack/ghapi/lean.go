@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/internal/xec"
 )
 
@@ -192,23 +193,10 @@ func refusal(resp *http.Response) *Refusal {
 	return r
 }
 
-// isJSONType matches go-gh's `[/+]json($|;)`.
-func isJSONType(ct string) bool {
-	for _, sep := range []string{"/json", "+json"} {
-		for i := strings.Index(ct, sep); i >= 0; {
-			rest := ct[i+len(sep):]
-			if rest == "" || rest[0] == ';' {
-				return true
-			}
-			j := strings.Index(rest, sep)
-			if j < 0 {
-				break
-			}
-			i += len(sep) + j
-		}
-	}
-	return false
-}
+// jsonType is go-gh's test of a JSON Content-Type.
+var jsonType = lazyregexp.New(`[/+]json($|;)`)
+
+func isJSONType(ct string) bool { return jsonType.MatchString(ct) }
 
 func codeMessage(code string) string {
 	switch code {
