@@ -258,7 +258,7 @@ func Outputs(changeDir, generates string) []string {
 // trackedTaskFiles returns the existing outputs of the artifact the
 // change's schema tracks for apply (none when the schema cannot be read).
 //
-// s, when not nil, is a walk of the change that answers the metadata and
+// scan, when not nil, is a walk of the change that answers the metadata and
 // output look-ups.
 func (r Root) trackedTaskFiles(change string, scan *changeScan) []string {
 	var md changeMetadata
