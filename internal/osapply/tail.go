@@ -222,8 +222,11 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		return res, err
 	}
 	res.Commit = head
-	if err := checkBookmark(ctx, env.Repo, p.Bookmark, head); err != nil && t.Bookmarked == "" {
-		return res, err
+	if t.Bookmarked == "" {
+		// A bookmark this run set is moved with @, never checked again.
+		if err := checkBookmark(ctx, env.Repo, p.Bookmark, head); err != nil {
+			return res, err
+		}
 	}
 	if err := env.Repo.BookmarkSet(ctx, p.Bookmark, "@", true); err != nil {
 		return res, fmt.Errorf("set bookmark %s on @: %w", p.Bookmark, err)
