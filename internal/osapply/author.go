@@ -391,28 +391,8 @@ func publishDraft(ctx context.Context, env *Env, res *AuthorResult, body string)
 		return err
 	}
 	res.Published = string(pushed)
-	pulls, err := g.GH.Pulls(ctx, ghapi.PullFilter{State: "open", Head: res.Bookmark})
-	if err != nil {
-		return fmt.Errorf("find the pull request of %s: %w", res.Bookmark, err)
-	}
-	if len(pulls) > 0 {
-		pr, err := g.GH.UpdatePull(ctx, pulls[0].Number, ghapi.PullUpdate{Body: &body})
-		if err != nil {
-			return fmt.Errorf("update pull request #%d: %w", pulls[0].Number, err)
-		}
-		res.PR = &PRView{Number: pr.Number, URL: pr.HTMLURL, Action: "updated"}
-		return nil
-	}
-	repo, err := g.GH.Repository(ctx)
-	if err != nil {
-		return fmt.Errorf("read the repository's default branch: %w", err)
-	}
-	pr, err := g.GH.CreatePull(ctx, ghapi.NewPull{Title: "docs(openspec): " + res.Change, Head: res.Bookmark, Base: repo.DefaultBranch, Body: body, Draft: true})
-	if err != nil {
-		return fmt.Errorf("open the draft pull request of %s: %w", res.Bookmark, err)
-	}
-	res.PR = &PRView{Number: pr.Number, URL: pr.HTMLURL, Action: "created"}
-	return nil
+	res.PR, err = upsertPR(ctx, g.GH, ghapi.NewPull{Title: "docs(openspec): " + res.Change, Head: res.Bookmark, Body: body, Draft: true})
+	return err
 }
 
 // revisionRe is a worker report's "Revision: <commit id>" line.
