@@ -1,6 +1,7 @@
 package osapply
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -95,9 +96,9 @@ func Author(ctx context.Context, env *Env, req AuthorRequest) (*AuthorResult, er
 		return nil, err
 	}
 	if d != nil && foldAuthor(d).Done == nil {
-		if req.Worker != "" {
-			d.Header.Worker = req.Worker
-		}
+		// The worker and its timeout, when given, replace the recorded ones.
+		d.Header.Worker = cmp.Or(req.Worker, d.Header.Worker)
+		d.Header.Timeout = cmp.Or(req.Timeout, d.Header.Timeout)
 		d.Header.Publish = d.Header.Publish || req.Publish
 		fmt.Fprintf(env.Out, "%s: resuming run %s of %s %s (started %s)\n", d.Header.Verb, d.Header.RunID, d.Header.Verb, name, d.Header.Started.Format(time.RFC3339))
 	} else {
@@ -174,11 +175,7 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 	j := engine.Job{Command: h.Worker, Dir: ws.Path, Role: "author", Task: name,
 		Brief: stem + "-brief.md", Report: stem + "-report.md", Log: stem + ".log", PIDFile: stem + ".pid",
 		Environment: []string{"SPECSTACK_ARTIFACTS=" + art, "SPECSTACK_CHANGE=" + name}}
-	if h.Timeout != "" {
-		if d, err := time.ParseDuration(h.Timeout); err == nil && d > 0 {
-			j.Timeout = d
-		}
-	}
+	j.Timeout, _ = time.ParseDuration(h.Timeout) // checked by Author; "" is none
 	if !workerSucceeded(st.Worker) {
 		// A worker a killed run left is stopped; its half-done change is
 		// set aside by a workspace made (again) on the base.
