@@ -63,6 +63,12 @@ type AuthorResult struct {
 	PR           *PRView      `json:"pr,omitempty"`
 }
 
+// ProposalBookmark is the bookmark an authored change is surfaced on
+// (propose, new, ff and relay's first leg): change/<slug>.
+func ProposalBookmark(change string) string {
+	return "change/" + Slug(change)
+}
+
 // AuthorMessage describes the change an authoring worker writes.
 func AuthorMessage(verb, change string) string {
 	return fmt.Sprintf("docs(openspec): %s %s", verb, change)
@@ -119,7 +125,7 @@ func newAuthorRun(ctx context.Context, env *Env, req AuthorRequest) (*AuthorDoc,
 	if req.Worker == "" {
 		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
 	}
-	h := AuthorRun{Verb: req.Verb, Change: name, Idea: req.Idea, Bookmark: "change/" + Slug(name), Worker: req.Worker,
+	h := AuthorRun{Verb: req.Verb, Change: name, Idea: req.Idea, Bookmark: ProposalBookmark(name), Worker: req.Worker,
 		Timeout: req.Timeout, Publish: req.Publish, Workspace: "openspec-author-" + Slug(name), WorkspacesDir: req.WorkspacesDir,
 		Started: time.Now().UTC()}
 	// Gate or no-op by the change directory's existence.
