@@ -45,9 +45,9 @@ jj-openspec holds it).
 
 The run is in the ledger (.jj/specstack/jj-openspec/author/CHANGE.toml):
 a killed run, or one whose worker ended without a result, is resumed by
-running the same verb on the change again (--worker, when given, replaces
-the recorded one); finished steps are not redone. --status lists the
-authoring runs and where each stands.
+running the same verb on the change again (--worker and --timeout, when
+given, replace the recorded ones); finished steps are not redone. --status
+lists the authoring runs and where each stands.
 
 Exit codes: 0 valid; 2 usage; 5 a decision; 6 the written change is invalid
 (its bookmark set for you to fix); 9 the worker ended without a result (its

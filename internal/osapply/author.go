@@ -1,6 +1,7 @@
 package osapply
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -62,6 +63,12 @@ type AuthorResult struct {
 	PR           *PRView      `json:"pr,omitempty"`
 }
 
+// ProposalBookmark is the bookmark an authored change is surfaced on
+// (propose, new, ff and relay's first leg): change/<slug>.
+func ProposalBookmark(change string) string {
+	return "change/" + Slug(change)
+}
+
 // AuthorMessage describes the change an authoring worker writes.
 func AuthorMessage(verb, change string) string {
 	return fmt.Sprintf("docs(openspec): %s %s", verb, change)
@@ -95,9 +102,9 @@ func Author(ctx context.Context, env *Env, req AuthorRequest) (*AuthorResult, er
 		return nil, err
 	}
 	if d != nil && foldAuthor(d).Done == nil {
-		if req.Worker != "" {
-			d.Header.Worker = req.Worker
-		}
+		// The worker and its timeout, when given, replace the recorded ones.
+		d.Header.Worker = cmp.Or(req.Worker, d.Header.Worker)
+		d.Header.Timeout = cmp.Or(req.Timeout, d.Header.Timeout)
 		d.Header.Publish = d.Header.Publish || req.Publish
 		fmt.Fprintf(env.Out, "%s: resuming run %s of %s %s (started %s)\n", d.Header.Verb, d.Header.RunID, d.Header.Verb, name, d.Header.Started.Format(time.RFC3339))
 	} else {
@@ -118,7 +125,7 @@ func newAuthorRun(ctx context.Context, env *Env, req AuthorRequest) (*AuthorDoc,
 	if req.Worker == "" {
 		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
 	}
-	h := AuthorRun{Verb: req.Verb, Change: name, Idea: req.Idea, Bookmark: "change/" + Slug(name), Worker: req.Worker,
+	h := AuthorRun{Verb: req.Verb, Change: name, Idea: req.Idea, Bookmark: ProposalBookmark(name), Worker: req.Worker,
 		Timeout: req.Timeout, Publish: req.Publish, Workspace: "openspec-author-" + Slug(name), WorkspacesDir: req.WorkspacesDir,
 		Started: time.Now().UTC()}
 	// Gate or no-op by the change directory's existence.
@@ -174,11 +181,7 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 	j := engine.Job{Command: h.Worker, Dir: ws.Path, Role: "author", Task: name,
 		Brief: stem + "-brief.md", Report: stem + "-report.md", Log: stem + ".log", PIDFile: stem + ".pid",
 		Environment: []string{"SPECSTACK_ARTIFACTS=" + art, "SPECSTACK_CHANGE=" + name}}
-	if h.Timeout != "" {
-		if d, err := time.ParseDuration(h.Timeout); err == nil && d > 0 {
-			j.Timeout = d
-		}
-	}
+	j.Timeout, _ = time.ParseDuration(h.Timeout) // checked by Author; "" is none
 	if !workerSucceeded(st.Worker) {
 		// A worker a killed run left is stopped; its half-done change is
 		// set aside by a workspace made (again) on the base.
@@ -391,28 +394,8 @@ func publishDraft(ctx context.Context, env *Env, res *AuthorResult, body string)
 		return err
 	}
 	res.Published = string(pushed)
-	pulls, err := g.GH.Pulls(ctx, ghapi.PullFilter{State: "open", Head: res.Bookmark})
-	if err != nil {
-		return fmt.Errorf("find the pull request of %s: %w", res.Bookmark, err)
-	}
-	if len(pulls) > 0 {
-		pr, err := g.GH.UpdatePull(ctx, pulls[0].Number, ghapi.PullUpdate{Body: &body})
-		if err != nil {
-			return fmt.Errorf("update pull request #%d: %w", pulls[0].Number, err)
-		}
-		res.PR = &PRView{Number: pr.Number, URL: pr.HTMLURL, Action: "updated"}
-		return nil
-	}
-	repo, err := g.GH.Repository(ctx)
-	if err != nil {
-		return fmt.Errorf("read the repository's default branch: %w", err)
-	}
-	pr, err := g.GH.CreatePull(ctx, ghapi.NewPull{Title: "docs(openspec): " + res.Change, Head: res.Bookmark, Base: repo.DefaultBranch, Body: body, Draft: true})
-	if err != nil {
-		return fmt.Errorf("open the draft pull request of %s: %w", res.Bookmark, err)
-	}
-	res.PR = &PRView{Number: pr.Number, URL: pr.HTMLURL, Action: "created"}
-	return nil
+	res.PR, err = upsertPR(ctx, g.GH, ghapi.NewPull{Title: "docs(openspec): " + res.Change, Head: res.Bookmark, Body: body, Draft: true})
+	return err
 }
 
 // revisionRe is a worker report's "Revision: <commit id>" line.

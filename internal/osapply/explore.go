@@ -100,13 +100,8 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 	if req.Worker == "" {
 		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
 	}
-	var timeout time.Duration
-	if req.Timeout != "" {
-		d, err := time.ParseDuration(req.Timeout)
-		if err != nil || d <= 0 {
-			return nil, exitcode.New(exitcode.Usage, "--timeout %q: give a positive Go duration such as 30m", req.Timeout)
-		}
-		timeout = d
+	if err := CheckTimeout(req.Timeout); err != nil {
+		return nil, err
 	}
 	rel, disk, err := FindingsPath(env.Repo.Root, req.Cwd, req.Findings)
 	if err != nil {
@@ -140,7 +135,7 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 	j := engine.Job{Command: req.Worker, Dir: ws.Path, Role: "explorer", Task: "explore",
 		Brief: stem + "-brief.md", Report: stem + "-report.md", Log: stem + ".log",
 		Environment: []string{"SPECSTACK_ARTIFACTS=" + art, "SPECSTACK_FINDINGS=" + filepath.Join(ws.Path, filepath.FromSlash(rel))}}
-	j.Timeout = timeout
+	j.Timeout, _ = time.ParseDuration(req.Timeout) // checked above; "" is none
 	// The document's folder exists for the worker (an empty folder is no
 	// change to jj).
 	if dst, err := confine.Path(ws.Path, path.Dir(rel)); err != nil {

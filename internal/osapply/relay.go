@@ -190,7 +190,7 @@ func Relay(ctx context.Context, env *Env, req RelayRequest) (*RelayView, error) 
 		if env.Root.CheckChange(change) == nil {
 			verb = "ff"
 		}
-		rec = &RelayRecord{Change: change, Idea: idea, Verb: verb, Bookmark: "change/" + Slug(change),
+		rec = &RelayRecord{Change: change, Idea: idea, Verb: verb, Bookmark: ProposalBookmark(change),
 			Worker: req.Worker, Timeout: req.Timeout, State: RelayAuthoring, Started: time.Now().UTC()}
 		return writeRelay(env.Dir, rec)
 	})

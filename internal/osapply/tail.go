@@ -222,8 +222,11 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		return res, err
 	}
 	res.Commit = head
-	if err := checkBookmark(ctx, env.Repo, p.Bookmark, head); err != nil && t.Bookmarked == "" {
-		return res, err
+	if t.Bookmarked == "" {
+		// A bookmark this run set is moved with @, never checked again.
+		if err := checkBookmark(ctx, env.Repo, p.Bookmark, head); err != nil {
+			return res, err
+		}
 	}
 	if err := env.Repo.BookmarkSet(ctx, p.Bookmark, "@", true); err != nil {
 		return res, fmt.Errorf("set bookmark %s on @: %w", p.Bookmark, err)
@@ -358,32 +361,35 @@ func openPR(ctx context.Context, gh *ghapi.Client, r spec.Root, p *Plan, archive
 	if err != nil {
 		return nil, fmt.Errorf("read the archived proposal for the pull request body: %w", err)
 	}
-	title := ImplementMessage(p.Change)
-	pulls, err := gh.Pulls(ctx, ghapi.PullFilter{State: "open", Head: p.Bookmark})
+	return upsertPR(ctx, gh, ghapi.NewPull{Title: ImplementMessage(p.Change), Head: p.Bookmark, Base: p.PRBase, Body: string(body)})
+}
+
+// upsertPR updates the body of the open pull request of pr.Head, or
+// opens pr (on the repository's default branch when pr.Base is empty).
+func upsertPR(ctx context.Context, gh *ghapi.Client, pr ghapi.NewPull) (*PRView, error) {
+	pulls, err := gh.Pulls(ctx, ghapi.PullFilter{State: "open", Head: pr.Head})
 	if err != nil {
-		return nil, fmt.Errorf("find the pull request of %s: %w", p.Bookmark, err)
+		return nil, fmt.Errorf("find the pull request of %s: %w", pr.Head, err)
 	}
-	b := string(body)
 	if len(pulls) > 0 {
-		pr, err := gh.UpdatePull(ctx, pulls[0].Number, ghapi.PullUpdate{Body: &b})
+		up, err := gh.UpdatePull(ctx, pulls[0].Number, ghapi.PullUpdate{Body: &pr.Body})
 		if err != nil {
 			return nil, fmt.Errorf("update pull request #%d: %w", pulls[0].Number, err)
 		}
-		return &PRView{Number: pr.Number, URL: pr.HTMLURL, Action: "updated"}, nil
+		return &PRView{Number: up.Number, URL: up.HTMLURL, Action: "updated"}, nil
 	}
-	base := p.PRBase
-	if base == "" {
+	if pr.Base == "" {
 		repo, err := gh.Repository(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("read the repository's default branch: %w", err)
 		}
-		base = repo.DefaultBranch
+		pr.Base = repo.DefaultBranch
 	}
-	pr, err := gh.CreatePull(ctx, ghapi.NewPull{Title: title, Head: p.Bookmark, Base: base, Body: b})
+	made, err := gh.CreatePull(ctx, pr)
 	if err != nil {
-		return nil, fmt.Errorf("open the pull request of %s: %w", p.Bookmark, err)
+		return nil, fmt.Errorf("open the pull request of %s: %w", pr.Head, err)
 	}
-	return &PRView{Number: pr.Number, URL: pr.HTMLURL, Action: "created"}, nil
+	return &PRView{Number: made.Number, URL: made.HTMLURL, Action: "created"}, nil
 }
 
 // TrackerTimeout bounds the tracker hook.

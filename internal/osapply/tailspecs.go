@@ -63,18 +63,18 @@ func mergeSpecsForward(ctx context.Context, env *Env, r *engine.Runner, p *Plan)
 	}
 	movedBy := map[string]string{} // capability/requirement → who moved it
 	var stale bool
-	for _, f := range rep.Findings {
-		if f.Change != p.Change || f.Kind != drift.Stale {
-			continue
-		}
-		stale = true
-		if f.MovedBy != nil {
-			movedBy[f.Capability+"/"+f.Requirement] = fmt.Sprintf("%s %q", shortID(f.MovedBy.ID), f.MovedBy.Summary)
-		}
-	}
 	var missing []string
 	for _, f := range rep.Findings {
-		if f.Change == p.Change && f.Kind == drift.Missing {
+		if f.Change != p.Change {
+			continue
+		}
+		switch f.Kind {
+		case drift.Stale:
+			stale = true
+			if f.MovedBy != nil {
+				movedBy[f.Capability+"/"+f.Requirement] = fmt.Sprintf("%s %q", shortID(f.MovedBy.ID), f.MovedBy.Summary)
+			}
+		case drift.Missing:
 			missing = append(missing, fmt.Sprintf("%s %s %q (%s)", f.Op, f.Capability, f.Requirement, f.Detail))
 		}
 	}
