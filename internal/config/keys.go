@@ -25,7 +25,7 @@ var Keys = []Key{
 	{"worker", "test", `"go test ./..."`, "jj-kaisen",
 		"the full test command: per task in its workspace unless [kaisen] test-map is set, and once in @ at the end (--test wins)"},
 	{"worker", "timeout", `"30m"`, "jj-kaisen",
-		"limit per worker, a Go duration (--timeout wins; default none)"},
+		"limit per worker, a Go duration (--timeout wins; default 1h)"},
 	{"kaisen", "max-parallel", `4`, "jj-kaisen",
 		"workers at once (default: all tasks of a wave)"},
 	{"kaisen", "workspaces-dir", `"/var/tmp/jj-workspaces"`, "jj-kaisen",

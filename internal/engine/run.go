@@ -241,13 +241,22 @@ func pick(a, b string) string {
 	return b
 }
 
-func (r *Runner) timeout() time.Duration {
-	d, err := time.ParseDuration(r.Doc.Header.Options.Timeout)
-	if err != nil || d <= 0 {
-		return 0
+// DefaultWorkerTimeout bounds a worker when no timeout is configured
+// (--timeout, [worker] timeout): every child process has a deadline. It is
+// gh specstack run's default too.
+const DefaultWorkerTimeout = time.Hour
+
+// WorkerTimeout is the limit of a worker given the configured duration s:
+// s when it is a positive Go duration, else DefaultWorkerTimeout (the
+// verbs refuse a malformed s before anything runs).
+func WorkerTimeout(s string) time.Duration {
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return d
 	}
-	return d
+	return DefaultWorkerTimeout
 }
+
+func (r *Runner) timeout() time.Duration { return WorkerTimeout(r.Doc.Header.Options.Timeout) }
 
 func (r *Runner) maxFixes() int {
 	if n := r.Doc.Header.Options.MaxFixes; n > 0 {

@@ -102,7 +102,7 @@ func runFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-parallel", Usage: "at most `N` workers at once (default: all tasks of a wave, or [kaisen] max-parallel)"},
 		&cli.StringFlag{Name: "merge-order", Value: "auto", Usage: "fan-in order: auto (smallest diff first) or a task `LIST` such as 3,1,2"},
 		&cli.BoolFlag{Name: "skip-review", Usage: "skip tests and review per wave: collected tasks go straight to fan-in"},
-		&cli.StringFlag{Name: "timeout", Usage: "per-worker `DURATION` such as 30m (default: [worker] timeout, else none)"},
+		&cli.StringFlag{Name: "timeout", Usage: "per-worker `DURATION` such as 30m (default: [worker] timeout, else 1h)"},
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "accept a wave plan with overlaps or low parallelism"},
 		&cli.BoolFlag{Name: "fresh", Usage: "start over although an unfinished run is in the ledger (its workspaces are kept)"},
 		confidenceOverrideFlag,

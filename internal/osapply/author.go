@@ -181,7 +181,7 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 	j := engine.Job{Command: h.Worker, Dir: ws.Path, Role: "author", Task: name,
 		Brief: stem + "-brief.md", Report: stem + "-report.md", Log: stem + ".log", PIDFile: stem + ".pid",
 		Environment: []string{"SPECSTACK_ARTIFACTS=" + art, "SPECSTACK_CHANGE=" + name}}
-	j.Timeout, _ = time.ParseDuration(h.Timeout) // checked by Author; "" is none
+	j.Timeout = engine.WorkerTimeout(h.Timeout) // checked by Author
 	if !workerSucceeded(st.Worker) {
 		// A worker a killed run left is stopped; its half-done change is
 		// set aside by a workspace made (again) on the base.

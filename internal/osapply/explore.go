@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/specstack/specstack/internal/confine"
 	"github.com/specstack/specstack/internal/engine"
@@ -135,7 +134,7 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 	j := engine.Job{Command: req.Worker, Dir: ws.Path, Role: "explorer", Task: "explore",
 		Brief: stem + "-brief.md", Report: stem + "-report.md", Log: stem + ".log",
 		Environment: []string{"SPECSTACK_ARTIFACTS=" + art, "SPECSTACK_FINDINGS=" + filepath.Join(ws.Path, filepath.FromSlash(rel))}}
-	j.Timeout, _ = time.ParseDuration(req.Timeout) // checked above; "" is none
+	j.Timeout = engine.WorkerTimeout(req.Timeout) // checked above
 	// The document's folder exists for the worker (an empty folder is no
 	// change to jj).
 	if dst, err := confine.Path(ws.Path, path.Dir(rel)); err != nil {
