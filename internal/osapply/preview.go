@@ -71,11 +71,10 @@ func Preview(ctx context.Context, env *Env, req Request) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the operation the preview is of: %w", err)
 	}
-	ats, err := env.Repo.LogDetail(ctx, "@")
-	if err != nil || len(ats) != 1 {
-		return nil, exitcode.Wrap(exitcode.Missing, fmt.Errorf("read @ of %s: %w", env.Repo.Root, err))
+	at, err := readAt(ctx, env)
+	if err != nil {
+		return nil, err
 	}
-	at := ats[0]
 	m := &Manifest{Op: op, Shape: "implementing", Change: p.Change, Level: p.Level, LevelReasons: p.LevelReasons, Distribution: p.Distribution, Reasons: p.Reasons,
 		Groups: p.Groups, Bookmark: p.Bookmark, Verify: p.Verify, Reviewer: p.Reviewer, Request: req}
 	m.Request.Change = p.Change
