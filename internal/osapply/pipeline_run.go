@@ -628,7 +628,7 @@ func outcomeOf(m *Member) MemberReport {
 	if err != nil || !ok || d.Header.RunID != p.RunID {
 		return rep
 	}
-	t := tailOf(d)
+	t, st := tailOf(d), engine.Fold(d)
 	rep.Phase = PhaseOf(d)
 	rep.Commit, rep.PR = t.Bookmarked, t.PR
 	switch {
@@ -644,12 +644,12 @@ func outcomeOf(m *Member) MemberReport {
 		}
 		return rep
 	}
-	if rep.Phase == PhaseWorkers && !engine.Fold(d).Complete && engine.Fold(d).Halted == "" {
+	if rep.Phase == PhaseWorkers && !st.Complete && st.Halted == "" {
 		rep.Workspace = m.Path
 		return rep // started, not finished: a resume continues it
 	}
 	rep.Outcome, rep.Reason, rep.Workspace = OutcomeFailed, rep.Phase, m.Path
-	if st := engine.Fold(d); st.Halted != "" {
+	if st.Halted != "" {
 		var files []string
 		for _, ts := range st.Tasks {
 			files = append(files, ts.Conflict...)
