@@ -147,7 +147,7 @@ func UnfinishedPipeline(dir string) (*PipelineRun, error) {
 		return nil, err
 	}
 	for _, m := range p.Members {
-		if o := outcomeOf(m); o.Outcome != OutcomeLanded && o.Outcome != OutcomeStacked {
+		if !outcomeOf(m).Landed() {
 			return p, nil
 		}
 	}
@@ -183,6 +183,11 @@ type MemberReport struct {
 	Workspace string `json:"workspace,omitempty"`
 }
 
+// Landed reports whether the member landed (alone or stacked).
+func (m MemberReport) Landed() bool {
+	return m.Outcome == OutcomeLanded || m.Outcome == OutcomeStacked
+}
+
 // StackReport is a stitched stack's registration through the stack layer.
 type StackReport struct {
 	Members []string `json:"members"`
@@ -208,7 +213,7 @@ type PipelineResult struct {
 // Landed reports whether every member that could run landed.
 func (r *PipelineResult) Landed() bool {
 	for _, m := range r.Members {
-		if m.Outcome != OutcomeLanded && m.Outcome != OutcomeStacked {
+		if !m.Landed() {
 			return false
 		}
 	}
@@ -371,7 +376,7 @@ func RunPipeline(ctx context.Context, env *Env, run *PipelineRun) (*PipelineResu
 func pipelineErr(res *PipelineResult, l Layout) error {
 	var bad []string
 	for _, m := range res.Members {
-		if m.Outcome != OutcomeLanded && m.Outcome != OutcomeStacked {
+		if !m.Landed() {
 			bad = append(bad, fmt.Sprintf("%s (%s: %s)", m.Change, m.Outcome, m.Reason))
 		}
 	}
@@ -434,7 +439,7 @@ func (pr *pipelineRunner) memberEnv(m *Member) (*Env, error) {
 // member runs (or resumes) one member's apply; below is the member it is
 // stacked on (nil: independent or the bottom).
 func (pr *pipelineRunner) member(ctx context.Context, m *Member, below *MemberReport) *MemberReport {
-	if rep := pr.report(m); rep.Outcome == OutcomeLanded || rep.Outcome == OutcomeStacked {
+	if rep := pr.report(m); rep.Landed() {
 		pr.release(ctx, m) // landed before a resume (killed before its release)
 		return rep
 	}
@@ -463,7 +468,7 @@ func (pr *pipelineRunner) member(ctx context.Context, m *Member, below *MemberRe
 		rep = fail(err)
 		return rep
 	}
-	if rep.Outcome == OutcomeLanded || rep.Outcome == OutcomeStacked {
+	if rep.Landed() {
 		pr.release(ctx, m)
 	}
 	return rep
