@@ -578,7 +578,7 @@ func (pr *pipelineRunner) stackedArtifacts(ctx context.Context, m *Member, base 
 	if len(outside) > 0 {
 		slices.Sort(outside)
 		return "", exitcode.New(exitcode.NeedsChoice, "change %s is stacked on %s, but its proposal revision %s (or one below it that %s lacks) also changes %s: only the change's folder is brought onto %s, nothing is dropped silently; rebase the proposal onto %s (`jj rebase -s %s -d %s`) or drop the dependency, then end this pipeline (`jj openspec apply --abort`) and start it again",
-			m.Change, m.Below, shortID(m.ProposalRev), m.Below, strings.Join(slices.Compact(outside), ", "), m.Below, m.Below, shortID(m.ProposalRev), "feat/"+Slug(m.Below))
+			m.Change, m.Below, shortID(m.ProposalRev), m.Below, strings.Join(slices.Compact(outside), ", "), m.Below, m.Below, shortID(m.ProposalRev), BookmarkOf(m.Below))
 	}
 	return dir, nil
 }
@@ -619,7 +619,7 @@ func (pr *pipelineRunner) report(m *Member) *MemberReport {
 
 func outcomeOf(m *Member) MemberReport {
 	rep := MemberReport{Change: m.Change, Outcome: OutcomePending, Position: m.Position, Of: m.Of,
-		Bookmark: "feat/" + Slug(m.Change), Verify: "not-run", Unticked: []string{}}
+		Bookmark: BookmarkOf(m.Change), Verify: "not-run", Unticked: []string{}}
 	p, ok, err := ReadPlan(m.Dir)
 	if err != nil {
 		rep.Outcome, rep.Reason = OutcomeFailed, err.Error()

@@ -266,7 +266,7 @@ func Prepare(ctx context.Context, env *Env, req Request) (*Plan, Decision, error
 	}
 	return &Plan{
 		Level: route.Level, LevelReasons: route.Reasons,
-		Change: name, Bookmark: "feat/" + Slug(name), Distribution: dec.Distribution, Reasons: reasons,
+		Change: name, Bookmark: BookmarkOf(name), Distribution: dec.Distribution, Reasons: reasons,
 		Groups: dec.Groups, TaskGroups: dec.TaskGroups, Verify: req.Verify, Reviewer: req.Reviewer,
 		NoPush: req.NoPush, Yes: req.Yes, Tracker: req.Tracker, PRBase: req.PRBase,
 	}, dec, nil
