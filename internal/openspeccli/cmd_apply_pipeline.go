@@ -53,11 +53,11 @@ func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Req
 		}
 		preq.After = append(preq.After, d)
 	}
-	if req.Worker == "" {
-		return exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	if err := osapply.CheckWorker(req.Worker); err != nil {
+		return err
 	}
-	if len(req.Verify) == 0 && !req.NoVerify {
-		return exitcode.New(exitcode.Usage, "no verify command: the verify gate cannot pass without one; give --verify CMD (or [openspec] verify), or --no-verify to archive unverified")
+	if err := osapply.CheckVerify(req.Verify, req.NoVerify); err != nil {
+		return err
 	}
 	if err := refuseUnfinished(s); err != nil {
 		return err

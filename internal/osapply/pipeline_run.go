@@ -223,8 +223,8 @@ func (r *PipelineResult) Landed() bool {
 // StartPipeline records a new pipeline run of plan in env's ledger and
 // runs it. The caller holds the project lock (env.Dir).
 func StartPipeline(ctx context.Context, env *Env, plan *PipelinePlan, req PipelineRequest) (*PipelineResult, error) {
-	if req.Apply.Worker == "" {
-		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	if err := CheckWorker(req.Apply.Worker); err != nil {
+		return nil, err
 	}
 	id := make([]byte, 4)
 	if _, err := rand.Read(id); err != nil {

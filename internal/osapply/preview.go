@@ -64,8 +64,8 @@ func Preview(ctx context.Context, env *Env, req Request) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.Worker == "" {
-		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	if err := CheckWorker(req.Worker); err != nil {
+		return nil, err
 	}
 	op, err := env.Repo.OpHead(ctx)
 	if err != nil {

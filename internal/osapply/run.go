@@ -123,6 +123,23 @@ func CheckTimeout(s string) error {
 	return nil
 }
 
+// CheckWorker refuses an apply without a worker command (exit 2).
+func CheckWorker(worker string) error {
+	if worker == "" {
+		return exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	}
+	return nil
+}
+
+// CheckVerify refuses an apply without a verify command unless
+// --no-verify (exit 2): the verify gate cannot pass without one.
+func CheckVerify(verify []string, noVerify bool) error {
+	if len(verify) == 0 && !noVerify {
+		return exitcode.New(exitcode.Usage, "no verify command: the verify gate cannot pass without one; give --verify CMD (or [openspec] verify), or --no-verify to archive unverified")
+	}
+	return nil
+}
+
 // Apply runs the implementing shape for req: a new run, or the
 // unfinished one of the same change (resume).
 func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
@@ -158,8 +175,8 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.Worker == "" {
-		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	if err := CheckWorker(req.Worker); err != nil {
+		return nil, err
 	}
 	// The lock first; then, under it, nothing unfinished and the base.
 	res, err := engine.Reserve(env.Dir, true)
@@ -257,8 +274,8 @@ func Prepare(ctx context.Context, env *Env, req Request) (*Plan, Decision, error
 			dec = rd
 		}
 	}
-	if len(req.Verify) == 0 && !req.NoVerify {
-		return nil, Decision{}, exitcode.New(exitcode.Usage, "no verify command: the verify gate cannot pass without one; give --verify CMD (or [openspec] verify), or --no-verify to archive unverified")
+	if err := CheckVerify(req.Verify, req.NoVerify); err != nil {
+		return nil, Decision{}, err
 	}
 	reasons := slices.Clone(dec.Reasons)
 	if route.Level == LevelRisk {
