@@ -249,6 +249,12 @@ func runApply(c *cli.Context) error {
 	} else {
 		res, err = osapply.Apply(c.Context, s.env, req)
 	}
+	return emitApply(c, res, err)
+}
+
+// emitApply shows res (when there is one) and returns err, or the error
+// of showing it.
+func emitApply(c *cli.Context, res *osapply.Result, err error) error {
 	if res != nil {
 		if eerr := cliapp.Emit(c, res, func(w io.Writer) error { return writeApply(w, res) }); eerr != nil && err == nil {
 			err = eerr

@@ -87,12 +87,7 @@ func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Req
 		fmt.Fprintf(errw, "apply: one apply-ready change (%s): the single-change apply\n", one)
 		req.Change = one
 		res, err := osapply.Apply(c.Context, s.env, req)
-		if res != nil {
-			if eerr := cliapp.Emit(c, res, func(w io.Writer) error { return writeApply(w, res) }); eerr != nil && err == nil {
-				err = eerr
-			}
-		}
-		return err
+		return emitApply(c, res, err)
 	}
 	for _, n := range plan.Layout.Notes {
 		fmt.Fprintf(errw, "apply: %s\n", n)
