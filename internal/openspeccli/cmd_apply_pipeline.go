@@ -294,7 +294,7 @@ type PipelineLogView struct {
 }
 
 func emitPipelineLog(c *cli.Context, p *osapply.PipelineRun) error {
-	var views []PipelineLogView
+	views := []PipelineLogView{}
 	for _, m := range p.Members {
 		v := PipelineLogView{Change: m.Change, LedgerDir: m.Dir}
 		d, ok, err := engine.Load(m.Dir)
