@@ -501,14 +501,11 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 				}
 			}
 		}
-		if err := os.RemoveAll(m.Path); err != nil {
-			return fmt.Errorf("remove the half-made workspace %s: %w", m.Path, err)
+		if err := removeWorkspaceDir(pr.run.workspacesDir(repo.Root), m.Path); err != nil {
+			return fmt.Errorf("remove the half-made workspace: %w", err)
 		}
 	}
-	wsDir := pr.run.Request.WorkspacesDir
-	if wsDir == "" {
-		wsDir = engine.WorkspacesDir(repo.Root)
-	}
+	wsDir := pr.run.workspacesDir(repo.Root)
 	if err := os.MkdirAll(wsDir, 0o755); err != nil {
 		return fmt.Errorf("make the workspaces folder %s: %w", wsDir, err)
 	}
@@ -597,9 +594,31 @@ func (pr *pipelineRunner) release(ctx context.Context, m *Member) {
 		fmt.Fprintf(pr.out, "pipeline: %s landed; forgetting its workspace %s failed (remove it by hand): %v\n", m.Change, m.Workspace, err)
 		return
 	}
-	if err := os.RemoveAll(m.Path); err != nil {
+	if err := removeWorkspaceDir(pr.run.workspacesDir(pr.env.Repo.Root), m.Path); err != nil {
 		fmt.Fprintf(pr.out, "pipeline: %s landed; its workspace %s is forgotten but its folder %s could not be removed (remove it by hand): %v\n", m.Change, m.Workspace, m.Path, err)
 	}
+}
+
+// workspacesDir is the folder the run makes its workspaces in.
+func (r *PipelineRun) workspacesDir(root string) string {
+	if r.Request.WorkspacesDir != "" {
+		return r.Request.WorkspacesDir
+	}
+	return engine.WorkspacesDir(root)
+}
+
+// removeWorkspaceDir removes the workspace folder path, which the run's
+// record names, only when it is inside wsDir (as the engine removes
+// only its pool's folders): a record naming any other folder is refused.
+func removeWorkspaceDir(wsDir, path string) error {
+	rel, err := filepath.Rel(wsDir, path)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("workspace folder %s is outside the workspaces folder %s: not removed; remove it yourself", path, wsDir)
+	}
+	if err := os.RemoveAll(path); err != nil {
+		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	return nil
 }
 
 // saveRun applies change to the run record and writes it, under the lock
