@@ -357,8 +357,7 @@ func RunPipeline(ctx context.Context, env *Env, run *PipelineRun) (*PipelineResu
 		}()
 	}
 	wg.Wait()
-	res := &PipelineResult{RunID: run.RunID, Excluded: run.Excluded, Blocked: run.Layout.Blocked,
-		Cycles: run.Layout.Cycles, Notes: run.Layout.Notes}
+	res := newResult(run)
 	for _, m := range run.Members {
 		res.Members = append(res.Members, *reports[m.Change])
 	}
@@ -742,12 +741,17 @@ func (pr *pipelineRunner) link(ctx context.Context, job []*Member, reports map[s
 // ReportPipeline is the summary of run as its members' ledgers tell it
 // (status), without running anything.
 func ReportPipeline(run *PipelineRun) *PipelineResult {
-	res := &PipelineResult{RunID: run.RunID, Excluded: run.Excluded, Blocked: run.Layout.Blocked,
-		Cycles: run.Layout.Cycles, Notes: run.Layout.Notes}
+	res := newResult(run)
 	for _, m := range run.Members {
 		res.Members = append(res.Members, outcomeOf(m))
 	}
 	return res
+}
+
+// newResult is run's summary without its members' lines.
+func newResult(run *PipelineRun) *PipelineResult {
+	return &PipelineResult{RunID: run.RunID, Excluded: run.Excluded, Blocked: run.Layout.Blocked,
+		Cycles: run.Layout.Cycles, Notes: run.Layout.Notes}
 }
 
 // lockedWriter serialises the members' progress lines.
