@@ -226,7 +226,7 @@ func runApply(c *cli.Context) error {
 			return err
 		}
 		if len(args) > 0 || c.Bool("dry-run") || c.String("from-preview") != "" {
-			return exitcode.New(exitcode.NeedsChoice, "an unfinished pipeline (run %s) is in the ledger: `jj openspec apply` resumes it, `jj openspec apply --abort` ends it", p.RunID)
+			return unfinishedPipeline(p)
 		}
 		return resumePipeline(c, s, p)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -124,7 +125,7 @@ func refuseUnfinished(s *applySession) error {
 		if err != nil {
 			return err
 		}
-		return exitcode.New(exitcode.NeedsChoice, "an unfinished pipeline (run %s) is in the ledger: `jj openspec apply` resumes it, `jj openspec apply --abort` ends it", p.RunID)
+		return unfinishedPipeline(p)
 	}
 	if p, _, err := osapply.Unfinished(s.env.Dir); err != nil || p != nil {
 		if err != nil {
@@ -133,6 +134,11 @@ func refuseUnfinished(s *applySession) error {
 		return exitcode.New(exitcode.NeedsChoice, "an unfinished apply of change %q (run %s) is in the ledger: `jj openspec apply %s` resumes it, `jj openspec apply --abort` undoes it", p.Change, p.RunID, p.Change)
 	}
 	return nil
+}
+
+// unfinishedPipeline refuses a new apply while pipeline p is unfinished.
+func unfinishedPipeline(p *osapply.PipelineRun) error {
+	return exitcode.New(exitcode.NeedsChoice, "an unfinished pipeline (run %s) is in the ledger: `jj openspec apply` resumes it, `jj openspec apply --abort` ends it", p.RunID)
 }
 
 // resumePipeline continues the unfinished pipeline p, read before the
@@ -239,11 +245,11 @@ func pipelineNewer(dir string) (*osapply.PipelineRun, bool, error) {
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	pi, err := os.Stat(dir + "/" + osapply.PipelineFile)
+	pi, err := os.Stat(filepath.Join(dir, osapply.PipelineFile))
 	if err != nil {
 		return nil, false, err
 	}
-	if ai, err := os.Stat(dir + "/" + osapply.PlanFile); err == nil && ai.ModTime().After(pi.ModTime()) {
+	if ai, err := os.Stat(filepath.Join(dir, osapply.PlanFile)); err == nil && ai.ModTime().After(pi.ModTime()) {
 		return p, false, nil
 	}
 	return p, true, nil
