@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -390,11 +389,11 @@ func checkOnRevision(ctx context.Context, env *Env, change, rev string) error {
 
 // notArtifacts lists the files of @ outside the change's folder.
 func notArtifacts(env *Env, change string, files []jjx.FileChange) []string {
-	dir, err := filepath.Rel(env.Repo.Root, env.Root.ChangeDir(change))
-	if err != nil || strings.HasPrefix(dir, "..") {
+	dir, err := repoRel(env, env.Root.ChangeDir(change))
+	if err != nil {
 		return nil // the project is not seen under the root (a link): cannot tell
 	}
-	dir = filepath.ToSlash(dir) + "/"
+	dir += "/"
 	var out []string
 	for _, f := range files {
 		if !strings.HasPrefix(f.Path, dir) {
