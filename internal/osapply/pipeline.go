@@ -407,10 +407,15 @@ func sccs(nodes []string, after map[string][]string) [][]string {
 func cycleName(cycles [][]string, m string) string {
 	for _, c := range cycles {
 		if slices.Contains(c, m) {
-			return strings.Join(append(slices.Clone(c), c[0]), " → ")
+			return cycleText(c)
 		}
 	}
 	return ""
+}
+
+// cycleText writes cycle c as a → b → a.
+func cycleText(c []string) string {
+	return strings.Join(append(slices.Clone(c), c[0]), " → ")
 }
 
 // CycleError names the dependency cycles that stopped the stacking.
@@ -420,7 +425,7 @@ func (l Layout) CycleError() error {
 	}
 	var names []string
 	for _, c := range l.Cycles {
-		names = append(names, strings.Join(append(slices.Clone(c), c[0]), " → "))
+		names = append(names, cycleText(c))
 	}
 	return exitcode.New(exitcode.Usage, "dependency cycle %s: those changes were not applied; remove one of the dependencies (--after, or a proposal's \"Depends on:\" line) and re-run", strings.Join(names, "; "))
 }
