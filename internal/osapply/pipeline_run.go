@@ -478,14 +478,13 @@ func (pr *pipelineRunner) member(ctx context.Context, m *Member, below *MemberRe
 // revision, or, stacked, on the landed member below with the change's
 // folder restored from its proposal revision.
 func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *MemberReport) error {
-	if _, ok, err := ReadPlan(m.Dir); err != nil || ok {
-		if ok && m.Path != "" {
-			if _, err := os.Stat(m.Path); err == nil {
-				return nil // the apply resumes in it
-			}
-		}
-		if err != nil {
-			return err
+	_, started, err := ReadPlan(m.Dir)
+	if err != nil {
+		return err
+	}
+	if started && m.Path != "" {
+		if _, err := os.Stat(m.Path); err == nil {
+			return nil // the apply resumes in it
 		}
 	}
 	repo := pr.env.Repo
@@ -512,7 +511,6 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 	restore := ""
 	if below != nil {
 		base = below.Commit
-		var err error
 		if restore, err = pr.stackedArtifacts(ctx, m, base); err != nil {
 			return err
 		}
