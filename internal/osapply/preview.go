@@ -83,8 +83,8 @@ func Preview(ctx context.Context, env *Env, req Request) (*Manifest, error) {
 	} else {
 		m.Base = fmt.Sprintf("@ (%s), then a new change %q on it", shortID(at.ChangeID), ImplementMessage(p.Change))
 		if strings.TrimSpace(at.Description) == "" {
-			if other := notArtifacts(env, p.Change, at.Files); len(other) > 0 {
-				return nil, exitcode.New(exitcode.NeedsChoice, "@ has edits that are not change %s's artifacts (%s): describe or commit them first (`jj commit -m …`), then apply", p.Change, strings.Join(other, ", "))
+			if err := onlyArtifacts(env, p.Change, at.Files); err != nil {
+				return nil, err
 			}
 			m.Describe = ArtifactsMessage(p.Change)
 		}

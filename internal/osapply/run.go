@@ -336,8 +336,8 @@ func settleBase(ctx context.Context, env *Env, p *Plan) error {
 	}
 	if !at.Empty {
 		if strings.TrimSpace(at.Description) == "" {
-			if other := notArtifacts(env, p.Change, at.Files); len(other) > 0 {
-				return exitcode.New(exitcode.NeedsChoice, "@ has edits that are not change %s's artifacts (%s): describe or commit them first (`jj commit -m …`), then apply", p.Change, strings.Join(other, ", "))
+			if err := onlyArtifacts(env, p.Change, at.Files); err != nil {
+				return err
 			}
 			if err := env.Repo.Describe(ctx, "@", ArtifactsMessage(p.Change)); err != nil {
 				return fmt.Errorf("describe @ as the change's artifacts: %w", err)
@@ -385,6 +385,15 @@ func checkOnRevision(ctx context.Context, env *Env, change, rev string) error {
 		return nil
 	}
 	return exitcode.New(exitcode.NeedsChoice, "@ (%s) is no longer an empty change on the proposal revision %s: it moved after relay go put it there; nothing was started: run `jj openspec relay go %s` again", shortID(at.ChangeID), shortID(rev), change)
+}
+
+// onlyArtifacts refuses an undescribed @ holding edits outside the
+// change's folder: apply would describe them as the change's artifacts.
+func onlyArtifacts(env *Env, change string, files []jjx.FileChange) error {
+	if other := notArtifacts(env, change, files); len(other) > 0 {
+		return exitcode.New(exitcode.NeedsChoice, "@ has edits that are not change %s's artifacts (%s): describe or commit them first (`jj commit -m …`), then apply", change, strings.Join(other, ", "))
+	}
+	return nil
 }
 
 // notArtifacts lists the files of @ outside the change's folder.
