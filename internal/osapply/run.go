@@ -153,11 +153,19 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 		if req.Change != "" && req.Change != p.Change {
 			return nil, exitcode.New(exitcode.NeedsChoice, "an unfinished apply of change %q (run %s) is in the ledger: `jj openspec apply %s` resumes it, `jj openspec apply --abort` undoes it", p.Change, p.RunID, p.Change)
 		}
+		engine.PausePoint("apply-resume-read")
 		r, err := engine.Open(ctx, env.Repo, env.Dir, env.Out)
 		if err != nil {
 			return nil, err
 		}
 		defer r.Close()
+		// p was read before the lock: the run must still be unfinished.
+		if again, _, err := Unfinished(env.Dir); err != nil || again == nil || again.RunID != p.RunID {
+			if err != nil {
+				return nil, err
+			}
+			return nil, exitcode.New(exitcode.NeedsChoice, "apply: run %s of change %s was aborted or finished while this apply waited for the lock; nothing was run (`jj openspec apply --status` shows it)", p.RunID, p.Change)
+		}
 		r.Worker = req.Worker
 		r.Commands = Commands(p.Change)
 		// A decision made now (archive with tasks open) is this call's.
