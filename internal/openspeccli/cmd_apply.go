@@ -226,7 +226,7 @@ func runApply(c *cli.Context) error {
 			return err
 		}
 		if len(args) > 0 || c.Bool("dry-run") || c.String("from-preview") != "" {
-			return exitcode.New(exitcode.NeedsChoice, "an unfinished pipeline (run %s) is in the ledger: `jj openspec apply` resumes it, `jj openspec apply --abort` ends it", p.RunID)
+			return unfinishedPipeline(p)
 		}
 		return resumePipeline(c, s, p)
 	}
@@ -249,6 +249,12 @@ func runApply(c *cli.Context) error {
 	} else {
 		res, err = osapply.Apply(c.Context, s.env, req)
 	}
+	return emitApply(c, res, err)
+}
+
+// emitApply shows res (when there is one) and returns err, or the error
+// of showing it.
+func emitApply(c *cli.Context, res *osapply.Result, err error) error {
 	if res != nil {
 		if eerr := cliapp.Emit(c, res, func(w io.Writer) error { return writeApply(w, res) }); eerr != nil && err == nil {
 			err = eerr

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -53,11 +54,11 @@ func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Req
 		}
 		preq.After = append(preq.After, d)
 	}
-	if req.Worker == "" {
-		return exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	if err := osapply.CheckWorker(req.Worker); err != nil {
+		return err
 	}
-	if len(req.Verify) == 0 && !req.NoVerify {
-		return exitcode.New(exitcode.Usage, "no verify command: the verify gate cannot pass without one; give --verify CMD (or [openspec] verify), or --no-verify to archive unverified")
+	if err := osapply.CheckVerify(req.Verify, req.NoVerify); err != nil {
+		return err
 	}
 	if err := refuseUnfinished(s); err != nil {
 		return err
@@ -87,12 +88,7 @@ func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Req
 		fmt.Fprintf(errw, "apply: one apply-ready change (%s): the single-change apply\n", one)
 		req.Change = one
 		res, err := osapply.Apply(c.Context, s.env, req)
-		if res != nil {
-			if eerr := cliapp.Emit(c, res, func(w io.Writer) error { return writeApply(w, res) }); eerr != nil && err == nil {
-				err = eerr
-			}
-		}
-		return err
+		return emitApply(c, res, err)
 	}
 	for _, n := range plan.Layout.Notes {
 		fmt.Fprintf(errw, "apply: %s\n", n)
@@ -129,7 +125,7 @@ func refuseUnfinished(s *applySession) error {
 		if err != nil {
 			return err
 		}
-		return exitcode.New(exitcode.NeedsChoice, "an unfinished pipeline (run %s) is in the ledger: `jj openspec apply` resumes it, `jj openspec apply --abort` ends it", p.RunID)
+		return unfinishedPipeline(p)
 	}
 	if p, _, err := osapply.Unfinished(s.env.Dir); err != nil || p != nil {
 		if err != nil {
@@ -138,6 +134,11 @@ func refuseUnfinished(s *applySession) error {
 		return exitcode.New(exitcode.NeedsChoice, "an unfinished apply of change %q (run %s) is in the ledger: `jj openspec apply %s` resumes it, `jj openspec apply --abort` undoes it", p.Change, p.RunID, p.Change)
 	}
 	return nil
+}
+
+// unfinishedPipeline refuses a new apply while pipeline p is unfinished.
+func unfinishedPipeline(p *osapply.PipelineRun) error {
+	return exitcode.New(exitcode.NeedsChoice, "an unfinished pipeline (run %s) is in the ledger: `jj openspec apply` resumes it, `jj openspec apply --abort` ends it", p.RunID)
 }
 
 // resumePipeline continues the unfinished pipeline p, read before the
@@ -244,11 +245,11 @@ func pipelineNewer(dir string) (*osapply.PipelineRun, bool, error) {
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	pi, err := os.Stat(dir + "/" + osapply.PipelineFile)
+	pi, err := os.Stat(filepath.Join(dir, osapply.PipelineFile))
 	if err != nil {
 		return nil, false, err
 	}
-	if ai, err := os.Stat(dir + "/" + osapply.PlanFile); err == nil && ai.ModTime().After(pi.ModTime()) {
+	if ai, err := os.Stat(filepath.Join(dir, osapply.PlanFile)); err == nil && ai.ModTime().After(pi.ModTime()) {
 		return p, false, nil
 	}
 	return p, true, nil
@@ -299,7 +300,7 @@ type PipelineLogView struct {
 }
 
 func emitPipelineLog(c *cli.Context, p *osapply.PipelineRun) error {
-	var views []PipelineLogView
+	views := []PipelineLogView{}
 	for _, m := range p.Members {
 		v := PipelineLogView{Change: m.Change, LedgerDir: m.Dir}
 		d, ok, err := engine.Load(m.Dir)

@@ -28,10 +28,8 @@ type Exclusion struct {
 
 // Supply is the resolved, de-duplicated pipeline set.
 type Supply struct {
-	// Members are apply-ready, in supply order; Prepared holds each one's
-	// apply plan (distribution, workers) as Prepare decided it.
+	// Members are apply-ready, in supply order.
 	Members  []string
-	Prepared map[string]*Plan
 	Width    map[string]int // worker workspaces per member
 	Excluded []Exclusion
 }
@@ -127,7 +125,7 @@ func Candidates(r spec.Root, names []string, sels []Selector) ([]string, error) 
 // each one that would be refused (its bookmark existing too) or has
 // nothing to do.
 func Filter(ctx context.Context, env *Env, candidates []string, tmpl Request) Supply {
-	s := Supply{Prepared: map[string]*Plan{}, Width: map[string]int{}}
+	s := Supply{Width: map[string]int{}}
 	for _, name := range candidates {
 		if !memberName.MatchString(name) {
 			s.Excluded = append(s.Excluded, Exclusion{name, "not a change name (letters, digits, '.', '_' and '-' only)"})
@@ -149,7 +147,6 @@ func Filter(ctx context.Context, env *Env, candidates []string, tmpl Request) Su
 			continue
 		}
 		s.Members = append(s.Members, name)
-		s.Prepared[name] = p
 		s.Width[name] = len(dec.Tasks)
 	}
 	return s
@@ -407,10 +404,15 @@ func sccs(nodes []string, after map[string][]string) [][]string {
 func cycleName(cycles [][]string, m string) string {
 	for _, c := range cycles {
 		if slices.Contains(c, m) {
-			return strings.Join(append(slices.Clone(c), c[0]), " → ")
+			return cycleText(c)
 		}
 	}
 	return ""
+}
+
+// cycleText writes cycle c as a → b → a.
+func cycleText(c []string) string {
+	return strings.Join(append(slices.Clone(c), c[0]), " → ")
 }
 
 // CycleError names the dependency cycles that stopped the stacking.
@@ -420,7 +422,7 @@ func (l Layout) CycleError() error {
 	}
 	var names []string
 	for _, c := range l.Cycles {
-		names = append(names, strings.Join(append(slices.Clone(c), c[0]), " → "))
+		names = append(names, cycleText(c))
 	}
 	return exitcode.New(exitcode.Usage, "dependency cycle %s: those changes were not applied; remove one of the dependencies (--after, or a proposal's \"Depends on:\" line) and re-run", strings.Join(names, "; "))
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
@@ -32,6 +31,7 @@ func AbortPipeline(ctx context.Context, env *Env) (*PipelineRun, error) {
 	for _, w := range wss {
 		live[w.Name] = true
 	}
+	wsDir := p.workspacesDir(env.Repo.Root)
 	var errs []error
 	drop := func(name, path string) {
 		if name != "" && live[name] {
@@ -41,13 +41,13 @@ func AbortPipeline(ctx context.Context, env *Env) (*PipelineRun, error) {
 			}
 		}
 		if path != "" {
-			if err := os.RemoveAll(path); err != nil {
-				errs = append(errs, fmt.Errorf("remove %s: %w", path, err))
+			if err := removeWorkspaceDir(wsDir, path); err != nil {
+				errs = append(errs, err)
 			}
 		}
 	}
 	for _, m := range p.Members {
-		if o := outcomeOf(m); o.Outcome == OutcomeLanded || o.Outcome == OutcomeStacked {
+		if outcomeOf(m).Landed() {
 			continue
 		}
 		if d, ok, err := engine.Load(m.Dir); err == nil && ok {

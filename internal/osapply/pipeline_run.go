@@ -147,7 +147,7 @@ func UnfinishedPipeline(dir string) (*PipelineRun, error) {
 		return nil, err
 	}
 	for _, m := range p.Members {
-		if o := outcomeOf(m); o.Outcome != OutcomeLanded && o.Outcome != OutcomeStacked {
+		if !outcomeOf(m).Landed() {
 			return p, nil
 		}
 	}
@@ -183,6 +183,11 @@ type MemberReport struct {
 	Workspace string `json:"workspace,omitempty"`
 }
 
+// Landed reports whether the member landed (alone or stacked).
+func (m MemberReport) Landed() bool {
+	return m.Outcome == OutcomeLanded || m.Outcome == OutcomeStacked
+}
+
 // StackReport is a stitched stack's registration through the stack layer.
 type StackReport struct {
 	Members []string `json:"members"`
@@ -208,7 +213,7 @@ type PipelineResult struct {
 // Landed reports whether every member that could run landed.
 func (r *PipelineResult) Landed() bool {
 	for _, m := range r.Members {
-		if m.Outcome != OutcomeLanded && m.Outcome != OutcomeStacked {
+		if !m.Landed() {
 			return false
 		}
 	}
@@ -218,8 +223,8 @@ func (r *PipelineResult) Landed() bool {
 // StartPipeline records a new pipeline run of plan in env's ledger and
 // runs it. The caller holds the project lock (env.Dir).
 func StartPipeline(ctx context.Context, env *Env, plan *PipelinePlan, req PipelineRequest) (*PipelineResult, error) {
-	if req.Apply.Worker == "" {
-		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	if err := CheckWorker(req.Apply.Worker); err != nil {
+		return nil, err
 	}
 	id := make([]byte, 4)
 	if _, err := rand.Read(id); err != nil {
@@ -352,8 +357,7 @@ func RunPipeline(ctx context.Context, env *Env, run *PipelineRun) (*PipelineResu
 		}()
 	}
 	wg.Wait()
-	res := &PipelineResult{RunID: run.RunID, Excluded: run.Excluded, Blocked: run.Layout.Blocked,
-		Cycles: run.Layout.Cycles, Notes: run.Layout.Notes}
+	res := newResult(run)
 	for _, m := range run.Members {
 		res.Members = append(res.Members, *reports[m.Change])
 	}
@@ -371,7 +375,7 @@ func RunPipeline(ctx context.Context, env *Env, run *PipelineRun) (*PipelineResu
 func pipelineErr(res *PipelineResult, l Layout) error {
 	var bad []string
 	for _, m := range res.Members {
-		if m.Outcome != OutcomeLanded && m.Outcome != OutcomeStacked {
+		if !m.Landed() {
 			bad = append(bad, fmt.Sprintf("%s (%s: %s)", m.Change, m.Outcome, m.Reason))
 		}
 	}
@@ -434,7 +438,7 @@ func (pr *pipelineRunner) memberEnv(m *Member) (*Env, error) {
 // member runs (or resumes) one member's apply; below is the member it is
 // stacked on (nil: independent or the bottom).
 func (pr *pipelineRunner) member(ctx context.Context, m *Member, below *MemberReport) *MemberReport {
-	if rep := pr.report(m); rep.Outcome == OutcomeLanded || rep.Outcome == OutcomeStacked {
+	if rep := pr.report(m); rep.Landed() {
 		pr.release(ctx, m) // landed before a resume (killed before its release)
 		return rep
 	}
@@ -463,7 +467,7 @@ func (pr *pipelineRunner) member(ctx context.Context, m *Member, below *MemberRe
 		rep = fail(err)
 		return rep
 	}
-	if rep.Outcome == OutcomeLanded || rep.Outcome == OutcomeStacked {
+	if rep.Landed() {
 		pr.release(ctx, m)
 	}
 	return rep
@@ -474,14 +478,13 @@ func (pr *pipelineRunner) member(ctx context.Context, m *Member, below *MemberRe
 // revision, or, stacked, on the landed member below with the change's
 // folder restored from its proposal revision.
 func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *MemberReport) error {
-	if _, ok, err := ReadPlan(m.Dir); err != nil || ok {
-		if ok && m.Path != "" {
-			if _, err := os.Stat(m.Path); err == nil {
-				return nil // the apply resumes in it
-			}
-		}
-		if err != nil {
-			return err
+	_, started, err := ReadPlan(m.Dir)
+	if err != nil {
+		return err
+	}
+	if started && m.Path != "" {
+		if _, err := os.Stat(m.Path); err == nil {
+			return nil // the apply resumes in it
 		}
 	}
 	repo := pr.env.Repo
@@ -496,14 +499,11 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 				}
 			}
 		}
-		if err := os.RemoveAll(m.Path); err != nil {
-			return fmt.Errorf("remove the half-made workspace %s: %w", m.Path, err)
+		if err := removeWorkspaceDir(pr.run.workspacesDir(repo.Root), m.Path); err != nil {
+			return fmt.Errorf("remove the half-made workspace: %w", err)
 		}
 	}
-	wsDir := pr.run.Request.WorkspacesDir
-	if wsDir == "" {
-		wsDir = engine.WorkspacesDir(repo.Root)
-	}
+	wsDir := pr.run.workspacesDir(repo.Root)
 	if err := os.MkdirAll(wsDir, 0o755); err != nil {
 		return fmt.Errorf("make the workspaces folder %s: %w", wsDir, err)
 	}
@@ -511,7 +511,6 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 	restore := ""
 	if below != nil {
 		base = below.Commit
-		var err error
 		if restore, err = pr.stackedArtifacts(ctx, m, base); err != nil {
 			return err
 		}
@@ -573,7 +572,7 @@ func (pr *pipelineRunner) stackedArtifacts(ctx context.Context, m *Member, base 
 	if len(outside) > 0 {
 		slices.Sort(outside)
 		return "", exitcode.New(exitcode.NeedsChoice, "change %s is stacked on %s, but its proposal revision %s (or one below it that %s lacks) also changes %s: only the change's folder is brought onto %s, nothing is dropped silently; rebase the proposal onto %s (`jj rebase -s %s -d %s`) or drop the dependency, then end this pipeline (`jj openspec apply --abort`) and start it again",
-			m.Change, m.Below, shortID(m.ProposalRev), m.Below, strings.Join(slices.Compact(outside), ", "), m.Below, m.Below, shortID(m.ProposalRev), "feat/"+Slug(m.Below))
+			m.Change, m.Below, shortID(m.ProposalRev), m.Below, strings.Join(slices.Compact(outside), ", "), m.Below, m.Below, shortID(m.ProposalRev), BookmarkOf(m.Below))
 	}
 	return dir, nil
 }
@@ -592,9 +591,31 @@ func (pr *pipelineRunner) release(ctx context.Context, m *Member) {
 		fmt.Fprintf(pr.out, "pipeline: %s landed; forgetting its workspace %s failed (remove it by hand): %v\n", m.Change, m.Workspace, err)
 		return
 	}
-	if err := os.RemoveAll(m.Path); err != nil {
+	if err := removeWorkspaceDir(pr.run.workspacesDir(pr.env.Repo.Root), m.Path); err != nil {
 		fmt.Fprintf(pr.out, "pipeline: %s landed; its workspace %s is forgotten but its folder %s could not be removed (remove it by hand): %v\n", m.Change, m.Workspace, m.Path, err)
 	}
+}
+
+// workspacesDir is the folder the run makes its workspaces in.
+func (r *PipelineRun) workspacesDir(root string) string {
+	if r.Request.WorkspacesDir != "" {
+		return r.Request.WorkspacesDir
+	}
+	return engine.WorkspacesDir(root)
+}
+
+// removeWorkspaceDir removes the workspace folder path, which the run's
+// record names, only when it is inside wsDir (as the engine removes
+// only its pool's folders): a record naming any other folder is refused.
+func removeWorkspaceDir(wsDir, path string) error {
+	rel, err := filepath.Rel(wsDir, path)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("workspace folder %s is outside the workspaces folder %s: not removed; remove it yourself", path, wsDir)
+	}
+	if err := os.RemoveAll(path); err != nil {
+		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	return nil
 }
 
 // saveRun applies change to the run record and writes it, under the lock
@@ -614,7 +635,7 @@ func (pr *pipelineRunner) report(m *Member) *MemberReport {
 
 func outcomeOf(m *Member) MemberReport {
 	rep := MemberReport{Change: m.Change, Outcome: OutcomePending, Position: m.Position, Of: m.Of,
-		Bookmark: "feat/" + Slug(m.Change), Verify: "not-run", Unticked: []string{}}
+		Bookmark: BookmarkOf(m.Change), Verify: "not-run", Unticked: []string{}}
 	p, ok, err := ReadPlan(m.Dir)
 	if err != nil {
 		rep.Outcome, rep.Reason = OutcomeFailed, err.Error()
@@ -628,7 +649,7 @@ func outcomeOf(m *Member) MemberReport {
 	if err != nil || !ok || d.Header.RunID != p.RunID {
 		return rep
 	}
-	t := tailOf(d)
+	t, st := tailOf(d), engine.Fold(d)
 	rep.Phase = PhaseOf(d)
 	rep.Commit, rep.PR = t.Bookmarked, t.PR
 	switch {
@@ -644,12 +665,12 @@ func outcomeOf(m *Member) MemberReport {
 		}
 		return rep
 	}
-	if rep.Phase == PhaseWorkers && !engine.Fold(d).Complete && engine.Fold(d).Halted == "" {
+	if rep.Phase == PhaseWorkers && !st.Complete && st.Halted == "" {
 		rep.Workspace = m.Path
 		return rep // started, not finished: a resume continues it
 	}
 	rep.Outcome, rep.Reason, rep.Workspace = OutcomeFailed, rep.Phase, m.Path
-	if st := engine.Fold(d); st.Halted != "" {
+	if st.Halted != "" {
 		var files []string
 		for _, ts := range st.Tasks {
 			files = append(files, ts.Conflict...)
@@ -718,12 +739,17 @@ func (pr *pipelineRunner) link(ctx context.Context, job []*Member, reports map[s
 // ReportPipeline is the summary of run as its members' ledgers tell it
 // (status), without running anything.
 func ReportPipeline(run *PipelineRun) *PipelineResult {
-	res := &PipelineResult{RunID: run.RunID, Excluded: run.Excluded, Blocked: run.Layout.Blocked,
-		Cycles: run.Layout.Cycles, Notes: run.Layout.Notes}
+	res := newResult(run)
 	for _, m := range run.Members {
 		res.Members = append(res.Members, outcomeOf(m))
 	}
 	return res
+}
+
+// newResult is run's summary without its members' lines.
+func newResult(run *PipelineRun) *PipelineResult {
+	return &PipelineResult{RunID: run.RunID, Excluded: run.Excluded, Blocked: run.Layout.Blocked,
+		Cycles: run.Layout.Cycles, Notes: run.Layout.Notes}
 }
 
 // lockedWriter serialises the members' progress lines.

@@ -1,6 +1,8 @@
 package osapply
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -120,5 +122,37 @@ func TestDependsOnLine(t *testing.T) {
 		if got != want {
 			t.Errorf("%q: got %q, want %q", line, got, want)
 		}
+	}
+}
+
+// A workspace path read from the pipeline's record is removed only
+// under the workspaces folder: a record naming another folder (edited,
+// or from another configuration) never gets it deleted.
+func TestRemoveWorkspaceDirStaysUnder(t *testing.T) {
+	root := t.TempDir()
+	wsDir := filepath.Join(root, "ws")
+	inside := filepath.Join(wsDir, "openspec-pipe-1-a")
+	outside := filepath.Join(root, "precious")
+	for _, d := range []string{inside, outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := removeWorkspaceDir(wsDir, outside); err == nil {
+		t.Fatalf("removed %s outside %s", outside, wsDir)
+	}
+	if _, err := os.Stat(outside); err != nil {
+		t.Fatalf("%s is gone: %v", outside, err)
+	}
+	for _, p := range []string{wsDir, filepath.Join(wsDir, ".."), wsDir + "-other/x"} {
+		if err := removeWorkspaceDir(wsDir, p); err == nil {
+			t.Errorf("removeWorkspaceDir(%s) was not refused", p)
+		}
+	}
+	if err := removeWorkspaceDir(wsDir, inside); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(inside); !os.IsNotExist(err) {
+		t.Fatalf("%s was not removed: %v", inside, err)
 	}
 }

@@ -110,6 +110,9 @@ func Slug(name string) string {
 
 var slugRe = lazyregexp.New(`[^a-z0-9._-]+`)
 
+// BookmarkOf is the bookmark change lands under: feat/<slug>.
+func BookmarkOf(change string) string { return "feat/" + Slug(change) }
+
 // ResolveChange returns name when given; else the only active change with
 // unticked tasks; else exit 5 listing the candidates.
 func ResolveChange(r spec.Root, name string) (string, error) {

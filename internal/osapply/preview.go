@@ -64,18 +64,17 @@ func Preview(ctx context.Context, env *Env, req Request) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.Worker == "" {
-		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	if err := CheckWorker(req.Worker); err != nil {
+		return nil, err
 	}
 	op, err := env.Repo.OpHead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the operation the preview is of: %w", err)
 	}
-	ats, err := env.Repo.LogDetail(ctx, "@")
-	if err != nil || len(ats) != 1 {
-		return nil, exitcode.Wrap(exitcode.Missing, fmt.Errorf("read @ of %s: %w", env.Repo.Root, err))
+	at, err := readAt(ctx, env)
+	if err != nil {
+		return nil, err
 	}
-	at := ats[0]
 	m := &Manifest{Op: op, Shape: "implementing", Change: p.Change, Level: p.Level, LevelReasons: p.LevelReasons, Distribution: p.Distribution, Reasons: p.Reasons,
 		Groups: p.Groups, Bookmark: p.Bookmark, Verify: p.Verify, Reviewer: p.Reviewer, Request: req}
 	m.Request.Change = p.Change
@@ -84,8 +83,8 @@ func Preview(ctx context.Context, env *Env, req Request) (*Manifest, error) {
 	} else {
 		m.Base = fmt.Sprintf("@ (%s), then a new change %q on it", shortID(at.ChangeID), ImplementMessage(p.Change))
 		if strings.TrimSpace(at.Description) == "" {
-			if other := notArtifacts(env, p.Change, at.Files); len(other) > 0 {
-				return nil, exitcode.New(exitcode.NeedsChoice, "@ has edits that are not change %s's artifacts (%s): describe or commit them first (`jj commit -m …`), then apply", p.Change, strings.Join(other, ", "))
+			if err := onlyArtifacts(env, p.Change, at.Files); err != nil {
+				return nil, err
 			}
 			m.Describe = ArtifactsMessage(p.Change)
 		}

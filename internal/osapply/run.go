@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -123,6 +122,23 @@ func CheckTimeout(s string) error {
 	return nil
 }
 
+// CheckWorker refuses an apply without a worker command (exit 2).
+func CheckWorker(worker string) error {
+	if worker == "" {
+		return exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	}
+	return nil
+}
+
+// CheckVerify refuses an apply without a verify command unless
+// --no-verify (exit 2): the verify gate cannot pass without one.
+func CheckVerify(verify []string, noVerify bool) error {
+	if len(verify) == 0 && !noVerify {
+		return exitcode.New(exitcode.Usage, "no verify command: the verify gate cannot pass without one; give --verify CMD (or [openspec] verify), or --no-verify to archive unverified")
+	}
+	return nil
+}
+
 // Apply runs the implementing shape for req: a new run, or the
 // unfinished one of the same change (resume).
 func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
@@ -137,11 +153,19 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 		if req.Change != "" && req.Change != p.Change {
 			return nil, exitcode.New(exitcode.NeedsChoice, "an unfinished apply of change %q (run %s) is in the ledger: `jj openspec apply %s` resumes it, `jj openspec apply --abort` undoes it", p.Change, p.RunID, p.Change)
 		}
+		engine.PausePoint("apply-resume-read")
 		r, err := engine.Open(ctx, env.Repo, env.Dir, env.Out)
 		if err != nil {
 			return nil, err
 		}
 		defer r.Close()
+		// p was read before the lock: the run must still be unfinished.
+		if again, _, err := Unfinished(env.Dir); err != nil || again == nil || again.RunID != p.RunID {
+			if err != nil {
+				return nil, err
+			}
+			return nil, exitcode.New(exitcode.NeedsChoice, "apply: run %s of change %s was aborted or finished while this apply waited for the lock; nothing was run (`jj openspec apply --status` shows it)", p.RunID, p.Change)
+		}
 		r.Worker = req.Worker
 		r.Commands = Commands(p.Change)
 		// A decision made now (archive with tasks open) is this call's.
@@ -158,8 +182,8 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.Worker == "" {
-		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	if err := CheckWorker(req.Worker); err != nil {
+		return nil, err
 	}
 	// The lock first; then, under it, nothing unfinished and the base.
 	res, err := engine.Reserve(env.Dir, true)
@@ -257,8 +281,8 @@ func Prepare(ctx context.Context, env *Env, req Request) (*Plan, Decision, error
 			dec = rd
 		}
 	}
-	if len(req.Verify) == 0 && !req.NoVerify {
-		return nil, Decision{}, exitcode.New(exitcode.Usage, "no verify command: the verify gate cannot pass without one; give --verify CMD (or [openspec] verify), or --no-verify to archive unverified")
+	if err := CheckVerify(req.Verify, req.NoVerify); err != nil {
+		return nil, Decision{}, err
 	}
 	reasons := slices.Clone(dec.Reasons)
 	if route.Level == LevelRisk {
@@ -266,7 +290,7 @@ func Prepare(ctx context.Context, env *Env, req Request) (*Plan, Decision, error
 	}
 	return &Plan{
 		Level: route.Level, LevelReasons: route.Reasons,
-		Change: name, Bookmark: "feat/" + Slug(name), Distribution: dec.Distribution, Reasons: reasons,
+		Change: name, Bookmark: BookmarkOf(name), Distribution: dec.Distribution, Reasons: reasons,
 		Groups: dec.Groups, TaskGroups: dec.TaskGroups, Verify: req.Verify, Reviewer: req.Reviewer,
 		NoPush: req.NoPush, Yes: req.Yes, Tracker: req.Tracker, PRBase: req.PRBase,
 	}, dec, nil
@@ -320,8 +344,8 @@ func settleBase(ctx context.Context, env *Env, p *Plan) error {
 	}
 	if !at.Empty {
 		if strings.TrimSpace(at.Description) == "" {
-			if other := notArtifacts(env, p.Change, at.Files); len(other) > 0 {
-				return exitcode.New(exitcode.NeedsChoice, "@ has edits that are not change %s's artifacts (%s): describe or commit them first (`jj commit -m …`), then apply", p.Change, strings.Join(other, ", "))
+			if err := onlyArtifacts(env, p.Change, at.Files); err != nil {
+				return err
 			}
 			if err := env.Repo.Describe(ctx, "@", ArtifactsMessage(p.Change)); err != nil {
 				return fmt.Errorf("describe @ as the change's artifacts: %w", err)
@@ -371,13 +395,22 @@ func checkOnRevision(ctx context.Context, env *Env, change, rev string) error {
 	return exitcode.New(exitcode.NeedsChoice, "@ (%s) is no longer an empty change on the proposal revision %s: it moved after relay go put it there; nothing was started: run `jj openspec relay go %s` again", shortID(at.ChangeID), shortID(rev), change)
 }
 
+// onlyArtifacts refuses an undescribed @ holding edits outside the
+// change's folder: apply would describe them as the change's artifacts.
+func onlyArtifacts(env *Env, change string, files []jjx.FileChange) error {
+	if other := notArtifacts(env, change, files); len(other) > 0 {
+		return exitcode.New(exitcode.NeedsChoice, "@ has edits that are not change %s's artifacts (%s): describe or commit them first (`jj commit -m …`), then apply", change, strings.Join(other, ", "))
+	}
+	return nil
+}
+
 // notArtifacts lists the files of @ outside the change's folder.
 func notArtifacts(env *Env, change string, files []jjx.FileChange) []string {
-	dir, err := filepath.Rel(env.Repo.Root, env.Root.ChangeDir(change))
-	if err != nil || strings.HasPrefix(dir, "..") {
+	dir, err := repoRel(env, env.Root.ChangeDir(change))
+	if err != nil {
 		return nil // the project is not seen under the root (a link): cannot tell
 	}
-	dir = filepath.ToSlash(dir) + "/"
+	dir += "/"
 	var out []string
 	for _, f := range files {
 		if !strings.HasPrefix(f.Path, dir) {
