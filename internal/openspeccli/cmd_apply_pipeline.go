@@ -87,6 +87,7 @@ func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Req
 		one := plan.Supply.Members[0]
 		fmt.Fprintf(errw, "apply: one apply-ready change (%s): the single-change apply\n", one)
 		req.Change = one
+		req.Yes = false // --yes confirmed the set: it never archives with tasks open
 		res, err := osapply.Apply(c.Context, s.env, req)
 		return emitApply(c, res, err)
 	}
