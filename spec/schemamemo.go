@@ -80,3 +80,16 @@ func (m *schemaMemo) schema(name string, load func(string) (Schema, error)) (Sch
 	}
 	return l.s, l.err
 }
+
+// WithFiles returns r reading each path of files (absolute, as r names
+// them) as the bytes given, not what is on disk: a plan over rewrites not
+// yet written, such as sync --dry-run's archive plan over the delta specs
+// a merge would write. Other reads are memoized for as long as the
+// returned root lives.
+func (r Root) WithFiles(files map[string][]byte) Root {
+	r = r.memoized()
+	for p, b := range files {
+		r.memo.files[p] = loadedFile{b: b}
+	}
+	return r
+}

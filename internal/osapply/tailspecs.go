@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/specstack/specstack/internal/engine"
@@ -18,90 +19,12 @@ import (
 // clean or conflicts).
 const EvSpecsMerged = "apply-specs-merged"
 
-// mergeSpecsForward prepares the archive of the change's delta specs onto
-// openspec/specs/ as they are now, when they were edited (on trunk,
-// merged into this line of history) since the change was written:
-//
-//   - a stale MODIFIED requirement is merged three ways (drift's
-//     MergeRequirement: base = the requirement at the delta's base, ours =
-//     the live spec, theirs = the change), so neither side's edit is lost
-//     as a blind replace would lose the live one. A clean merge rewrites
-//     the delta and the archive goes on.
-//   - what the merge cannot settle is written into the delta as conflict
-//     markers (the conflict package's format) and apply halts, exit 4,
-//     naming each file, requirement and both sides (the live spec and
-//     the revision that moved it; the change). A person keeps a side
-//     (`jj openspec resolve --strategy ours|theirs PATH`) or edits, then
-//     re-runs apply, which finds no markers and nothing stale.
-//   - a REMOVED/RENAMED target moved, or a target gone from the live
-//     spec, cannot be merged: apply halts (exit 4) naming them, nothing
-//     written.
-//
-// Unresolved markers left in the change halt it the same way.
+// mergeSpecsForward is apply's MergeForward, recorded in its ledger.
 func mergeSpecsForward(ctx context.Context, env *Env, r *engine.Runner, p *Plan) error {
-	if env.Markers != nil {
-		ms, err := env.Markers(env.Root, p.Change)
-		if err != nil {
-			return fmt.Errorf("look for conflict markers in change %s: %w", p.Change, err)
-		}
-		if len(ms) > 0 {
-			var items []string
-			for _, m := range ms {
-				items = append(items, fmt.Sprintf("%s:%d", m.Path, m.Line))
-			}
-			return exitcode.New(exitcode.Conflicts, "change %s: unresolved conflict markers (%s): nothing archived. Keep a side with `jj openspec resolve --strategy ours|theirs PATH` (ours: the live spec, theirs: the change) or edit them, then re-run `jj openspec apply %s`",
-				p.Change, strings.Join(items, ", "), p.Change)
-		}
-	}
-	proj, err := drift.Open(ctx, env.Root)
-	if err != nil {
-		return fmt.Errorf("read the history of change %s's specs: %w", p.Change, err)
-	}
-	rep, err := proj.Check(ctx, []string{p.Change})
-	if err != nil {
-		return fmt.Errorf("check change %s against the live specs: %w", p.Change, err)
-	}
-	movedBy := map[string]string{} // capability/requirement → who moved it
-	var stale bool
-	var missing []string
-	for _, f := range rep.Findings {
-		if f.Change != p.Change {
-			continue
-		}
-		switch f.Kind {
-		case drift.Stale:
-			stale = true
-			if f.MovedBy != nil {
-				movedBy[f.Capability+"/"+f.Requirement] = fmt.Sprintf("%s %q", shortID(f.MovedBy.ID), f.MovedBy.Summary)
-			}
-		case drift.Missing:
-			missing = append(missing, fmt.Sprintf("%s %s %q (%s)", f.Op, f.Capability, f.Requirement, f.Detail))
-		}
-	}
-	if len(missing) > 0 {
-		return exitcode.New(exitcode.Conflicts, "change %s: its delta specs name requirements the live specs do not hold: %s; nothing archived. Edit the change's delta specs (openspec/changes/%s/specs/) to match openspec/specs/, then re-run `jj openspec apply %s`",
-			p.Change, strings.Join(missing, "; "), p.Change, p.Change)
-	}
-	if !stale {
-		return nil
-	}
-	res, err := proj.PlanRebase(ctx, p.Change)
-	if errors.Is(err, drift.ErrNoBase) {
-		return nil // no history to merge with: the archive is OpenSpec's
-	}
-	if err != nil {
-		return fmt.Errorf("merge change %s's delta specs onto the live specs: %w", p.Change, err)
-	}
-	if len(res.Left) > 0 {
-		var left []string
-		for _, f := range res.Left {
-			left = append(left, fmt.Sprintf("%s %s %q (%s)", f.Op, f.Capability, f.Requirement, f.Detail))
-		}
-		return exitcode.New(exitcode.Conflicts, "change %s: the live specs moved under requirements a merge cannot settle: %s; nothing archived. Edit the change's delta specs to match openspec/specs/, then re-run `jj openspec apply %s`",
-			p.Change, strings.Join(left, "; "), p.Change)
-	}
-	if err := res.Apply(env.Root, env.Journal); err != nil {
-		return fmt.Errorf("write change %s's merged delta specs: %w", p.Change, err)
+	res, err := MergeForward(ctx, Forward{Root: env.Root, Journal: env.Journal, Markers: env.Markers, Change: p.Change,
+		Verb: "apply", Halted: "nothing archived or pushed", Out: env.Out})
+	if res == nil {
+		return err
 	}
 	var files []string
 	for _, f := range res.Files {
@@ -111,16 +34,134 @@ func mergeSpecsForward(ctx context.Context, env *Env, r *engine.Runner, p *Plan)
 	if res.Conflicts > 0 {
 		status = "conflicts"
 	}
-	if err := r.Record(engine.Event{Kind: EvSpecsMerged, Status: status, Files: files}); err != nil {
-		return err
+	if rerr := r.Record(engine.Event{Kind: EvSpecsMerged, Status: status, Files: files}); rerr != nil {
+		return rerr
+	}
+	return err
+}
+
+// Forward is a MergeForward: the change, where it writes, and the verb
+// that runs it (for its messages).
+type Forward struct {
+	Root    spec.Root
+	Journal string // the intent journal's directory
+	// Markers lists conflict markers in a change's files; nil skips
+	// that check.
+	Markers func(spec.Root, string) ([]spec.Issue, error)
+	Change  string
+	Verb    string // "apply", "sync": the command a person re-runs
+	Halted  string // what a halt leaves undone: "nothing synced"
+	DryRun  bool   // plan the merge, write nothing
+	Out     io.Writer
+}
+
+// MergeForward is the drift check and three-way merge that apply's
+// archive and sync run before they write openspec/specs/ from a change
+// whose main specs were edited (on trunk, merged into this line of
+// history) since the change was written:
+//
+//   - a stale MODIFIED requirement is merged three ways (drift's
+//     MergeRequirement: base = the requirement at the delta's base, ours =
+//     the live spec, theirs = the change), so neither side's edit is lost
+//     as a blind replace would lose the live one. A clean merge rewrites
+//     the delta (and records the change's new base) through the journal,
+//     and the caller goes on to write the specs from it.
+//   - what the merge cannot settle is written into the delta as conflict
+//     markers (the conflict package's format) and it halts, exit 4,
+//     naming each file, requirement and both sides (the live spec and
+//     the revision that moved it; the change). A person keeps a side
+//     (`jj openspec resolve --strategy ours|theirs PATH`) or edits, then
+//     re-runs the verb, which finds no markers and nothing stale.
+//   - a REMOVED/RENAMED target moved, or a target gone from the live
+//     spec, cannot be merged: it halts (exit 4) naming them, nothing
+//     written.
+//
+// Unresolved markers left in the change halt it the same way. The
+// result is the merge planned (nil when nothing was stale or no base is
+// known: the specs are written as OpenSpec would); DryRun plans it,
+// writes nothing, and still returns the halt a real run would meet.
+// Nothing under openspec/specs/ is written here.
+func MergeForward(ctx context.Context, f Forward) (*drift.RebaseResult, error) {
+	change := f.Change
+	if f.Markers != nil {
+		ms, err := f.Markers(f.Root, change)
+		if err != nil {
+			return nil, fmt.Errorf("look for conflict markers in change %s: %w", change, err)
+		}
+		if len(ms) > 0 {
+			var items []string
+			for _, m := range ms {
+				items = append(items, fmt.Sprintf("%s:%d", m.Path, m.Line))
+			}
+			return nil, exitcode.New(exitcode.Conflicts, "change %s: unresolved conflict markers (%s): %s. Keep a side with `jj openspec resolve --strategy ours|theirs PATH` (ours: the live spec, theirs: the change) or edit them, then re-run `jj openspec %s %s`",
+				change, strings.Join(items, ", "), f.Halted, f.Verb, change)
+		}
+	}
+	proj, err := drift.Open(ctx, f.Root)
+	if err != nil {
+		return nil, fmt.Errorf("read the history of change %s's specs: %w", change, err)
+	}
+	rep, err := proj.Check(ctx, []string{change})
+	if err != nil {
+		return nil, fmt.Errorf("check change %s against the live specs: %w", change, err)
+	}
+	movedBy := map[string]string{} // capability/requirement → who moved it
+	var stale bool
+	var missing []string
+	for _, fd := range rep.Findings {
+		if fd.Change != change {
+			continue
+		}
+		switch fd.Kind {
+		case drift.Stale:
+			stale = true
+			if fd.MovedBy != nil {
+				movedBy[fd.Capability+"/"+fd.Requirement] = fmt.Sprintf("%s %q", shortID(fd.MovedBy.ID), fd.MovedBy.Summary)
+			}
+		case drift.Missing:
+			missing = append(missing, fmt.Sprintf("%s %s %q (%s)", fd.Op, fd.Capability, fd.Requirement, fd.Detail))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, exitcode.New(exitcode.Conflicts, "change %s: its delta specs name requirements the live specs do not hold: %s; %s. Edit the change's delta specs (openspec/changes/%s/specs/) to match openspec/specs/, then re-run `jj openspec %s %s`",
+			change, strings.Join(missing, "; "), f.Halted, change, f.Verb, change)
+	}
+	if !stale {
+		return nil, nil
+	}
+	res, err := proj.PlanRebase(ctx, change)
+	if errors.Is(err, drift.ErrNoBase) {
+		return nil, nil // no history to merge with: the write is OpenSpec's
+	}
+	if err != nil {
+		return nil, fmt.Errorf("merge change %s's delta specs onto the live specs: %w", change, err)
+	}
+	if len(res.Left) > 0 {
+		var left []string
+		for _, fd := range res.Left {
+			left = append(left, fmt.Sprintf("%s %s %q (%s)", fd.Op, fd.Capability, fd.Requirement, fd.Detail))
+		}
+		return nil, exitcode.New(exitcode.Conflicts, "change %s: the live specs moved under requirements a merge cannot settle: %s; %s. Edit the change's delta specs to match openspec/specs/, then re-run `jj openspec %s %s`",
+			change, strings.Join(left, "; "), f.Halted, f.Verb, change)
+	}
+	if !f.DryRun {
+		if err := res.Apply(f.Root, f.Journal); err != nil {
+			return nil, fmt.Errorf("write change %s's merged delta specs: %w", change, err)
+		}
 	}
 	if res.Conflicts == 0 {
 		var names []string
 		for _, m := range res.Merged {
 			names = append(names, fmt.Sprintf("%s %q", m.Capability, m.Requirement))
 		}
-		fmt.Fprintf(env.Out, "apply: merged the change's delta specs onto specs edited since its base (clean): %s\n", strings.Join(names, ", "))
-		return nil
+		if len(names) > 0 && f.Out != nil {
+			verb := "merged"
+			if f.DryRun {
+				verb = "would merge"
+			}
+			fmt.Fprintf(f.Out, "%s: %s the change's delta specs onto specs edited since its base (clean): %s\n", f.Verb, verb, strings.Join(names, ", "))
+		}
+		return res, nil
 	}
 	var where []string
 	for _, m := range res.Merged {
@@ -132,10 +173,14 @@ func mergeSpecsForward(ctx context.Context, env *Env, r *engine.Runner, p *Plan)
 			who = "a revision since the change's base"
 		}
 		where = append(where, fmt.Sprintf("openspec/changes/%s/specs/%s/spec.md, requirement %q: %s (ours: the live openspec/specs/%s/spec.md, edited by %s; theirs: change %s)",
-			p.Change, m.Capability, m.Requirement, plural.Count(m.Conflicts, "conflict", "conflicts"), m.Capability, who, p.Change))
+			change, m.Capability, m.Requirement, plural.Count(m.Conflicts, "conflict", "conflicts"), m.Capability, who, change))
 	}
-	return exitcode.New(exitcode.Conflicts, "change %s: its delta specs conflict with specs edited since it was written: %s; the merge is written as conflict markers, nothing archived or pushed. Keep a side with `jj openspec resolve --strategy ours|theirs PATH` or edit the markers, then re-run `jj openspec apply %s`",
-		p.Change, strings.Join(where, "; "), p.Change)
+	written := "is written"
+	if f.DryRun {
+		written = "would be written"
+	}
+	return res, exitcode.New(exitcode.Conflicts, "change %s: its delta specs conflict with specs edited since it was written: %s; the merge %s as conflict markers, %s. Keep a side with `jj openspec resolve --strategy ours|theirs PATH` or edit the markers, then re-run `jj openspec %s %s`",
+		change, strings.Join(where, "; "), written, f.Halted, f.Verb, change)
 }
 
 // staleSince reports whether change's delta specs were written against

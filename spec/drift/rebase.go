@@ -237,3 +237,14 @@ func (res *RebaseResult) Apply(root spec.Root, journalDir string) error {
 	}
 	return journal.Run(journalDir, in)
 }
+
+// Contents maps the absolute path of every file the rebase rewrites to
+// its new bytes, for reading the result before it is written
+// (spec.Root.WithFiles).
+func (res *RebaseResult) Contents() map[string][]byte {
+	out := make(map[string][]byte, len(res.Files))
+	for _, f := range res.Files {
+		out[f.abs] = []byte(f.New)
+	}
+	return out
+}
