@@ -16,7 +16,7 @@ const (
 	Failure     Code = 1  // an operation failed; the message says which and why
 	Usage       Code = 2  // bad flags, arguments or input files
 	Locked      Code = 3  // another run holds the ledger lock
-	Conflicts   Code = 4  // conflicts remain (conflicts, resolve, fan-in, openspec check and rebase)
+	Conflicts   Code = 4  // conflicts remain (conflicts, resolve, fan-in, openspec check, rebase, apply and sync)
 	NeedsChoice Code = 5  // a decision is needed: re-run with --yes or a flag
 	Invalid     Code = 6  // validation failed (spec, plan, tickets)
 	Missing     Code = 7  // a required tool or repository is missing (jj, git, openspec, gh)
@@ -35,7 +35,7 @@ var Table = []struct {
 	{Failure, "failure", "an operation failed; the message names what, where and what to do"},
 	{Usage, "usage", "bad flags, arguments or input"},
 	{Locked, "locked", "another run holds the ledger lock (the message names its pid and start time)"},
-	{Conflicts, "conflicts", "conflicts remain (conflicts, resolve, fan-in, openspec check and rebase)"},
+	{Conflicts, "conflicts", "conflicts remain (conflicts, resolve, fan-in, openspec check, rebase, apply and sync)"},
 	{NeedsChoice, "needs-decision", "a decision is needed: re-run with --yes or the flag named"},
 	{Invalid, "invalid", "validation failed (change, spec, plan or tickets)"},
 	{Missing, "missing-tool", "a required tool or repository is missing (jj, git, openspec, gh)"},

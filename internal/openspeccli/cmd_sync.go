@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/osapply"
 	"github.com/specstack/specstack/spec"
 	"github.com/specstack/specstack/spec/drift"
@@ -100,6 +101,11 @@ func runSync(c *cli.Context) error {
 			}
 		}
 		return classify(err)
+	}
+	if merge != nil && !dry {
+		// The merged delta is written, the specs are not yet: a sync
+		// killed here is run again and goes on from the merged delta.
+		engine.CrashPoint("sync-merged")
 	}
 	planRoot := r
 	if dry && merge != nil {
