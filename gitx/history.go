@@ -167,3 +167,39 @@ func (r *Repo) Unchanged(ctx context.Context, paths []string) (bool, error) {
 	}
 	return false, fmt.Errorf("compare %s with HEAD in %s: %w", strings.Join(paths, ", "), r.Dir, err)
 }
+
+// RenamesIn returns, for each of the commits that renamed files, the
+// paths it renamed mapped to their sources (git's rename detection
+// against the first parent, over the whole tree), in one git call. A
+// rename across directories is seen only so: AddedUnder, limited to one
+// directory, sees its target as added.
+func (r *Repo) RenamesIn(ctx context.Context, commits []string) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	if len(commits) == 0 {
+		return out, nil
+	}
+	args := append([]string{"-c", "core.quotePath=false", "log", "--no-walk=unsorted", "--find-renames", "--diff-filter=R", "--name-status",
+		"--format=%x01%H"}, commits...)
+	raw, err := r.gitRead(ctx, append(args, "--")...)
+	if err != nil {
+		return nil, fmt.Errorf("list the renames of %s in %s: %w", strings.Join(commits, ", "), r.Dir, err)
+	}
+	for _, chunk := range strings.Split(string(raw), "\x01") {
+		ls := strings.Split(strings.TrimSpace(chunk), "\n")
+		if len(ls) == 0 || ls[0] == "" {
+			continue
+		}
+		sha := strings.TrimSpace(ls[0])
+		for _, l := range ls[1:] {
+			f := strings.Split(l, "\t")
+			if len(f) != 3 || !strings.HasPrefix(f[0], "R") {
+				continue
+			}
+			if out[sha] == nil {
+				out[sha] = map[string]string{}
+			}
+			out[sha][f[2]] = f[1]
+		}
+	}
+	return out, nil
+}

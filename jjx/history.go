@@ -9,11 +9,15 @@ import (
 
 // Added is one revision of ::@ that added files under a prefix: its
 // commit, its parents' commits and the repository paths it added (copies
-// and renames count as adding their target).
+// and renames count as adding their target; From names a rename's
+// source).
 type Added struct {
 	CommitID string
 	Parents  []string
 	Paths    []string
+	// From maps each renamed path of Paths to the path it was renamed
+	// from (jj's rename detection), to follow a moved file back.
+	From map[string]string
 }
 
 // AddedUnder returns, newest first, the revisions of ::@ that touch files
@@ -23,7 +27,8 @@ type Added struct {
 func (r *Repo) AddedUnder(ctx context.Context, dir string) ([]Added, error) {
 	fileset := "root:" + Quote(dir)
 	tmpl := `commit_id ++ "\t" ++ parents.map(|p| p.commit_id()).join(",") ++ "\t" ++ self.diff(` + Quote(fileset) +
-		`).files().filter(|f| f.status() == "added" || f.status() == "copied" || f.status() == "renamed").map(|f| json(f.path())).join("\t") ++ "\n"`
+		`).files().filter(|f| f.status() == "added" || f.status() == "copied" || f.status() == "renamed").map(|f| ` +
+		`if(f.status() == "renamed", "[" ++ json(f.path()) ++ "," ++ json(f.source().path()) ++ "]", json(f.path()))).join("\t") ++ "\n"`
 	out, err := r.call(ctx, "log", "--no-graph", "-r", "::@ & files("+fileset+")", "-T", tmpl)
 	if err != nil {
 		return nil, err
@@ -40,6 +45,19 @@ func (r *Repo) AddedUnder(ctx context.Context, dir string) ([]Added, error) {
 		}
 		for _, q := range f[2:] {
 			if q == "" {
+				continue
+			}
+			if strings.HasPrefix(q, "[") {
+				// A rename: [path, source].
+				var ps []string
+				if err := json.Unmarshal([]byte(q), &ps); err != nil || len(ps) != 2 {
+					return nil, fmt.Errorf("decode jj renamed path %q: %v", q, err)
+				}
+				if a.From == nil {
+					a.From = map[string]string{}
+				}
+				a.Paths = append(a.Paths, ps[0])
+				a.From[ps[0]] = ps[1]
 				continue
 			}
 			var p string

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/specstack/specstack/gitx"
@@ -42,7 +43,8 @@ type History interface {
 	// Kind is "jj", "git" or "none".
 	Kind() string
 	// Bases finds, for each path, the parent of the earliest revision
-	// that added it (the revision it was authored on); a path history
+	// that added it (the revision it was authored on), following renames
+	// back to the file it was moved from; a path history
 	// does not hold yet gets the working copy's parent (jj) or HEAD (git).
 	// One history call for all paths.
 	Bases(ctx context.Context, paths []string) (map[string]Base, error)
@@ -128,13 +130,20 @@ func (h *jjHistory) Bases(ctx context.Context, paths []string) (map[string]Base,
 	if len(paths) == 0 {
 		return out, nil
 	}
-	added, err := h.repo.AddedUnder(ctx, commonDir(paths))
+	earliest, err := followAdds(ctx, paths, func(ctx context.Context, dir string) ([]addition, error) {
+		added, err := h.repo.AddedUnder(ctx, dir)
+		if err != nil {
+			return nil, fmt.Errorf("read the history of the change files: %w", err)
+		}
+		out := make([]addition, len(added))
+		for i, a := range added {
+			out[i] = addition{rev: a.CommitID, parents: a.Parents, paths: a.Paths, from: a.From}
+		}
+		return out, nil
+	}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("read the history of the change files: %w", err)
+		return nil, err
 	}
-	earliest := earliestAdds(len(added), func(i int) (string, []string, []string) {
-		return added[i].CommitID, added[i].Parents, added[i].Paths
-	})
 	for _, p := range paths {
 		if e, ok := earliest[p]; ok {
 			out[p] = Base{Rev: e.parent, Known: true, Source: "history", Added: e.rev}
@@ -205,13 +214,20 @@ func (h *gitHistory) Bases(ctx context.Context, paths []string) (map[string]Base
 	if len(paths) == 0 {
 		return out, nil
 	}
-	added, err := h.repo.AddedUnder(ctx, commonDir(paths))
+	earliest, err := followAdds(ctx, paths, func(ctx context.Context, dir string) ([]addition, error) {
+		added, err := h.repo.AddedUnder(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]addition, len(added))
+		for i, a := range added {
+			out[i] = addition{rev: a.SHA, parents: a.Parents, paths: a.Paths}
+		}
+		return out, nil
+	}, h.repo.RenamesIn)
 	if err != nil {
 		return nil, err
 	}
-	earliest := earliestAdds(len(added), func(i int) (string, []string, []string) {
-		return added[i].SHA, added[i].Parents, added[i].Paths
-	})
 	var head string
 	for _, p := range paths {
 		if e, ok := earliest[p]; ok {
@@ -276,20 +292,103 @@ func newestMovers(n int, at func(int) (Commit, []string)) map[string]Commit {
 
 type adder struct{ rev, parent string }
 
-// earliestAdds maps each added path to the earliest revision adding it
-// and that revision's first parent ("" for a root commit), from a
-// newest-first list.
-func earliestAdds(n int, at func(int) (string, []string, []string)) map[string]adder {
+// addition is one revision adding files: its parents, the paths it added
+// and, for the renamed ones, the path each was renamed from.
+type addition struct {
+	rev     string
+	parents []string
+	paths   []string
+	from    map[string]string
+}
+
+// maxRenameHops bounds how many renames followAdds follows back, each
+// one more history call.
+const maxRenameHops = 8
+
+// followAdds maps each path to the earliest revision that added it and
+// that revision's first parent, following renames: when that revision
+// renamed the path from another (a change folder renamed after it was
+// written), the earliest revision adding the source stands for it, and
+// so on back, so that the base is where the delta was written, not where
+// it was moved. list returns, newest first, the revisions adding files
+// under a directory, with the renames it sees; renames, when not nil,
+// names the renames of the revisions given (for a list that cannot see
+// a rename from outside its directory). Each is called once, then once
+// per rename hop (at most maxRenameHops) for all paths together.
+func followAdds(ctx context.Context, paths []string, list func(context.Context, string) ([]addition, error),
+	renames func(context.Context, []string) (map[string]map[string]string, error)) (map[string]adder, error) {
 	out := map[string]adder{}
-	for i := n - 1; i >= 0; i-- {
-		rev, parents, paths := at(i)
-		parent := ""
-		if len(parents) > 0 {
-			parent = parents[0]
+	want := map[string][]string{} // a path looked up → the paths asked about it stands for
+	for _, p := range paths {
+		want[p] = append(want[p], p)
+	}
+	seen := map[string]bool{}
+	for hop := 0; len(want) > 0 && hop <= maxRenameHops; hop++ {
+		var ps []string
+		for p := range want {
+			ps = append(ps, p)
+			seen[p] = true
 		}
-		for _, p := range paths {
+		sort.Strings(ps)
+		adds, err := list(ctx, commonDir(ps))
+		if err != nil {
+			return nil, err
+		}
+		earliest := earliestAdds(adds)
+		if renames != nil {
+			var revs []string
+			has := map[string]bool{}
+			for _, p := range ps {
+				if e, ok := earliest[p]; ok && !has[e.rev] {
+					has[e.rev] = true
+					revs = append(revs, e.rev)
+				}
+			}
+			rn, err := renames(ctx, revs)
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range ps {
+				if e, ok := earliest[p]; ok {
+					e.from = rn[e.rev][p]
+					earliest[p] = e
+				}
+			}
+		}
+		next := map[string][]string{}
+		for _, p := range ps {
+			e, ok := earliest[p]
+			if !ok {
+				continue
+			}
+			for _, orig := range want[p] {
+				out[orig] = adder{e.rev, e.parent}
+			}
+			if src := e.from; src != "" && src != p && !seen[src] {
+				next[src] = append(next[src], want[p]...)
+			}
+		}
+		want = next
+	}
+	return out, nil
+}
+
+type earliestAdd struct{ rev, parent, from string }
+
+// earliestAdds maps each added path to the earliest revision adding it,
+// that revision's first parent ("" for a root commit) and the path it
+// was renamed from there, if it was, from a newest-first list.
+func earliestAdds(adds []addition) map[string]earliestAdd {
+	out := map[string]earliestAdd{}
+	for i := len(adds) - 1; i >= 0; i-- {
+		a := adds[i]
+		parent := ""
+		if len(a.parents) > 0 {
+			parent = a.parents[0]
+		}
+		for _, p := range a.paths {
 			if _, ok := out[p]; !ok {
-				out[p] = adder{rev, parent}
+				out[p] = earliestAdd{a.rev, parent, a.from[p]}
 			}
 		}
 	}
