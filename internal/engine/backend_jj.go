@@ -83,7 +83,8 @@ func (b *JJBackend) Check(ctx context.Context, ws Workspace, strict bool) (strin
 // workspace list` and one `jj log` over the working copies jj knows of
 // them (read as jj recorded them, no working copy snapshotted) pass the
 // workspaces whose working copy sits exactly on its base; each other one
-// is checked as Check does.
+// is checked as Check does. When jj cannot list the workspaces or read
+// their working copies, it returns that error.
 func (b *JJBackend) CheckAll(ctx context.Context, wss []Workspace, strict bool) ([]string, error) {
 	known, err := b.known(ctx)
 	if err != nil {
@@ -97,7 +98,9 @@ func (b *JJBackend) CheckAll(ctx context.Context, wss []Workspace, strict bool) 
 	}
 	wcs, err := b.Repo.WorkingCopies(ctx, names)
 	if err != nil {
-		wcs = nil // each is checked on its own below
+		// Not "nothing recorded": checked one by one, a working copy jj
+		// cannot read would be called one to remake.
+		return nil, fmt.Errorf("read the working copies of workspaces %s: %w", strings.Join(names, ", "), err)
 	}
 	problems := make([]string, len(wss))
 	for i, ws := range wss {
