@@ -54,6 +54,9 @@ func TestCheckAllReportsWorkingCopiesError(t *testing.T) {
 	if _, err := b.Workspaces(ctx); err != nil {
 		t.Fatalf("the configuration must leave `jj workspace list` working: %v", err)
 	}
+	if _, err := b.Repo.WorkingCopies(ctx, []string{"task-1", "task-2"}); err == nil {
+		t.Fatal("this jj reads the working copies under the configuration meant to break that read: the test needs another way to make it fail")
+	}
 	problems, err := b.CheckAll(ctx, wss, false)
 	if err == nil || !strings.Contains(err.Error(), "read the working copies of workspaces task-1, task-2") {
 		t.Fatalf("check with the working copies unreadable: problems %q, error %v; want the error reading them", problems, err)
