@@ -2,6 +2,7 @@ package jjx
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -43,6 +44,23 @@ func (r *Repo) OpHead(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// NewestOp reads the newest operation as jj recorded it, without
+// snapshotting the working copy (which would make a newer one).
+func (r *Repo) NewestOp(ctx context.Context) (Operation, error) {
+	out, err := r.callRead(ctx, "op", "log", "-n1", "--no-graph", "-T", `json(self) ++ "\n"`)
+	if err != nil {
+		return Operation{}, err
+	}
+	ops, err := decodeLines[Operation](out)
+	if err != nil {
+		return Operation{}, err
+	}
+	if len(ops) != 1 {
+		return Operation{}, fmt.Errorf("jj op log -n1 listed %d operations", len(ops))
+	}
+	return ops[0], nil
 }
 
 // OpRestore restores the whole repository to operation op.

@@ -32,7 +32,7 @@ func Connect(ctx context.Context, dir string, o ConnectOptions) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := ghapi.Resolve(o.Backend, v.OriginURL(ctx))
+	t, err := ghapi.Resolve(ctx, o.Backend, v.OriginURL(ctx))
 	if err != nil {
 		return nil, err
 	}

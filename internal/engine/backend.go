@@ -125,10 +125,14 @@ type Abandoner interface {
 // and Conflicts after, as it does after Integrate. On error nothing was
 // integrated (jj: the squash is one operation).
 type BatchIntegrator interface {
-	IntegrateAll(ctx context.Context, ps []Produced) error
-	// UndoIntegrateAll takes the last IntegrateAll back when nothing
-	// else changed the repository since; false when it cannot.
-	UndoIntegrateAll(ctx context.Context) (bool, error)
+	// IntegrateAll returns the VCS's ID of its operation (jj: the
+	// squash's operation), which the engine records in the ledger; ""
+	// when it cannot tell which operation is its own.
+	IntegrateAll(ctx context.Context, ps []Produced) (op string, err error)
+	// UndoIntegrateAll takes back the IntegrateAll whose operation op
+	// names when nothing else changed the repository since; false when
+	// it cannot (op "" included).
+	UndoIntegrateAll(ctx context.Context, op string) (bool, error)
 }
 
 // BatchChecker is the optional part of a backend that checks many

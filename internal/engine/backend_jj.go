@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/specstack/specstack/jjx"
 )
@@ -27,9 +26,6 @@ type JJBackend struct {
 	Repo   *jjx.Repo // the orchestrating workspace: its @ is the target
 	Pool   *jjx.Pool
 	Prefix string // task workspace names start with it (Workspaces lists those)
-
-	mu      sync.Mutex
-	lastAll string // the revset of the last IntegrateAll's squash
 }
 
 // NewJJBackend returns the jj backend for repo, its task workspaces under
@@ -83,7 +79,8 @@ func (b *JJBackend) Check(ctx context.Context, ws Workspace, strict bool) (strin
 // workspace list` and one `jj log` over the working copies jj knows of
 // them (read as jj recorded them, no working copy snapshotted) pass the
 // workspaces whose working copy sits exactly on its base; each other one
-// is checked as Check does.
+// is checked as Check does. When jj cannot list the workspaces or read
+// their working copies, it returns that error.
 func (b *JJBackend) CheckAll(ctx context.Context, wss []Workspace, strict bool) ([]string, error) {
 	known, err := b.known(ctx)
 	if err != nil {
@@ -97,7 +94,9 @@ func (b *JJBackend) CheckAll(ctx context.Context, wss []Workspace, strict bool) 
 	}
 	wcs, err := b.Repo.WorkingCopies(ctx, names)
 	if err != nil {
-		wcs = nil // each is checked on its own below
+		// Not "nothing recorded": checked one by one, a working copy jj
+		// cannot read would be called one to remake.
+		return nil, fmt.Errorf("read the working copies of workspaces %s: %w", strings.Join(names, ", "), err)
 	}
 	problems := make([]string, len(wss))
 	for i, ws := range wss {
@@ -310,8 +309,12 @@ func (b *JJBackend) Integrate(ctx context.Context, p Produced) error {
 }
 
 // IntegrateAll squashes every change of ps into @ in one jj operation
-// (BatchIntegrator).
-func (b *JJBackend) IntegrateAll(ctx context.Context, ps []Produced) error {
+// (BatchIntegrator) and returns that operation's ID: the newest one
+// after the squash, when its only parent is the operation read (after a
+// snapshot) just before it. When another operation came in between or
+// after, it cannot tell the squash from it and returns "": the squash
+// then cannot be taken back.
+func (b *JJBackend) IntegrateAll(ctx context.Context, ps []Produced) (string, error) {
 	var all, names []string
 	for _, p := range ps {
 		if !p.Empty() {
@@ -320,34 +323,35 @@ func (b *JJBackend) IntegrateAll(ctx context.Context, ps []Produced) error {
 		}
 	}
 	if len(all) == 0 {
-		return nil
+		return "", nil
 	}
-	from := union(all)
-	if err := b.Repo.Squash(ctx, jjx.SquashOptions{From: from, Into: "@"}); err != nil {
-		return fmt.Errorf("integrate %s: squash into @: %w", strings.Join(names, ", "), err)
+	before, err := b.Repo.OpHead(ctx)
+	if err != nil {
+		return "", fmt.Errorf("integrate %s: read the operation log: %w", strings.Join(names, ", "), err)
 	}
-	b.mu.Lock()
-	b.lastAll = from
-	b.mu.Unlock()
-	return nil
+	if err := b.Repo.Squash(ctx, jjx.SquashOptions{From: union(all), Into: "@"}); err != nil {
+		return "", fmt.Errorf("integrate %s: squash into @: %w", strings.Join(names, ", "), err)
+	}
+	op, err := b.Repo.NewestOp(ctx)
+	if err != nil || len(op.Parents) != 1 || op.Parents[0] != before {
+		return "", nil // squashed; only taking it back is lost
+	}
+	return op.ID, nil
 }
 
-// UndoIntegrateAll restores the operation before the last IntegrateAll's
-// squash when that squash is still the newest operation, so nothing else
-// (of this process or another) is undone with it.
-func (b *JJBackend) UndoIntegrateAll(ctx context.Context) (bool, error) {
-	b.mu.Lock()
-	from := b.lastAll
-	b.lastAll = ""
-	b.mu.Unlock()
-	if from == "" {
+// UndoIntegrateAll restores the operation before op, IntegrateAll's
+// squash, when op is still the newest operation (read after a snapshot,
+// so edits in @ since count as one), so nothing else (of this process or
+// another) is undone with it.
+func (b *JJBackend) UndoIntegrateAll(ctx context.Context, op string) (bool, error) {
+	if op == "" {
 		return false, nil
 	}
 	ops, err := b.Repo.OpLog(ctx, 1)
 	if err != nil {
 		return false, fmt.Errorf("read the operation log: %w", err)
 	}
-	if len(ops) != 1 || len(ops[0].Parents) != 1 || !strings.Contains(ops[0].Attributes.Args, " squash ") || !strings.Contains(ops[0].Attributes.Args, from) {
+	if len(ops) != 1 || ops[0].ID != op || len(ops[0].Parents) != 1 {
 		return false, nil
 	}
 	if err := b.Repo.OpRestore(ctx, ops[0].Parents[0]); err != nil {

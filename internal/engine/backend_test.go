@@ -219,7 +219,7 @@ func TestBackendContract(t *testing.T) {
 			// the backend can (an empty result among them is skipped),
 			// else one by one.
 			if bi, ok := b.(engine.BatchIntegrator); ok {
-				if err := bi.IntegrateAll(ctx, []engine.Produced{p1, {Workspace: "task-5"}, p2}); err != nil {
+				if _, err := bi.IntegrateAll(ctx, []engine.Produced{p1, {Workspace: "task-5"}, p2}); err != nil {
 					t.Fatalf("integrate task-1 and task-2 together: %v", err)
 				}
 			} else {

@@ -297,12 +297,18 @@ func (r *Runner) squashBatch(ctx context.Context, w int, ts []*TaskState, inAt m
 			return false, nil
 		}
 	}
-	if err := bi.IntegrateAll(ctx, ps); err != nil {
+	op, err := bi.IntegrateAll(ctx, ps)
+	if err != nil {
 		nums := make([]int, len(batch))
 		for i, t := range batch {
 			nums[i] = t.Num
 		}
 		return true, r.halt(ctx, fmt.Errorf("%s %s: %w (resume retries)", plural.Word(len(nums), "task", "tasks"), plural.Ints(nums), err))
+	}
+	if op != "" {
+		if err := r.record(Event{Kind: EvSquashedTogether, Wave: w, Op: op}); err != nil {
+			return true, err
+		}
 	}
 	crashPoint("squashing")
 	// The authoritative check, once for the wave.
@@ -314,7 +320,9 @@ func (r *Runner) squashBatch(ctx context.Context, w int, ts []*TaskState, inAt m
 		// A change was rewritten after it was collected. Take the squash
 		// back when nothing else changed the repository since, then
 		// squash one by one, smallest first, to name the task.
-		if undone, uerr := bi.UndoIntegrateAll(ctx); uerr == nil && undone {
+		// The squash is known by the operation the ledger recorded for
+		// it, never by the text of an operation.
+		if undone, uerr := bi.UndoIntegrateAll(ctx, r.State().SquashOps[w]); uerr == nil && undone {
 			r.logf("wave %d: squashed together, @ had conflicts in %s: taken back, squashing one by one", w, strings.Join(conflicted, ", "))
 			return false, nil
 		}

@@ -18,7 +18,8 @@ import (
 // are squashed into @ together; task 2's change was rewritten after it
 // was collected to touch task 1's file, so @ has a conflict. The squash
 // is taken back and the tasks go one by one, smallest first: task 1 is
-// squashed, task 2's conflict halts the run naming it.
+// squashed, task 2's conflict halts the run naming it. The squash is
+// known by the operation ID the ledger recorded for it.
 func TestBatchSquashTakenBack(t *testing.T) {
 	testenv.RequireJJ(t)
 	testenv.Isolate(t)
@@ -94,5 +95,11 @@ func TestBatchSquashTakenBack(t *testing.T) {
 			t.Errorf("operation log: %q; want %q", got, want)
 			break
 		}
+	}
+	// The ledger recorded the wave's squash by its operation's ID, which
+	// is how it was known to take back.
+	ids := strings.Split(run(t, root, "jj", "op", "log", "--no-graph", "-n", "4", "-T", `id ++ "\n"`), "\n")
+	if op := st.SquashOps[1]; len(ids) != 4 || op != ids[3] {
+		t.Errorf("the ledger's operation of wave 1's squash is %q; want the squash's, %q", op, ids[len(ids)-1])
 	}
 }

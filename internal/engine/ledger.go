@@ -70,16 +70,19 @@ const (
 	EvReleased        = "released"
 	EvSquashing       = "squashing"
 	EvSquashed        = "squashed"
-	EvConflict        = "fan-in-conflict"
-	EvResolved        = "conflict-resolved"
-	EvFannedIn        = "fanned-in"
-	EvBaseline        = "baseline"
-	EvGate            = "gate"   // Status passed|failed|none
-	EvHalted          = "halted" // Commit: @ when it halted, when known
-	EvResumed         = "resumed"
-	EvComplete        = "complete" // Commit: @ when it completed
-	EvAborted         = "aborted"
-	EvReceipt         = "receipt" // a gate's evidence: Command, ExitCode, Digest, Tree
+	// EvSquashedTogether: one operation squashed the wave's tasks
+	// (BatchIntegrator); Op is its ID, by which the squash is taken back.
+	EvSquashedTogether = "squashed-together"
+	EvConflict         = "fan-in-conflict"
+	EvResolved         = "conflict-resolved"
+	EvFannedIn         = "fanned-in"
+	EvBaseline         = "baseline"
+	EvGate             = "gate"   // Status passed|failed|none
+	EvHalted           = "halted" // Commit: @ when it halted, when known
+	EvResumed          = "resumed"
+	EvComplete         = "complete" // Commit: @ when it completed
+	EvAborted          = "aborted"
+	EvReceipt          = "receipt" // a gate's evidence: Command, ExitCode, Digest, Tree
 	// EvConfidenceOverride: a reviewer's confidence was below the
 	// threshold and a person let the run pass anyway (Reason says why).
 	EvConfidenceOverride = "confidence-override"
@@ -198,6 +201,9 @@ type State struct {
 	Aborted    bool
 	AbortedOp  string
 	Receipts   []Receipt // oldest first
+	// SquashOps maps a wave to the operation that squashed its tasks
+	// together (absent in ledgers written before it was recorded).
+	SquashOps map[int]string
 	// Overrides are the reasons given for passing low-confidence reviews.
 	Overrides []string
 }
@@ -211,7 +217,7 @@ var taskEvent = map[string]bool{
 
 // Fold derives the state from the document.
 func Fold(d *Doc) *State {
-	s := &State{Tasks: map[int]*TaskState{}, FannedIn: map[int]bool{}, NoTestSurface: map[int]bool{},
+	s := &State{Tasks: map[int]*TaskState{}, FannedIn: map[int]bool{}, NoTestSurface: map[int]bool{}, SquashOps: map[int]string{},
 		BaselineCommit: d.Header.BaselineCommit, Checkpoint: d.Header.BaselineCommit}
 	for _, t := range d.Header.Tasks {
 		s.Tasks[t.Num] = &TaskState{Task: t}
@@ -280,6 +286,8 @@ func Fold(d *Doc) *State {
 			t.Squashing = true
 		case EvSquashed:
 			t.Squashing, t.Squashed = false, true
+		case EvSquashedTogether:
+			s.SquashOps[e.Wave] = e.Op
 		case EvConflict:
 			t.Conflict = e.Files
 		case EvResolved:

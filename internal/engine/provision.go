@@ -114,7 +114,8 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 }
 
 // provisionParallel is how many `jj workspace add` run at once when a
-// wave is provisioned. jj merges the concurrent operations; on two cores
+// wave is provisioned. jj merges the concurrent operations, losing none
+// (TestProvisionConcurrentAdds, on jj 0.46); on two cores
 // a wave of 32 workspaces in a repository of 2,000 files is provisioned
 // in about half the time it takes one by one (testdata/bench/kaisen-run.sh).
 const provisionParallel = 8

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/specstack/specstack/internal/config"
@@ -263,19 +261,6 @@ func (r *Runner) maxFixes() int {
 		return n
 	}
 	return DefaultMaxFixes
-}
-
-// CrashEnv names the fault-injection variable: when it equals a crash
-// point's name the process kills itself with SIGKILL there, exactly as
-// `kill -9` would. Tests use it to prove resume; it is never set
-// otherwise.
-const CrashEnv = "SPECSTACK_CRASH_AT"
-
-func crashPoint(name string) {
-	if v := os.Getenv(CrashEnv); v != "" && v == name {
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		select {} // the signal is on its way
-	}
 }
 
 func taskLabel(n int) string { return fmt.Sprintf("task %d", n) }

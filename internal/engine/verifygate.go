@@ -3,9 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"os"
-	"strings"
-	"time"
 )
 
 // RoleVerify is the role of a verify gate's receipts: the commands a
@@ -64,29 +61,3 @@ func (r *Runner) Verify(ctx context.Context, role string, commands []string) ([]
 // Record appends events a binary's own phases add to the run's ledger
 // (kinds the engine's Fold does not know are kept and shown by BuildLog).
 func (r *Runner) Record(events ...Event) error { return r.record(events...) }
-
-// CrashPoint kills the process with SIGKILL when CrashEnv names point:
-// a binary's own phases use it to prove resume, as the engine's do.
-func CrashPoint(point string) { crashPoint(point) }
-
-// PauseEnv names the tests' hold: "POINT:FILE" holds the process at pause
-// point POINT, after creating FILE.paused, until FILE exists (at most a
-// minute), so a test can run another command in between. It is never set
-// otherwise.
-const PauseEnv = "SPECSTACK_PAUSE_AT"
-
-// PausePoint holds the process when PauseEnv names point.
-func PausePoint(point string) {
-	name, file, ok := strings.Cut(os.Getenv(PauseEnv), ":")
-	if !ok || name != point || file == "" {
-		return
-	}
-	if f, err := os.Create(file + ".paused"); err == nil {
-		f.Close()
-	}
-	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(file); err == nil {
-			return
-		}
-	}
-}

@@ -18,15 +18,24 @@ import (
 // does not pay for go-gh's initialisation, a YAML parser and a terminal
 // library among it, on every start.
 type Backend interface {
-	// DefaultHost is the host of a GH_REPO that names none.
-	DefaultHost() string
+	// Auth returns the user's gh setup as one Resolve reads it.
+	Auth() Auth
 	// ParseRepo reads GH_REPO: [HOST/]OWNER/REPO or a URL, host being
 	// the default. The Target has Host, Owner and Name set.
 	ParseRepo(s, host string) (Target, error)
-	// Token is host's token, "" when none is found.
-	Token(host string) string
 	// Requester returns what sends the requests of a client for o.
 	Requester(o RequesterOptions) (Requester, error)
+}
+
+// Auth answers the default host and the hosts' tokens from one reading
+// of the user's gh setup (Lean reads gh's hosts.yml once, when first
+// asked).
+type Auth interface {
+	// DefaultHost is the host of a GH_REPO that names none.
+	DefaultHost() string
+	// Token is host's token, "" when none is found (or ctx ended while
+	// a command that prints it, `gh auth token`, ran).
+	Token(ctx context.Context, host string) string
 }
 
 // RequesterOptions are what a Requester needs to know of its client.

@@ -241,7 +241,7 @@ func testResolve(t *testing.T, b ghapi.Backend) {
 				}
 				t.Setenv("GH_CONFIG_DIR", dir)
 			}
-			got, err := ghapi.Resolve(b, tt.origin)
+			got, err := ghapi.Resolve(t.Context(), b, tt.origin)
 			if tt.want == "" {
 				if exitcode.Of(err) != tt.code || err == nil || !strings.Contains(err.Error(), tt.message) {
 					t.Fatalf("err = %v (code %d), want code %d containing %q", err, exitcode.Of(err), tt.code, tt.message)

@@ -6,6 +6,7 @@
 package ghapi
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
@@ -50,11 +51,13 @@ func (t Target) Repo() string { return t.Owner + "/" + t.Name }
 // when set, else the origin remote's URL (originURL, may be ""); the host
 // from GH_HOST or gh's configured default; the token from GH_TOKEN,
 // GITHUB_TOKEN (GH_ENTERPRISE_TOKEN for other hosts), gh's config or
-// `gh auth token`; and APIURLEnv. It asks b (Lean when nil).
-func Resolve(b Backend, originURL string) (Target, error) {
+// `gh auth token`, run under ctx; and APIURLEnv. It asks b (Lean when
+// nil), reading the gh setup once.
+func Resolve(ctx context.Context, b Backend, originURL string) (Target, error) {
 	b = backendOr(b)
+	auth := b.Auth()
 	var t Target
-	host := b.DefaultHost()
+	host := auth.DefaultHost()
 	var r Target
 	var err error
 	switch {
@@ -72,8 +75,11 @@ func Resolve(b Backend, originURL string) (Target, error) {
 		return t, exitcode.New(exitcode.Usage, "cannot tell which GitHub repository to use: the repository has no origin remote; set GH_REPO=OWNER/REPO")
 	}
 	t.Host, t.Owner, t.Name = r.Host, r.Owner, r.Name
-	t.Token = b.Token(t.Host)
+	t.Token = auth.Token(ctx, t.Host)
 	if t.Token == "" {
+		if err := ctx.Err(); err != nil {
+			return t, exitcode.Wrap(exitcode.Interrupted, fmt.Errorf("read the GitHub token for %s: %w", t.Host, err))
+		}
 		return t, exitcode.New(exitcode.Missing, "no GitHub token for %s: %s", t.Host, LoginHint)
 	}
 	if v := os.Getenv(APIURLEnv); v != "" {

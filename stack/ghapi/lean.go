@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/specstack/specstack/internal/lazyregexp"
@@ -42,12 +43,29 @@ const (
 	tenancySuffix = ".ghe.com"
 )
 
-// DefaultHost implements Backend.
-func (Lean) DefaultHost() string {
+// ghAuthTimeout bounds `gh auth token` (under the caller's context).
+const ghAuthTimeout = 30 * time.Second
+
+// Auth implements Backend: gh's hosts.yml is read once, when first
+// needed, for the default host and the tokens both.
+func (Lean) Auth() Auth { return &leanAuth{} }
+
+type leanAuth struct {
+	once  sync.Once
+	hosts []hostEntry
+}
+
+func (a *leanAuth) hostsFile() []hostEntry {
+	a.once.Do(func() { a.hosts = readHostsFile(ghConfigDir()) })
+	return a.hosts
+}
+
+// DefaultHost implements Auth.
+func (a *leanAuth) DefaultHost() string {
 	if h := os.Getenv("GH_HOST"); h != "" {
 		return h
 	}
-	if hosts := readHostsFile(ghConfigDir()); len(hosts) == 1 {
+	if hosts := a.hostsFile(); len(hosts) == 1 {
 		return hosts[0].name
 	}
 	return hostGitHub
@@ -73,8 +91,9 @@ func (Lean) ParseRepo(s, host string) (Target, error) {
 	return Target{}, fmt.Errorf(`expected the "[HOST/]OWNER/REPO" format, got %q`, s)
 }
 
-// Token implements Backend.
-func (Lean) Token(host string) string {
+// Token implements Auth. `gh auth token` runs under ctx, at most
+// ghAuthTimeout.
+func (a *leanAuth) Token(ctx context.Context, host string) string {
 	h := normalizeHost(host)
 	vars := []string{"GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"}
 	if !isEnterprise(h) {
@@ -85,7 +104,7 @@ func (Lean) Token(host string) string {
 			return tok
 		}
 	}
-	for _, e := range readHostsFile(ghConfigDir()) {
+	for _, e := range a.hostsFile() {
 		if e.name == h && e.token != "" {
 			return e.token
 		}
@@ -97,7 +116,7 @@ func (Lean) Token(host string) string {
 	if gh == "" {
 		return ""
 	}
-	out, err := xec.Output(context.Background(), xec.Cmd{Name: gh, Args: []string{"auth", "token", "--secure-storage", "--hostname", host}, Timeout: 30 * time.Second})
+	out, err := xec.Output(ctx, xec.Cmd{Name: gh, Args: []string{"auth", "token", "--secure-storage", "--hostname", host}, Timeout: ghAuthTimeout})
 	if err != nil {
 		return ""
 	}

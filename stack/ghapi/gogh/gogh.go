@@ -24,10 +24,23 @@ type Backend struct{}
 
 var _ ghapi.Backend = Backend{}
 
-// DefaultHost implements ghapi.Backend.
-func (Backend) DefaultHost() string {
+// Auth implements ghapi.Backend: go-gh reads gh's configuration once a
+// process.
+func (Backend) Auth() ghapi.Auth { return ghAuth{} }
+
+type ghAuth struct{}
+
+// DefaultHost implements ghapi.Auth.
+func (ghAuth) DefaultHost() string {
 	h, _ := auth.DefaultHost()
 	return h
+}
+
+// Token implements ghapi.Auth. go-gh's own `gh auth token`, when it
+// runs one, takes no context.
+func (ghAuth) Token(_ context.Context, host string) string {
+	t, _ := auth.TokenForHost(host)
+	return t
 }
 
 // ParseRepo implements ghapi.Backend.
@@ -37,12 +50,6 @@ func (Backend) ParseRepo(s, host string) (ghapi.Target, error) {
 		return ghapi.Target{}, err
 	}
 	return ghapi.Target{Host: r.Host, Owner: r.Owner, Name: r.Name}, nil
-}
-
-// Token implements ghapi.Backend.
-func (Backend) Token(host string) string {
-	t, _ := auth.TokenForHost(host)
-	return t
 }
 
 // Requester implements ghapi.Backend.
