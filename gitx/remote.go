@@ -37,6 +37,9 @@ func (r *Repo) RemoteHead(ctx context.Context, remote, branch string) (sha strin
 	return "", false, nil
 }
 
+// Origin is the one remote specstack publishes to.
+const Origin = "origin"
+
 // PushResult says what Push did.
 type PushResult string
 

@@ -12,7 +12,7 @@ import (
 )
 
 // Remote is the one remote the stack publishes to.
-const Remote = "origin"
+const Remote = gitx.Origin
 
 // VCS is what the stack needs of the local repository: a git work tree,
 // or a jj workspace (whose branches are bookmarks).

@@ -142,7 +142,7 @@ func RunStreams(s Spec, args []string, st Streams) int {
 		return 0
 	}
 	code := exitCodeOf(err)
-	if ctx.Err() != nil && code == exitcode.Failure {
+	if ctx.interrupted() && code == exitcode.Failure {
 		code = exitcode.Interrupted
 	}
 	var silent *SilentError

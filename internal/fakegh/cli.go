@@ -382,7 +382,7 @@ func serve(h http.Handler, argv []string, stdout, stderr io.Writer) (int, error)
 		"NO_PROXY=", "no_proxy=",
 		"GH_NO_UPDATE_NOTIFIER=1", "GH_NO_EXTENSION_UPDATE_NOTIFIER=1", "GH_PROMPT_DISABLED=1",
 	}
-	runErr := xec.Run(context.Background(), xec.Cmd{Name: argv[0], Args: argv[1:], Env: env, Stdout: stdout, Stderr: stderr})
+	runErr := xec.Run(context.Background(), xec.Cmd{Name: argv[0], Args: argv[1:], Env: env, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr})
 	stop()
 	if runErr == nil {
 		return 0, nil

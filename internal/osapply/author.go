@@ -21,8 +21,6 @@ import (
 	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
-	"github.com/specstack/specstack/stack"
-	"github.com/specstack/specstack/stack/ghapi"
 )
 
 // AuthorRequest is one `jj openspec propose|new|ff CHANGE`: the authoring
@@ -385,16 +383,12 @@ func proposalBody(wsPath, change string) ([]byte, error) {
 // publishDraft pushes change/<slug> once and opens (or updates) a draft
 // pull request with the proposal as its body.
 func publishDraft(ctx context.Context, env *Env, res *AuthorResult, body string) error {
-	g, err := stack.Connect(ctx, env.Repo.Root, stack.ConnectOptions{})
-	if err != nil {
-		return fmt.Errorf("publish %s: %w", res.Bookmark, err)
-	}
-	pushed, err := g.VCS.Publish(ctx, res.Bookmark)
+	pushed, err := publish(ctx, env.Repo.Root, res.Bookmark)
 	if err != nil {
 		return err
 	}
-	res.Published = string(pushed)
-	res.PR, err = upsertPR(ctx, g.GH, ghapi.NewPull{Title: "docs(openspec): " + res.Change, Head: res.Bookmark, Body: body, Draft: true})
+	res.Published = pushed
+	res.PR, err = upsertPR(ctx, env.Repo.Root, newPull{Title: "docs(openspec): " + res.Change, Head: res.Bookmark, Body: body, Draft: true})
 	return err
 }
 

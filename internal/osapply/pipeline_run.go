@@ -19,7 +19,6 @@ import (
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
-	"github.com/specstack/specstack/stack"
 )
 
 // PipelineFile is the pipeline's record beside the engine's ledger; each
@@ -719,13 +718,9 @@ func (pr *pipelineRunner) link(ctx context.Context, job []*Member, reports map[s
 		sr.Action, sr.Reason = "none", "fewer than two of its members landed"
 		return sr
 	}
-	genv, err := stack.Connect(ctx, pr.env.Repo.Root, stack.ConnectOptions{})
-	if err == nil {
-		var lr *stack.LinkResult
-		lr, err = stack.Link(ctx, genv, stack.LinkRequest{Items: items}, pr.out)
-		if lr != nil {
-			sr.Mode, sr.Stack, sr.Action = lr.StackMode, lr.Stack, lr.StackAction
-		}
+	lr, err := linkStack(ctx, pr.env.Repo.Root, items, pr.out)
+	if lr != nil {
+		sr.Mode, sr.Stack, sr.Action = lr.StackMode, lr.Stack, lr.StackAction
 	}
 	if err != nil {
 		sr.Error = err.Error()

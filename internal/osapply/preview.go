@@ -12,12 +12,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/specstack/specstack/gitx"
 	"github.com/specstack/specstack/internal/lazyregexp"
 
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/spec"
-	"github.com/specstack/specstack/stack"
 )
 
 // Manifest is a preview (--dry-run): what apply would do, recorded so that
@@ -99,7 +99,7 @@ func Preview(ctx context.Context, env *Env, req Request) (*Manifest, error) {
 	m.ArchiveAs, m.ArchiveDiff = plan.ArchiveName, plan.Diff()
 	m.Push = "none (--no-push)"
 	if !req.NoPush {
-		m.Push = fmt.Sprintf("jj git push -b %s to %s, then a pull request with the archived proposal.md", p.Bookmark, stack.Remote)
+		m.Push = fmt.Sprintf("jj git push -b %s to %s, then a pull request with the archived proposal.md", p.Bookmark, gitx.Origin)
 	}
 	b, err := json.Marshal(m)
 	if err != nil {

@@ -17,8 +17,6 @@ import (
 	"github.com/specstack/specstack/internal/journal"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/spec"
-	"github.com/specstack/specstack/stack"
-	"github.com/specstack/specstack/stack/ghapi"
 )
 
 // Tail event kinds, recorded in the engine's ledger after the workers'
@@ -240,26 +238,22 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		res.Phase = PhaseUnpushed
 		return res, r.Record(engine.Event{Kind: EvApplied, Status: PhaseUnpushed, Commit: head})
 	}
-	// 5. Push once, then the pull request.
-	ghEnv, err := stack.Connect(ctx, env.Repo.Root, stack.ConnectOptions{})
-	if err != nil {
-		return res, fmt.Errorf("push %s: %w", p.Bookmark, err)
-	}
-	pushed, err := ghEnv.VCS.Publish(ctx, p.Bookmark)
+	// 5. Push once, then the pull request (both through gh-specstack).
+	pushed, err := publish(ctx, env.Repo.Root, p.Bookmark)
 	if err != nil {
 		return res, err
 	}
-	res.Pushed = string(pushed)
-	if pushed == gitx.Pushed {
-		fmt.Fprintf(env.Out, "apply: pushed %s to %s\n", p.Bookmark, stack.Remote)
+	res.Pushed = pushed
+	if pushed == string(gitx.Pushed) {
+		fmt.Fprintf(env.Out, "apply: pushed %s to %s\n", p.Bookmark, gitx.Origin)
 	}
 	if t.Pushed == "" {
-		if err := r.Record(engine.Event{Kind: EvPushed, Status: string(pushed), Commit: head}); err != nil {
+		if err := r.Record(engine.Event{Kind: EvPushed, Status: pushed, Commit: head}); err != nil {
 			return res, err
 		}
 	}
 	engine.CrashPoint("apply-pushed")
-	pr, err := openPR(ctx, ghEnv.GH, env.Root, p, t.Archived)
+	pr, err := openPR(ctx, env.Repo.Root, env.Root, p, t.Archived)
 	if err != nil {
 		return res, err
 	}
@@ -356,40 +350,12 @@ func tickByFacts(r spec.Root, run *engine.Runner, p *Plan) (ticked, open []strin
 
 // openPR creates the bookmark's pull request, or updates the open one,
 // with the archived proposal.md as its body.
-func openPR(ctx context.Context, gh *ghapi.Client, r spec.Root, p *Plan, archived string) (*PRView, error) {
+func openPR(ctx context.Context, dir string, r spec.Root, p *Plan, archived string) (*PRView, error) {
 	body, err := r.ReadFile(filepath.Join(r.ArchiveDir(), archived, "proposal.md"))
 	if err != nil {
 		return nil, fmt.Errorf("read the archived proposal for the pull request body: %w", err)
 	}
-	return upsertPR(ctx, gh, ghapi.NewPull{Title: ImplementMessage(p.Change), Head: p.Bookmark, Base: p.PRBase, Body: string(body)})
-}
-
-// upsertPR updates the body of the open pull request of pr.Head, or
-// opens pr (on the repository's default branch when pr.Base is empty).
-func upsertPR(ctx context.Context, gh *ghapi.Client, pr ghapi.NewPull) (*PRView, error) {
-	pulls, err := gh.Pulls(ctx, ghapi.PullFilter{State: "open", Head: pr.Head})
-	if err != nil {
-		return nil, fmt.Errorf("find the pull request of %s: %w", pr.Head, err)
-	}
-	if len(pulls) > 0 {
-		up, err := gh.UpdatePull(ctx, pulls[0].Number, ghapi.PullUpdate{Body: &pr.Body})
-		if err != nil {
-			return nil, fmt.Errorf("update pull request #%d: %w", pulls[0].Number, err)
-		}
-		return &PRView{Number: up.Number, URL: up.HTMLURL, Action: "updated"}, nil
-	}
-	if pr.Base == "" {
-		repo, err := gh.Repository(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("read the repository's default branch: %w", err)
-		}
-		pr.Base = repo.DefaultBranch
-	}
-	made, err := gh.CreatePull(ctx, pr)
-	if err != nil {
-		return nil, fmt.Errorf("open the pull request of %s: %w", pr.Head, err)
-	}
-	return &PRView{Number: made.Number, URL: made.HTMLURL, Action: "created"}, nil
+	return upsertPR(ctx, dir, newPull{Title: ImplementMessage(p.Change), Head: p.Bookmark, Base: p.PRBase, Body: string(body)})
 }
 
 // TrackerTimeout bounds the tracker hook.

@@ -1,0 +1,140 @@
+package osapply
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/xec"
+)
+
+// GitHub is gh-specstack's: jj-openspec pushes its bookmarks, opens pull
+// requests and registers stacks by running gh-specstack's push, pr and
+// link verbs. It links no HTTP client and no TLS, which made every run of
+// jj-openspec (list, validate, status, a few milliseconds of work) half
+// as long again and its binary a third larger.
+
+// GitHubProgram is the program jj-openspec publishes through.
+const GitHubProgram = "gh-specstack"
+
+// GitHubTimeout bounds one run of it: a push and a few requests, each
+// request bounded by [github] timeout.
+const GitHubTimeout = 10 * time.Minute
+
+// gitHubProgram finds gh-specstack: beside jj-openspec's own executable
+// first (make install puts the three there), else on PATH.
+func gitHubProgram() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), GitHubProgram)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return GitHubProgram, nil // looked up on PATH when run
+}
+
+// runGitHub runs `gh-specstack -R dir VERB --json ARGS...` with stdin and
+// decodes its JSON report into out. Its progress (stderr) goes to
+// progress when not nil. A failure keeps gh-specstack's exit code and
+// message.
+func runGitHub(ctx context.Context, dir string, stdin io.Reader, progress io.Writer, out any, verb string, args ...string) error {
+	prog, err := gitHubProgram()
+	if err != nil {
+		return err
+	}
+	argv := append([]string{"-R", dir, verb, "--json"}, args...)
+	var stdout bytes.Buffer
+	err = xec.Run(ctx, xec.Cmd{Name: prog, Args: argv, Dir: dir, Stdin: stdin, Stdout: &stdout, Stderr: progress, Timeout: GitHubTimeout})
+	if err != nil {
+		if errors.Is(err, xec.ErrNotFound) {
+			return exitcode.New(exitcode.Missing, "%s is not installed: jj-openspec pushes and opens pull requests through it (make install puts it beside jj-openspec); install it, or pass --no-push", GitHubProgram)
+		}
+		var xe *xec.Error
+		if errors.As(err, &xe) && xe.ExitCode > 0 {
+			msg := strings.TrimSpace(xe.Stderr)
+			if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+				msg = msg[i+1:]
+			}
+			return exitcode.Wrap(exitcode.Code(xe.ExitCode), fmt.Errorf("gh specstack %s: %s", verb, strings.TrimPrefix(msg, GitHubProgram+": ")))
+		}
+		return fmt.Errorf("gh specstack %s: %w", verb, err)
+	}
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+		return fmt.Errorf("gh specstack %s printed no report (%v): %q", verb, err, truncate(stdout.String(), 200))
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// pushed is `gh specstack push`'s report.
+type pushed struct {
+	Branch string `json:"branch"`
+	Push   string `json:"push"`
+}
+
+// publish pushes bookmark to origin once (gh specstack push): never over
+// another commit, never forced. It returns pushed or already-published.
+func publish(ctx context.Context, dir, bookmark string) (string, error) {
+	var p pushed
+	if err := runGitHub(ctx, dir, nil, nil, &p, "push", "--", bookmark); err != nil {
+		return "", err
+	}
+	return p.Push, nil
+}
+
+// newPull is a pull request to open (or whose body to update).
+type newPull struct {
+	Title, Head, Base, Body string
+	Draft                   bool
+}
+
+// upsertPR updates the body of the open pull request of pr.Head, or
+// opens pr (on the repository's default branch when pr.Base is empty),
+// through `gh specstack pr`, which pushes pr.Head first when origin does
+// not have it.
+func upsertPR(ctx context.Context, dir string, pr newPull) (*PRView, error) {
+	args := []string{"--title", pr.Title, "--body-file", "-"}
+	if pr.Base != "" {
+		args = append(args, "--base", pr.Base)
+	}
+	if pr.Draft {
+		args = append(args, "--draft")
+	}
+	args = append(args, "--", pr.Head)
+	var v PRView
+	if err := runGitHub(ctx, dir, strings.NewReader(pr.Body), nil, &v, "pr", args...); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// linked is the part of `gh specstack link`'s report a pipeline keeps.
+type linked struct {
+	StackMode   string `json:"stackMode"`
+	Stack       int    `json:"stack"`
+	StackAction string `json:"stackAction"`
+}
+
+// linkStack registers branches, bottom first, as a stack (gh specstack
+// link), its progress going to progress.
+func linkStack(ctx context.Context, dir string, branches []string, progress io.Writer) (*linked, error) {
+	var l linked
+	if err := runGitHub(ctx, dir, nil, progress, &l, "link", append([]string{"--"}, branches...)...); err != nil {
+		return nil, err
+	}
+	return &l, nil
+}

@@ -1,0 +1,57 @@
+package osapply
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// TestGitHubProgramMissing: without gh-specstack beside the executable or
+// on PATH, publishing is refused as a missing tool (exit 7) saying what
+// to do, instead of a bare "executable file not found".
+func TestGitHubProgramMissing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := publish(t.Context(), t.TempDir(), "feat/x")
+	if exitcode.Of(err) != exitcode.Missing {
+		t.Fatalf("exit code %d, want %d (missing tool): %v", exitcode.Of(err), exitcode.Missing, err)
+	}
+	for _, want := range []string{"gh-specstack is not installed", "--no-push"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %q", err, want)
+		}
+	}
+}
+
+// TestGitHubProgramFailure: gh-specstack's own exit code and last line of
+// stderr come back, and its JSON report is decoded on success; the body
+// travels on standard input, never in an argument.
+func TestGitHubProgramFailure(t *testing.T) {
+	bin := t.TempDir()
+	script := `#!/bin/sh
+for a in "$@"; do case "$a" in *secret*) echo "body in argv" >&2; exit 9;; esac; done
+body=$(cat)
+case "$*" in
+*" pr "*) [ "$body" = "the secret body" ] || { echo "stdin: $body" >&2; exit 9; }
+  echo '{"number": 4, "url": "https://example.com/pull/4", "action": "created"}';;
+*" push "*) echo "progress line" >&2; echo "gh-specstack: origin has feat/x at another commit" >&2; exit 5;;
+esac
+`
+	if err := os.WriteFile(filepath.Join(bin, "gh-specstack"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	_, err := publish(t.Context(), t.TempDir(), "feat/x")
+	if exitcode.Of(err) != 5 || err == nil || err.Error() != "gh specstack push: origin has feat/x at another commit" {
+		t.Errorf("push: exit %d, %v; want exit 5 with gh-specstack's message", exitcode.Of(err), err)
+	}
+	pr, err := upsertPR(t.Context(), t.TempDir(), newPull{Title: "t", Head: "feat/x", Body: "the secret body"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.Number != 4 || pr.Action != "created" || pr.URL != "https://example.com/pull/4" {
+		t.Errorf("pr = %+v", pr)
+	}
+}
