@@ -104,8 +104,8 @@ func FindingsPath(root, cwd, given string) (rel, disk string, err error) {
 // before its workspace is provisioned until it ends: what a killed run
 // left (its worker, its workspace) is cleaned up first (CleanExplores).
 func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult, error) {
-	if req.Worker == "" {
-		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	if err := engine.NeedWorker(req.Worker); err != nil {
+		return nil, err
 	}
 	if err := CheckTimeout(req.Timeout); err != nil {
 		return nil, err

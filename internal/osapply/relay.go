@@ -176,8 +176,8 @@ func Relay(ctx context.Context, env *Env, req RelayRequest) (*RelayView, error) 
 				return nil
 			}
 		}
-		if req.Worker == "" {
-			return exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+		if err := engine.NeedWorker(req.Worker); err != nil {
+			return err
 		}
 		verb := "propose"
 		if env.Root.CheckChange(change) == nil {
