@@ -225,11 +225,18 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 	if err != nil {
 		return res, ended(exitcode.Wrap(exitcode.Halted, fmt.Errorf("explore: read the findings document the worker left: %w; nothing was written; %s", err, kept)))
 	}
+	// The workspace's changes are recorded before the document is
+	// written: once it is in @ they are rebased onto it and empty, and
+	// jj would no longer list them as the workspace's work.
+	rec.Changes = p.Changes
+	if err := writeExplore(env.Dir, rec); err != nil {
+		return res, err
+	}
 	if err := writeAtomic(art, disk, data); err != nil {
 		return res, fmt.Errorf("write the findings document %s: %w; %s", disk, err, kept)
 	}
 	res.Bytes = len(data)
-	rec.State, rec.Changes = ExploreWritten, p.Changes
+	rec.State = ExploreWritten
 	if err := writeExplore(env.Dir, rec); err != nil {
 		return res, err
 	}

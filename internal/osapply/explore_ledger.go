@@ -47,8 +47,9 @@ type ExploreRun struct {
 	PIDFile   string `toml:"pid_file" json:"pid_file"`
 	Log       string `toml:"log" json:"log"`
 	State     string `toml:"state" json:"state"`
-	// Changes are the workspace's changes, recorded once the findings
-	// are written (they hold only the worker's copy of the document).
+	// Changes are the workspace's changes, recorded once they are
+	// checked, before the findings are written (they hold only the
+	// worker's copy of the document).
 	Changes []string  `toml:"changes,omitempty" json:"changes,omitempty"`
 	Started time.Time `toml:"started" json:"started"`
 }
@@ -154,7 +155,7 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 	if r.Base != "" {
 		ws.Base = []string{r.Base}
 	}
-	changes := r.Changes
+	changes := slices.Clone(r.Changes)
 	if r.State != ExploreWritten {
 		problem, err := b.Check(ctx, ws, false)
 		if err != nil {
@@ -165,7 +166,11 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 			if err != nil {
 				return c, fmt.Errorf("collect the workspace %s: %w", ws.Path, err)
 			}
-			changes = p.Changes
+			for _, id := range p.Changes {
+				if !slices.Contains(changes, id) {
+					changes = append(changes, id)
+				}
+			}
 			var files []string
 			for _, f := range p.Files {
 				files = append(files, f.Path)
