@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -38,7 +39,8 @@ the working copy and the workspace released. The project lock is held (exit
 
 Each run is recorded in the ledger (.jj/specstack/jj-openspec/explore/)
 until it ends. A run killed part-way (kill -9 of jj-openspec) is cleaned up
-by the next explore, or by "explore --abort", which starts nothing: its
+by the next explore, or by "explore --abort", which starts nothing
+("explore --status" lists the recorded runs): its
 worker, if still running, is stopped; findings it had written in its
 workspace but not yet in the working copy are kept in the ledger's
 artifacts folder (the path is printed); its workspace is forgotten and
@@ -49,6 +51,7 @@ copy stay as they are.`,
 			&cli.StringFlag{Name: "worker", Usage: "explorer `CMD`, run by sh -c in the workspace (default: [worker] command)"},
 			&cli.StringFlag{Name: "timeout", Usage: "worker `DURATION` (default: [worker] timeout)"},
 			&cli.BoolFlag{Name: "abort", Usage: "clean up what killed explore runs left (worker, workspace) and start nothing"},
+			&cli.BoolFlag{Name: "status", Usage: "show the explore runs in the ledger (killed ones, or the one running)"},
 		},
 		Action: runExplore,
 	}
@@ -59,8 +62,14 @@ func runExplore(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Bool("abort") && c.Bool("status") {
+		return exitcode.New(exitcode.Usage, "explore: give --abort or --status, not both")
+	}
 	if c.Bool("abort") {
 		return abortExplore(c, args)
+	}
+	if c.Bool("status") {
+		return exploreStatus(c, args)
 	}
 	if c.String("findings") == "" {
 		return exitcode.New(exitcode.Usage, "%s", osapply.ExploreInline)
@@ -113,6 +122,42 @@ func abortExplore(c *cli.Context, args []string) error {
 		} else {
 			_, err = fmt.Fprintf(w, "cleaned up %s\n", plural.Count(len(cleaned), "interrupted explore run", "interrupted explore runs"))
 		}
+		return err
+	})
+}
+
+// ExploreStatusView is `explore --status --json`.
+type ExploreStatusView struct {
+	LedgerDir string                  `json:"ledger_dir"`
+	Runs      []osapply.ExploreStatus `json:"runs"`
+}
+
+func exploreStatus(c *cli.Context, args []string) error {
+	if len(args) > 0 || c.String("findings") != "" {
+		return exitcode.New(exitcode.Usage, "explore --status lists the recorded explore runs: give no TOPIC and no --findings")
+	}
+	s, err := openApply(c)
+	if err != nil {
+		return err
+	}
+	runs, err := osapply.ExploreStatuses(s.env.Dir)
+	if err != nil {
+		return err
+	}
+	return cliapp.Emit(c, ExploreStatusView{LedgerDir: s.env.Dir, Runs: runs}, func(w io.Writer) error {
+		if len(runs) == 0 {
+			_, err := fmt.Fprintf(w, "no explore run in the ledger (%s)\n", s.env.Dir)
+			return err
+		}
+		var b strings.Builder
+		for _, r := range runs {
+			fmt.Fprintf(&b, "explore of %s: %s (started %s, workspace %s)\n", r.Findings, r.Phase, r.Started.Format(time.RFC3339), r.Workspace)
+			if strings.HasPrefix(r.Phase, "interrupted") {
+				b.WriteString("  `jj openspec explore --abort` (or the next explore) cleans it up\n")
+			}
+			fmt.Fprintf(&b, "  ledger: %s\n", r.Ledger)
+		}
+		_, err := io.WriteString(w, b.String())
 		return err
 	})
 }

@@ -129,6 +129,42 @@ func CleanExplores(ctx context.Context, env *Env, workspacesDir string) ([]Explo
 	return done, nil
 }
 
+// ExploreStatus is one explore record as `explore --status` shows it.
+type ExploreStatus struct {
+	ExploreRun
+	// Phase: "interrupted while its worker ran" or "interrupted after
+	// its findings were written" when no jj-openspec holds the project
+	// lock (the record is a killed run's); "running, or interrupted"
+	// while one does (it may be that run's).
+	Phase  string `json:"phase"`
+	Ledger string `json:"ledger"`
+}
+
+// ExploreStatuses lists the explore records in the ledger directory dir
+// and where each run stands. It reads who holds the project lock without
+// taking it, and changes nothing.
+func ExploreStatuses(dir string) ([]ExploreStatus, error) {
+	runs, err := ExploreRuns(dir)
+	if err != nil || len(runs) == 0 {
+		return []ExploreStatus{}, err
+	}
+	_, held := ledger.Holding(dir)
+	out := make([]ExploreStatus, 0, len(runs))
+	for _, r := range runs {
+		st := ExploreStatus{ExploreRun: *r, Ledger: explorePath(dir, r.Workspace)}
+		switch {
+		case held:
+			st.Phase = "running, or interrupted (another jj-openspec holds the lock)"
+		case r.State == ExploreWritten:
+			st.Phase = "interrupted after its findings were written"
+		default:
+			st.Phase = "interrupted while its worker ran"
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
 // AbortExplores is `explore --abort`: CleanExplores under the project
 // lock, starting nothing.
 func AbortExplores(ctx context.Context, env *Env, workspacesDir string) ([]ExploreCleanup, error) {
