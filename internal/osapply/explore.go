@@ -137,7 +137,7 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 		return nil, fmt.Errorf("artifacts %s: %w", art, err)
 	}
 	stem := filepath.Join(art, name)
-	rec := &ExploreRun{Workspace: name, Path: b.Path(name), Findings: rel, Base: before.ChangeID,
+	rec := &ExploreRun{Workspace: name, Path: b.Path(name), WorkspacesDir: req.WorkspacesDir, Findings: rel, Base: before.ChangeID,
 		PIDFile: stem + ".pid", Log: stem + ".log", State: ExploreRunning, Started: time.Now().UTC()}
 	// Recorded before the workspace exists: a kill at any later instant
 	// leaves a record naming what to clean up.

@@ -1,6 +1,7 @@
 package osapply
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/specstack/specstack/internal/confine"
 	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/internal/regfile"
@@ -42,11 +44,14 @@ type ExploreRun struct {
 	// Workspace is the jj workspace's name, Path its folder.
 	Workspace string `toml:"workspace" json:"workspace"`
 	Path      string `toml:"path" json:"path"`
-	Findings  string `toml:"findings" json:"findings"` // repository path
-	Base      string `toml:"base" json:"base"`
-	PIDFile   string `toml:"pid_file" json:"pid_file"`
-	Log       string `toml:"log" json:"log"`
-	State     string `toml:"state" json:"state"`
+	// WorkspacesDir is the folder the workspace was made in (a cleanup
+	// finds it there whatever the configuration says now).
+	WorkspacesDir string `toml:"workspaces_dir" json:"-"`
+	Findings      string `toml:"findings" json:"findings"` // repository path
+	Base          string `toml:"base" json:"base"`
+	PIDFile       string `toml:"pid_file" json:"pid_file"`
+	Log           string `toml:"log" json:"log"`
+	State         string `toml:"state" json:"state"`
 	// Changes are the workspace's changes, recorded once they are
 	// checked, before the findings are written (they hold only the
 	// worker's copy of the document).
@@ -67,6 +72,9 @@ type ExploreCleanup struct {
 	Abandoned []string `json:"abandoned,omitempty"`
 	Log       string   `json:"log"`
 }
+
+// exploreName is an explore workspace's name, as Explore makes it.
+var exploreName = lazyregexp.New(`^openspec-explore-[0-9a-f]{8}$`)
 
 func explorePath(dir, workspace string) string {
 	return filepath.Join(dir, ExploreDir, workspace+".toml")
@@ -93,6 +101,9 @@ func ExploreRuns(dir string) ([]*ExploreRun, error) {
 	}
 	out := []*ExploreRun{}
 	for _, name := range names {
+		if !exploreName.MatchString(name) {
+			continue // no record explore wrote: its name becomes a folder to remove
+		}
 		var r ExploreRun
 		if err := ledger.ReadFile(explorePath(dir, name), &r); err != nil {
 			return nil, err
@@ -178,15 +189,13 @@ func AbortExplores(ctx context.Context, env *Env, workspacesDir string) ([]Explo
 
 func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *ExploreRun) (ExploreCleanup, error) {
 	c := ExploreCleanup{Workspace: r.Workspace, State: r.State, Log: r.Log}
-	// A record holds paths a worker could not write (the ledger is
-	// outside every workspace), but the pid file's folder is the
-	// artifacts folder: StopOrphan kills only a process group started
-	// for that very pid file.
+	// The pid file is in the artifacts folder, which workers can write:
+	// StopOrphan kills only a process group started for that very file.
 	c.StoppedWorker = r.PIDFile != "" && engine.StopOrphan(r.PIDFile)
 	if c.StoppedWorker {
 		fmt.Fprintf(env.Out, "explore: stopped the worker the interrupted run in %s left\n", r.Workspace)
 	}
-	b := engine.NewJJBackend(env.Repo, workspacesDir, "openspec-explore-")
+	b := engine.NewJJBackend(env.Repo, cmp.Or(r.WorkspacesDir, workspacesDir), "openspec-explore-")
 	ws := engine.Workspace{Name: r.Workspace, Path: b.Path(r.Workspace)}
 	if r.Base != "" {
 		ws.Base = []string{r.Base}
