@@ -41,8 +41,8 @@ func Parallel[T any](ctx context.Context, items []T, limit int, fn func(context.
 // collected from its report when the worker finished, else its orphaned
 // worker is stopped and started again in the same workspace.
 func (r *Runner) Dispatch(ctx context.Context, w int) error {
-	if r.worker() == "" {
-		return exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	if err := NeedWorker(r.worker()); err != nil {
+		return err
 	}
 	nums, err := r.WaveTasks(w)
 	if err != nil {

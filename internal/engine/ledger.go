@@ -139,6 +139,7 @@ type Event struct {
 	Command   string    `toml:"command,omitempty"`  // receipt: the command run
 	Digest    string    `toml:"digest,omitempty"`   // receipt: sha256 of its output
 	Tree      string    `toml:"tree,omitempty"`     // receipt: the tree it ran on
+	PR        int       `toml:"pr,omitempty"`       // a pull request's number (jj-openspec's apply-pr; older ledgers: ExitCode)
 }
 
 // Doc is a run's ledger document.

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/internal/xec"
 )
@@ -43,6 +44,18 @@ type Job struct {
 	PIDFile     string // the worker's process group id is written here
 	Timeout     time.Duration
 	Environment []string // extra variables
+}
+
+// NeedWorker refuses a worker run without a worker command (exit 2),
+// naming the flag and the setting that give one. A command of only
+// blanks is none: sh -c would run nothing and end with status 0. Every
+// verb that starts a worker (kaisen run, apply, propose, relay, explore)
+// refuses with it, before anything is provisioned.
+func NeedWorker(command string) error {
+	if strings.TrimSpace(command) == "" {
+		return exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	}
+	return nil
 }
 
 // Result is how a worker process ended.

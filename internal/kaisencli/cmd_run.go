@@ -112,8 +112,10 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 	if _, err := heartbeat(c, s.cfg); err != nil {
 		return nil, err
 	}
-	if needWorker && opts.Worker == "" {
-		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	if needWorker {
+		if err := engine.NeedWorker(opts.Worker); err != nil {
+			return nil, err
+		}
 	}
 	v, err := engine.BuildPlanView(c.Context, p, label, s.repo)
 	if err != nil {

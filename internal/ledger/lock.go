@@ -75,6 +75,22 @@ func (l *Lock) Release() error {
 	return l.fl.Unlock()
 }
 
+// Holding reports the process that holds the lock of dir, as its holder
+// file names it, without taking the lock: a live process of this host (or
+// one of another host, whose liveness cannot be known). A holder killed
+// leaves a file naming a process that is gone: not holding.
+func Holding(dir string) (Holder, bool) {
+	var h Holder
+	if err := ReadFile(filepath.Join(dir, HolderFile), &h); err != nil || h.PID == 0 {
+		return h, false
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		host = ""
+	}
+	return h, (h.Host != "" && h.Host != host) || alive(h.PID)
+}
+
 // holderWait bounds how long a refused Acquire waits for the holder to
 // name itself: a holder writes its file just after taking the lock.
 const holderWait = time.Second

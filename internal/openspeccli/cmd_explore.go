@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/osapply"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 func exploreCommand() *cli.Command {
@@ -33,11 +35,23 @@ its workspace, no findings, a findings path that is not a regular file, or an
 edit to the repository's own working copy while it ran is refused (exit 9),
 nothing written, its workspace kept. Otherwise FILE is written atomically in
 the working copy and the workspace released. The project lock is held (exit
-3 while another jj-openspec holds it).`,
+3 while another jj-openspec holds it).
+
+Each run is recorded in the ledger (.jj/specstack/jj-openspec/explore/)
+until it ends. A run killed part-way (kill -9 of jj-openspec) is cleaned up
+by the next explore, or by "explore --abort", which starts nothing
+("explore --status" lists the recorded runs): its
+worker, if still running, is stopped; findings it had written in its
+workspace but not yet in the working copy are kept in the ledger's
+artifacts folder (the path is printed); its workspace is forgotten and
+removed and its changes abandoned. Findings already written to the working
+copy stay as they are.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "findings", Usage: "have a worker write the findings document `FILE` (inside the repository) and nothing else"},
 			&cli.StringFlag{Name: "worker", Usage: "explorer `CMD`, run by sh -c in the workspace (default: [worker] command)"},
 			&cli.StringFlag{Name: "timeout", Usage: "worker `DURATION` (default: [worker] timeout)"},
+			&cli.BoolFlag{Name: "abort", Usage: "clean up what killed explore runs left (worker, workspace) and start nothing"},
+			&cli.BoolFlag{Name: "status", Usage: "show the explore runs in the ledger (killed ones, or the one running)"},
 		},
 		Action: runExplore,
 	}
@@ -47,6 +61,15 @@ func runExplore(c *cli.Context) error {
 	args, err := cliapp.Args(c) // flags after TOPIC are parsed here
 	if err != nil {
 		return err
+	}
+	if c.Bool("abort") && c.Bool("status") {
+		return exitcode.New(exitcode.Usage, "explore: give --abort or --status, not both")
+	}
+	if c.Bool("abort") {
+		return abortExplore(c, args)
+	}
+	if c.Bool("status") {
+		return exploreStatus(c, args)
 	}
 	if c.String("findings") == "" {
 		return exitcode.New(exitcode.Usage, "%s", osapply.ExploreInline)
@@ -70,6 +93,71 @@ func runExplore(c *cli.Context) error {
 	}
 	return cliapp.Emit(c, res, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "findings: %s (%d bytes, worker %s); nothing else changed\n", res.Findings, res.Bytes, res.Worker)
+		return err
+	})
+}
+
+// ExploreAbortView is `explore --abort --json`.
+type ExploreAbortView struct {
+	LedgerDir string                   `json:"ledger_dir"`
+	Cleaned   []osapply.ExploreCleanup `json:"cleaned"`
+}
+
+func abortExplore(c *cli.Context, args []string) error {
+	if len(args) > 0 || c.String("findings") != "" {
+		return exitcode.New(exitcode.Usage, "explore --abort cleans up killed explore runs and starts nothing: give no TOPIC and no --findings")
+	}
+	s, err := openApply(c)
+	if err != nil {
+		return err
+	}
+	cleaned, err := osapply.AbortExplores(c.Context, s.env, config.WorkspacesDir(s.cfg, s.env.Repo.Root))
+	if err != nil {
+		return err
+	}
+	return cliapp.Emit(c, ExploreAbortView{LedgerDir: s.env.Dir, Cleaned: cleaned}, func(w io.Writer) error {
+		var err error
+		if len(cleaned) == 0 {
+			_, err = fmt.Fprintf(w, "no interrupted explore run in the ledger (%s)\n", s.env.Dir)
+		} else {
+			_, err = fmt.Fprintf(w, "cleaned up %s\n", plural.Count(len(cleaned), "interrupted explore run", "interrupted explore runs"))
+		}
+		return err
+	})
+}
+
+// ExploreStatusView is `explore --status --json`.
+type ExploreStatusView struct {
+	LedgerDir string                  `json:"ledger_dir"`
+	Runs      []osapply.ExploreStatus `json:"runs"`
+}
+
+func exploreStatus(c *cli.Context, args []string) error {
+	if len(args) > 0 || c.String("findings") != "" {
+		return exitcode.New(exitcode.Usage, "explore --status lists the recorded explore runs: give no TOPIC and no --findings")
+	}
+	s, err := openApply(c)
+	if err != nil {
+		return err
+	}
+	runs, err := osapply.ExploreStatuses(s.env.Dir)
+	if err != nil {
+		return err
+	}
+	return cliapp.Emit(c, ExploreStatusView{LedgerDir: s.env.Dir, Runs: runs}, func(w io.Writer) error {
+		if len(runs) == 0 {
+			_, err := fmt.Fprintf(w, "no explore run in the ledger (%s)\n", s.env.Dir)
+			return err
+		}
+		var b strings.Builder
+		for _, r := range runs {
+			fmt.Fprintf(&b, "explore of %s: %s (started %s, workspace %s)\n", r.Findings, r.Phase, r.Started.Format(time.RFC3339), r.Workspace)
+			if strings.HasPrefix(r.Phase, "interrupted") {
+				b.WriteString("  `jj openspec explore --abort` (or the next explore) cleans it up\n")
+			}
+			fmt.Fprintf(&b, "  ledger: %s\n", r.Ledger)
+		}
+		_, err := io.WriteString(w, b.String())
 		return err
 	})
 }

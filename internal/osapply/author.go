@@ -120,8 +120,8 @@ func Author(ctx context.Context, env *Env, req AuthorRequest) (*AuthorResult, er
 // change's existence, the bookmark, trunk()) and returns its document.
 func newAuthorRun(ctx context.Context, env *Env, req AuthorRequest) (*AuthorDoc, error) {
 	name := req.Change
-	if req.Worker == "" {
-		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	if err := engine.NeedWorker(req.Worker); err != nil {
+		return nil, err
 	}
 	h := AuthorRun{Verb: req.Verb, Change: name, Idea: req.Idea, Bookmark: ProposalBookmark(name), Worker: req.Worker,
 		Timeout: req.Timeout, Publish: req.Publish, Workspace: "openspec-author-" + Slug(name), WorkspacesDir: req.WorkspacesDir,

@@ -2,7 +2,6 @@ package osapply
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -140,19 +139,12 @@ type AuthorStatus struct {
 // AuthorRuns lists the authoring runs in the ledger directory dir, by
 // change name.
 func AuthorRuns(dir string) ([]AuthorStatus, error) {
-	ents, err := os.ReadDir(filepath.Join(dir, AuthorDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return []AuthorStatus{}, nil
-	}
+	names, err := ledgerNames(dir, AuthorDir)
 	if err != nil {
-		return nil, fmt.Errorf("read the authoring runs in %s: %w", dir, err)
+		return nil, err
 	}
 	out := []AuthorStatus{}
-	for _, e := range ents {
-		name, ok := strings.CutSuffix(e.Name(), ".toml")
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
+	for _, name := range names {
 		d, err := ReadAuthor(dir, name)
 		if err != nil {
 			return nil, err

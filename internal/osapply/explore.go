@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/specstack/specstack/internal/confine"
 	"github.com/specstack/specstack/internal/engine"
@@ -43,6 +44,9 @@ type ExploreResult struct {
 	Base      string `json:"base"`
 	Workspace string `json:"workspace"`
 	Worker    string `json:"worker_status"`
+	// Cleaned is what runs a killed jj-openspec left were cleaned of
+	// before this one started.
+	Cleaned []ExploreCleanup `json:"cleaned"`
 }
 
 // ExploreInline is why explore without --findings is refused.
@@ -95,9 +99,13 @@ func FindingsPath(root, cwd, given string) (rel, disk string, err error) {
 // and the workspace kept. Otherwise the document is written atomically
 // to its path in the working copy and the workspace released. The
 // project lock is held throughout.
+//
+// Each run is recorded in the ledger (explore/<workspace>.toml) from
+// before its workspace is provisioned until it ends: what a killed run
+// left (its worker, its workspace) is cleaned up first (CleanExplores).
 func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult, error) {
-	if req.Worker == "" {
-		return nil, exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+	if err := engine.NeedWorker(req.Worker); err != nil {
+		return nil, err
 	}
 	if err := CheckTimeout(req.Timeout); err != nil {
 		return nil, err
@@ -112,6 +120,9 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 	}
 	defer lock.Release()
 	res := &ExploreResult{Topic: req.Topic, Findings: rel, Path: disk}
+	if res.Cleaned, err = CleanExplores(ctx, env, req.WorkspacesDir); err != nil {
+		return res, err
+	}
 	before, err := env.Repo.WorkingCopy(ctx) // snapshots @: the worker sees it
 	if err != nil {
 		return nil, fmt.Errorf("read @ of %s: %w", env.Repo.Root, err)
@@ -121,18 +132,34 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 	_, _ = rand.Read(id)
 	name := "openspec-explore-" + hex.EncodeToString(id)
 	b := engine.NewJJBackend(env.Repo, req.WorkspacesDir, "openspec-explore-")
-	ws, err := b.Provision(ctx, engine.Workspace{Name: name, Base: []string{before.ChangeID}, Message: "docs: explore findings " + rel})
-	if err != nil {
-		return nil, fmt.Errorf("provision the explore workspace: %w", err)
-	}
-	res.Workspace = ws.Path
 	art := engine.ArtifactsDir(env.Dir)
 	if err := os.MkdirAll(art, 0o755); err != nil {
 		return nil, fmt.Errorf("artifacts %s: %w", art, err)
 	}
 	stem := filepath.Join(art, name)
+	rec := &ExploreRun{Workspace: name, Path: b.Path(name), WorkspacesDir: req.WorkspacesDir, Findings: rel, Base: before.ChangeID,
+		PIDFile: stem + ".pid", Log: stem + ".log", State: ExploreRunning, Started: time.Now().UTC()}
+	// Recorded before the workspace exists: a kill at any later instant
+	// leaves a record naming what to clean up.
+	if err := writeExplore(env.Dir, rec); err != nil {
+		return nil, err
+	}
+	engine.CrashPoint("explore-recorded")
+	// Once the run has ended (written, or halted with the workspace kept
+	// and the person told how to release it), its record goes.
+	ended := func(err error) error {
+		if rerr := removeExplore(env.Dir, name); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		return err
+	}
+	ws, err := b.Provision(ctx, engine.Workspace{Name: name, Base: []string{before.ChangeID}, Message: "docs: explore findings " + rel})
+	if err != nil {
+		return nil, fmt.Errorf("provision the explore workspace: %w", err)
+	}
+	res.Workspace = ws.Path
 	j := engine.Job{Command: req.Worker, Dir: ws.Path, Role: "explorer", Task: "explore",
-		Brief: stem + "-brief.md", Report: stem + "-report.md", Log: stem + ".log",
+		Brief: stem + "-brief.md", Report: stem + "-report.md", Log: rec.Log, PIDFile: rec.PIDFile,
 		Environment: []string{"SPECSTACK_ARTIFACTS=" + art, "SPECSTACK_FINDINGS=" + filepath.Join(ws.Path, filepath.FromSlash(rel))}}
 	j.Timeout = engine.WorkerTimeout(req.Timeout) // checked above
 	// The document's folder exists for the worker (an empty folder is no
@@ -150,6 +177,7 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 	if ctx.Err() != nil {
 		return nil, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 	}
+	engine.CrashPoint("explore-worker-ended")
 	res.Worker = engine.StatusCrashed
 	if st, ok := engine.ReportStatus(j.Report); ok {
 		res.Worker = st
@@ -169,8 +197,8 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 		} else {
 			what += ": " + err.Error()
 		}
-		return res, exitcode.New(exitcode.Halted, "explore: the working copy of %s changed while the worker ran (%s): a worker writes only its findings document, in its workspace; nothing was written. Inspect with `jj diff --from %s --to @`; %s",
-			env.Repo.Root, what, shortID(before.CommitID), kept)
+		return res, ended(exitcode.New(exitcode.Halted, "explore: the working copy of %s changed while the worker ran (%s): a worker writes only its findings document, in its workspace; nothing was written. Inspect with `jj diff --from %s --to @`; %s",
+			env.Repo.Root, what, shortID(before.CommitID), kept))
 	}
 	p, err := b.Collect(ctx, ws)
 	if err != nil {
@@ -181,26 +209,38 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 		files = append(files, f.Path)
 	}
 	if res.Worker != engine.StatusDone && res.Worker != engine.StatusConcerns {
-		return res, exitcode.New(exitcode.Halted, "explore: the worker ended %s (exit %d); nothing was written; %s", res.Worker, run.ExitCode, kept)
+		return res, ended(exitcode.New(exitcode.Halted, "explore: the worker ended %s (exit %d); nothing was written; %s", res.Worker, run.ExitCode, kept))
 	}
 	if other := slices.DeleteFunc(slices.Clone(files), func(f string) bool { return f == rel }); len(other) > 0 {
-		return res, exitcode.New(exitcode.Halted, "explore: the worker changed %s besides the findings document %s: a worker writes the findings and nothing else; nothing was written; %s", strings.Join(other, ", "), rel, kept)
+		return res, ended(exitcode.New(exitcode.Halted, "explore: the worker changed %s besides the findings document %s: a worker writes the findings and nothing else; nothing was written; %s", strings.Join(other, ", "), rel, kept))
 	}
 	if !slices.Contains(files, rel) {
-		return res, exitcode.New(exitcode.Halted, "explore: the worker wrote no findings document (%s is unchanged in its workspace); nothing was written; %s", rel, kept)
+		return res, ended(exitcode.New(exitcode.Halted, "explore: the worker wrote no findings document (%s is unchanged in its workspace); nothing was written; %s", rel, kept))
 	}
 	src, err := confine.RegularFile(ws.Path, rel)
 	if err != nil {
-		return res, exitcode.Wrap(exitcode.Halted, fmt.Errorf("explore: the findings document the worker left: %w; nothing was written; %s", err, kept))
+		return res, ended(exitcode.Wrap(exitcode.Halted, fmt.Errorf("explore: the findings document the worker left: %w; nothing was written; %s", err, kept)))
 	}
 	data, err := regfile.Read(src)
 	if err != nil {
-		return res, exitcode.Wrap(exitcode.Halted, fmt.Errorf("explore: read the findings document the worker left: %w; nothing was written; %s", err, kept))
+		return res, ended(exitcode.Wrap(exitcode.Halted, fmt.Errorf("explore: read the findings document the worker left: %w; nothing was written; %s", err, kept)))
+	}
+	// The workspace's changes are recorded before the document is
+	// written: once it is in @ they are rebased onto it and empty, and
+	// jj would no longer list them as the workspace's work.
+	rec.Changes = p.Changes
+	if err := writeExplore(env.Dir, rec); err != nil {
+		return res, err
 	}
 	if err := writeAtomic(art, disk, data); err != nil {
 		return res, fmt.Errorf("write the findings document %s: %w; %s", disk, err, kept)
 	}
 	res.Bytes = len(data)
+	rec.State = ExploreWritten
+	if err := writeExplore(env.Dir, rec); err != nil {
+		return res, err
+	}
+	engine.CrashPoint("explore-written")
 	if err := b.Release(ctx, ws); err != nil {
 		return res, fmt.Errorf("release the explore workspace: %w", err)
 	}
@@ -211,7 +251,7 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 			return res, fmt.Errorf("abandon the explore workspace's changes %s: %w", strings.Join(p.Changes, ", "), err)
 		}
 	}
-	return res, nil
+	return res, removeExplore(env.Dir, name)
 }
 
 // writeAtomic replaces path with data: a temporary file in scratch (the

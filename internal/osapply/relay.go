@@ -96,19 +96,12 @@ func writeRelay(dir string, r *RelayRecord) error {
 // Relays lists the relay records in the ledger directory dir, by change
 // name.
 func Relays(dir string) ([]*RelayRecord, error) {
-	ents, err := os.ReadDir(filepath.Join(dir, RelayDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return []*RelayRecord{}, nil
-	}
+	names, err := ledgerNames(dir, RelayDir)
 	if err != nil {
-		return nil, fmt.Errorf("read the relays in %s: %w", dir, err)
+		return nil, err
 	}
 	out := []*RelayRecord{}
-	for _, e := range ents {
-		name, ok := strings.CutSuffix(e.Name(), ".toml")
-		if !ok || !e.Type().IsRegular() {
-			continue // renameio's temporary files among them
-		}
+	for _, name := range names {
 		r, err := ReadRelay(dir, name)
 		if err != nil {
 			return nil, err
@@ -183,8 +176,8 @@ func Relay(ctx context.Context, env *Env, req RelayRequest) (*RelayView, error) 
 				return nil
 			}
 		}
-		if req.Worker == "" {
-			return exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+		if err := engine.NeedWorker(req.Worker); err != nil {
+			return err
 		}
 		verb := "propose"
 		if env.Root.CheckChange(change) == nil {

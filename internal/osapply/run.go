@@ -122,13 +122,9 @@ func CheckTimeout(s string) error {
 	return nil
 }
 
-// CheckWorker refuses an apply without a worker command (exit 2).
-func CheckWorker(worker string) error {
-	if worker == "" {
-		return exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
-	}
-	return nil
-}
+// CheckWorker refuses an apply without a worker command (exit 2):
+// engine.NeedWorker, the one refusal every worker verb shares.
+func CheckWorker(worker string) error { return engine.NeedWorker(worker) }
 
 // CheckVerify refuses an apply without a verify command unless
 // --no-verify (exit 2): the verify gate cannot pass without one.

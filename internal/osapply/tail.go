@@ -1,6 +1,7 @@
 package osapply
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -107,7 +108,8 @@ func tailOf(d *engine.Doc) tailState {
 		case EvPushed:
 			t.Pushed = e.Status
 		case EvPR:
-			t.PR = &PRView{Number: e.ExitCode, URL: e.Reason, Action: e.Status}
+			// Ledgers written before Event.PR have the number in ExitCode.
+			t.PR = &PRView{Number: cmp.Or(e.PR, e.ExitCode), URL: e.Reason, Action: e.Status}
 		case EvTracker:
 			t.Tracker = e.Status == engine.GatePassed
 		case EvApplied:
@@ -259,7 +261,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 	}
 	res.PR = pr
 	fmt.Fprintf(env.Out, "apply: pull request #%d %s (%s)\n", pr.Number, pr.Action, pr.URL)
-	if err := r.Record(engine.Event{Kind: EvPR, Status: pr.Action, Reason: pr.URL, ExitCode: pr.Number}); err != nil {
+	if err := r.Record(engine.Event{Kind: EvPR, Status: pr.Action, Reason: pr.URL, PR: pr.Number}); err != nil {
 		return res, err
 	}
 	// 6. The tracker hook.

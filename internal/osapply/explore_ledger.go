@@ -1,0 +1,293 @@
+package osapply
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/specstack/specstack/internal/confine"
+	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/lazyregexp"
+	"github.com/specstack/specstack/internal/ledger"
+	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/regfile"
+	"github.com/specstack/specstack/jjx"
+)
+
+// ExploreDir is the folder of the explore runs in the ledger directory:
+// one TOML record per run, <workspace>.toml, replaced atomically. A
+// record is written before the run's workspace is provisioned and
+// removed once the run has ended (written, or halted with its workspace
+// kept for inspection): a record found while holding the project lock
+// is a run that was killed.
+const ExploreDir = "explore"
+
+// Explore run states.
+const (
+	// ExploreRunning: the workspace is (being) provisioned or the worker
+	// runs; the findings are not in the working copy yet.
+	ExploreRunning = "running"
+	// ExploreWritten: the findings document is in the working copy; what
+	// is left is releasing the workspace and abandoning its changes.
+	ExploreWritten = "written"
+)
+
+// ExploreRun is the record of one explore run.
+type ExploreRun struct {
+	Version int `toml:"version" json:"-"`
+	// Workspace is the jj workspace's name, Path its folder.
+	Workspace string `toml:"workspace" json:"workspace"`
+	Path      string `toml:"path" json:"path"`
+	// WorkspacesDir is the folder the workspace was made in (a cleanup
+	// finds it there whatever the configuration says now).
+	WorkspacesDir string `toml:"workspaces_dir" json:"-"`
+	Findings      string `toml:"findings" json:"findings"` // repository path
+	Base          string `toml:"base" json:"base"`
+	PIDFile       string `toml:"pid_file" json:"pid_file"`
+	Log           string `toml:"log" json:"log"`
+	State         string `toml:"state" json:"state"`
+	// Changes are the workspace's changes, recorded once they are
+	// checked, before the findings are written (they hold only the
+	// worker's copy of the document).
+	Changes []string  `toml:"changes,omitempty" json:"changes,omitempty"`
+	Started time.Time `toml:"started" json:"started"`
+}
+
+// ExploreCleanup is what was done about an explore run a killed
+// jj-openspec left.
+type ExploreCleanup struct {
+	Workspace string `json:"workspace"`
+	State     string `json:"state"`
+	// StoppedWorker: its worker was still running and was stopped.
+	StoppedWorker bool `json:"stopped_worker"`
+	// Saved is where the findings the worker had written in its
+	// workspace (and that were not in the working copy yet) are kept.
+	Saved     string   `json:"saved_findings,omitempty"`
+	Abandoned []string `json:"abandoned,omitempty"`
+	Log       string   `json:"log"`
+}
+
+// exploreName is an explore workspace's name, as Explore makes it.
+var exploreName = lazyregexp.New(`^openspec-explore-[0-9a-f]{8}$`)
+
+func explorePath(dir, workspace string) string {
+	return filepath.Join(dir, ExploreDir, workspace+".toml")
+}
+
+func writeExplore(dir string, r *ExploreRun) error {
+	r.Version = 1
+	return ledger.WriteFile(explorePath(dir, r.Workspace), r)
+}
+
+func removeExplore(dir, workspace string) error {
+	if err := os.Remove(explorePath(dir, workspace)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove the explore record: %w", err)
+	}
+	return nil
+}
+
+// ExploreRuns lists the explore records in the ledger directory dir, by
+// workspace name.
+func ExploreRuns(dir string) ([]*ExploreRun, error) {
+	names, err := ledgerNames(dir, ExploreDir)
+	if err != nil {
+		return nil, err
+	}
+	out := []*ExploreRun{}
+	for _, name := range names {
+		if !exploreName.MatchString(name) {
+			continue // no record explore wrote: its name becomes a folder to remove
+		}
+		var r ExploreRun
+		if err := ledger.ReadFile(explorePath(dir, name), &r); err != nil {
+			return nil, err
+		}
+		if r.Workspace != name {
+			return nil, fmt.Errorf("explore record %s names workspace %q, not %q (the file is damaged; move it aside)", explorePath(dir, name), r.Workspace, name)
+		}
+		out = append(out, &r)
+	}
+	return out, nil
+}
+
+// CleanExplores releases what explore runs killed part-way left: for
+// each record, the worker still running is stopped (by its pid file),
+// findings the worker wrote in its workspace that had not reached the
+// working copy are copied to the artifacts folder, the workspace is
+// forgotten and its folder removed, its changes abandoned, and the
+// record removed. Findings already in the working copy are never
+// touched. The caller holds the project lock. Each cleanup is reported
+// on env.Out.
+func CleanExplores(ctx context.Context, env *Env, workspacesDir string) ([]ExploreCleanup, error) {
+	runs, err := ExploreRuns(env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	done := []ExploreCleanup{}
+	for _, r := range runs {
+		c, err := cleanExplore(ctx, env, workspacesDir, r)
+		if err != nil {
+			return done, fmt.Errorf("clean up the interrupted explore run in workspace %s (record %s): %w", r.Workspace, explorePath(env.Dir, r.Workspace), err)
+		}
+		done = append(done, c)
+	}
+	return done, nil
+}
+
+// ExploreStatus is one explore record as `explore --status` shows it.
+type ExploreStatus struct {
+	ExploreRun
+	// Phase: "interrupted while its worker ran" or "interrupted after
+	// its findings were written" when no jj-openspec holds the project
+	// lock (the record is a killed run's); "running, or interrupted"
+	// while one does (it may be that run's).
+	Phase  string `json:"phase"`
+	Ledger string `json:"ledger"`
+}
+
+// ExploreStatuses lists the explore records in the ledger directory dir
+// and where each run stands. It reads who holds the project lock without
+// taking it, and changes nothing.
+func ExploreStatuses(dir string) ([]ExploreStatus, error) {
+	runs, err := ExploreRuns(dir)
+	if err != nil || len(runs) == 0 {
+		return []ExploreStatus{}, err
+	}
+	_, held := ledger.Holding(dir)
+	out := make([]ExploreStatus, 0, len(runs))
+	for _, r := range runs {
+		st := ExploreStatus{ExploreRun: *r, Ledger: explorePath(dir, r.Workspace)}
+		switch {
+		case held:
+			st.Phase = "running, or interrupted (another jj-openspec holds the lock)"
+		case r.State == ExploreWritten:
+			st.Phase = "interrupted after its findings were written"
+		default:
+			st.Phase = "interrupted while its worker ran"
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// AbortExplores is `explore --abort`: CleanExplores under the project
+// lock, starting nothing.
+func AbortExplores(ctx context.Context, env *Env, workspacesDir string) ([]ExploreCleanup, error) {
+	lock, err := ledger.Acquire(env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	return CleanExplores(ctx, env, workspacesDir)
+}
+
+func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *ExploreRun) (ExploreCleanup, error) {
+	c := ExploreCleanup{Workspace: r.Workspace, State: r.State, Log: r.Log}
+	// The pid file is in the artifacts folder, which workers can write:
+	// StopOrphan kills only a process group started for that very file.
+	c.StoppedWorker = r.PIDFile != "" && engine.StopOrphan(r.PIDFile)
+	if c.StoppedWorker {
+		fmt.Fprintf(env.Out, "explore: stopped the worker the interrupted run in %s left\n", r.Workspace)
+	}
+	b := engine.NewJJBackend(env.Repo, cmp.Or(r.WorkspacesDir, workspacesDir), "openspec-explore-")
+	ws := engine.Workspace{Name: r.Workspace, Path: b.Path(r.Workspace)}
+	if r.Base != "" {
+		ws.Base = []string{r.Base}
+	}
+	changes := slices.Clone(r.Changes)
+	if r.State != ExploreWritten {
+		problem, err := b.Check(ctx, ws, false)
+		if err != nil {
+			return c, err
+		}
+		if problem == "" {
+			p, err := b.Collect(ctx, ws)
+			if err != nil {
+				return c, fmt.Errorf("collect the workspace %s: %w", ws.Path, err)
+			}
+			for _, id := range p.Changes {
+				if !slices.Contains(changes, id) {
+					changes = append(changes, id)
+				}
+			}
+			var files []string
+			for _, f := range p.Files {
+				files = append(files, f.Path)
+			}
+			if slices.Contains(files, r.Findings) {
+				saved, err := saveFindings(env.Dir, ws.Path, r)
+				if err != nil {
+					return c, err
+				}
+				c.Saved = saved
+				fmt.Fprintf(env.Out, "explore: the interrupted run's worker had written %s in its workspace (never checked, not written to the working copy): kept at %s\n", r.Findings, saved)
+			}
+		}
+	}
+	if err := b.Release(ctx, ws); err != nil {
+		return c, fmt.Errorf("release the workspace: %w", err)
+	}
+	engine.CrashPoint("explore-clean-released")
+	if len(changes) > 0 {
+		// Only the changes still visible: a cleanup killed after this
+		// abandoned them already.
+		if live, err := env.Repo.ChangeIDs(ctx, visibleOf(changes)); err != nil {
+			return c, fmt.Errorf("read the workspace's changes %v: %w", changes, err)
+		} else if len(live) > 0 {
+			revs := make([]string, len(live))
+			for i, id := range live {
+				revs[i] = jjx.ID(id)
+			}
+			if err := b.Abandon(ctx, revs...); err != nil {
+				return c, fmt.Errorf("abandon the workspace's changes %v: %w", live, err)
+			}
+			c.Abandoned = live
+		}
+	}
+	if err := removeExplore(env.Dir, r.Workspace); err != nil {
+		return c, err
+	}
+	what := "released its workspace " + r.Workspace
+	if len(c.Abandoned) > 0 {
+		what += " and abandoned its " + plural.Count(len(c.Abandoned), "change", "changes") + " (`jj op log` and `jj op restore` bring them back)"
+	}
+	if r.State == ExploreWritten {
+		what += "; its findings " + r.Findings + " were already in the working copy and are kept"
+	}
+	fmt.Fprintf(env.Out, "explore: an interrupted explore run (started %s): %s\n", r.Started.Format(time.RFC3339), what)
+	return c, nil
+}
+
+// visibleOf is the revset of the changes (change ids) still visible.
+func visibleOf(changes []string) string {
+	parts := make([]string, len(changes))
+	for i, id := range changes {
+		parts[i] = "present(" + jjx.ID(id) + ")"
+	}
+	return strings.Join(parts, " | ")
+}
+
+// saveFindings copies the findings document a killed run's worker left
+// in its workspace to the artifacts folder; it returns the copy's path.
+func saveFindings(dir, wsPath string, r *ExploreRun) (string, error) {
+	src, err := confine.RegularFile(wsPath, r.Findings)
+	if err != nil {
+		return "", fmt.Errorf("the findings document the interrupted run's worker left: %w", err)
+	}
+	data, err := regfile.Read(src)
+	if err != nil {
+		return "", fmt.Errorf("read the findings document the interrupted run's worker left: %w", err)
+	}
+	art := engine.ArtifactsDir(dir)
+	dst := filepath.Join(art, r.Workspace+"-findings"+filepath.Ext(r.Findings))
+	if err := writeAtomic(art, dst, data); err != nil {
+		return "", fmt.Errorf("keep the interrupted run's findings at %s: %w", dst, err)
+	}
+	return dst, nil
+}
