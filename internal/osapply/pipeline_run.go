@@ -439,7 +439,7 @@ func (pr *pipelineRunner) memberEnv(m *Member) (*Env, error) {
 // stacked on (nil: independent or the bottom).
 func (pr *pipelineRunner) member(ctx context.Context, m *Member, below *MemberReport) *MemberReport {
 	if rep := pr.report(m); rep.Landed() {
-		pr.release(ctx, m) // landed before a resume (killed before its release)
+		pr.releaseOrSay(ctx, m) // landed before a resume (killed before its release)
 		return rep
 	}
 	fail := func(err error) *MemberReport {
@@ -468,9 +468,17 @@ func (pr *pipelineRunner) member(ctx context.Context, m *Member, below *MemberRe
 		return rep
 	}
 	if rep.Landed() {
-		pr.release(ctx, m)
+		pr.releaseOrSay(ctx, m)
 	}
 	return rep
+}
+
+// releaseOrSay releases landed member m's workspace, printing what was
+// left when it could not.
+func (pr *pipelineRunner) releaseOrSay(ctx context.Context, m *Member) {
+	if err := pr.release(ctx, m); err != nil {
+		fmt.Fprintln(pr.out, err)
+	}
 }
 
 // workspace makes member m's workspace when its apply has not started
@@ -490,12 +498,14 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 	repo := pr.env.Repo
 	name := "openspec-pipe-" + pr.run.RunID + "-" + Slug(m.Change)
 	if m.Path != "" {
-		if wss, err := repo.Workspaces(ctx); err == nil {
-			for _, w := range wss {
-				if w.Name == name {
-					if err := repo.WorkspaceForget(ctx, name); err != nil {
-						return fmt.Errorf("forget the half-made workspace %s: %w", name, err)
-					}
+		wss, err := repo.Workspaces(ctx)
+		if err != nil {
+			return fmt.Errorf("list the workspaces of %s to forget the half-made workspace %s: %w; check that `jj workspace list` works there, then re-run `jj openspec apply` to resume", repo.Root, name, err)
+		}
+		for _, w := range wss {
+			if w.Name == name {
+				if err := repo.WorkspaceForget(ctx, name); err != nil {
+					return fmt.Errorf("forget the half-made workspace %s: %w", name, err)
 				}
 			}
 		}
@@ -578,22 +588,26 @@ func (pr *pipelineRunner) stackedArtifacts(ctx context.Context, m *Member, base 
 }
 
 // release forgets a landed member's workspace (its commit stays, under
-// its bookmark) and removes its folder.
-func (pr *pipelineRunner) release(ctx context.Context, m *Member) {
+// its bookmark) and removes its folder. The error says what was left and
+// how to remove it by hand; the member has landed all the same.
+func (pr *pipelineRunner) release(ctx context.Context, m *Member) error {
 	if m.Workspace == "" {
-		return
+		return nil
 	}
 	wss, err := pr.env.Repo.Workspaces(ctx)
-	if err != nil || !slices.ContainsFunc(wss, func(w jjx.WorkspaceInfo) bool { return w.Name == m.Workspace }) {
-		return // gone already (or unreadable: left as it is)
+	if err != nil {
+		return fmt.Errorf("pipeline: %s landed; its workspace %s was not released: list the workspaces of %s: %w; once `jj workspace list` works, forget it (`jj workspace forget %s`) and remove %s by hand", m.Change, m.Workspace, pr.env.Repo.Root, err, m.Workspace, m.Path)
+	}
+	if !slices.ContainsFunc(wss, func(w jjx.WorkspaceInfo) bool { return w.Name == m.Workspace }) {
+		return nil // gone already
 	}
 	if err := pr.env.Repo.WorkspaceForget(ctx, m.Workspace); err != nil {
-		fmt.Fprintf(pr.out, "pipeline: %s landed; forgetting its workspace %s failed (remove it by hand): %v\n", m.Change, m.Workspace, err)
-		return
+		return fmt.Errorf("pipeline: %s landed; forgetting its workspace %s failed (remove it by hand): %w", m.Change, m.Workspace, err)
 	}
 	if err := removeWorkspaceDir(pr.run.workspacesDir(pr.env.Repo.Root), m.Path); err != nil {
-		fmt.Fprintf(pr.out, "pipeline: %s landed; its workspace %s is forgotten but its folder %s could not be removed (remove it by hand): %v\n", m.Change, m.Workspace, m.Path, err)
+		return fmt.Errorf("pipeline: %s landed; its workspace %s is forgotten but its folder %s could not be removed (remove it by hand): %w", m.Change, m.Workspace, m.Path, err)
 	}
+	return nil
 }
 
 // workspacesDir is the folder the run makes its workspaces in.

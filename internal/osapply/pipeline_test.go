@@ -1,11 +1,15 @@
 package osapply
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/specstack/specstack/internal/testenv"
+	"github.com/specstack/specstack/jjx"
 )
 
 func TestParseSelector(t *testing.T) {
@@ -154,5 +158,41 @@ func TestRemoveWorkspaceDirStaysUnder(t *testing.T) {
 	}
 	if _, err := os.Stat(inside); !os.IsNotExist(err) {
 		t.Fatalf("%s was not removed: %v", inside, err)
+	}
+}
+
+// When `jj workspace list` fails, the pipeline says so (with what to do)
+// instead of taking it for "no workspaces": a landed member's release
+// reports the workspace it left, and a half-made member workspace is not
+// removed on a guess (jj may still record it).
+func TestPipelineWorkspaceListFails(t *testing.T) {
+	testenv.RequireJJ(t)
+	testenv.Isolate(t)
+	ctx := t.Context()
+	bin, _, err := jjx.Find(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir() // not a jj repository: every jj call on it fails
+	wsDir := filepath.Join(root, "ws")
+	run := &PipelineRun{RunID: "r1", Request: Request{WorkspacesDir: wsDir}}
+	pr := &pipelineRunner{env: &Env{Repo: &jjx.Repo{Root: root, Bin: bin}, Dir: filepath.Join(root, "ledger"), Out: io.Discard},
+		run: run, out: &lockedWriter{w: io.Discard}}
+	m := &Member{Change: "add-a", Dir: filepath.Join(root, "ledger", "add-a"),
+		Workspace: "openspec-pipe-r1-add-a", Path: filepath.Join(wsDir, "openspec-pipe-r1-add-a")}
+	if err := os.MkdirAll(m.Path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	err = pr.release(ctx, m)
+	if err == nil || !strings.Contains(err.Error(), "list the workspaces") || !strings.Contains(err.Error(), "jj workspace forget openspec-pipe-r1-add-a") {
+		t.Errorf("release with `jj workspace list` failing: %v, want an error naming the listing and how to forget the workspace", err)
+	}
+	err = pr.workspace(ctx, m, nil)
+	if err == nil || !strings.Contains(err.Error(), "list the workspaces") {
+		t.Errorf("workspace() of a half-made member with `jj workspace list` failing: %v, want an error naming the listing", err)
+	}
+	if _, err := os.Stat(m.Path); err != nil {
+		t.Errorf("the half-made workspace folder was removed although jj's workspaces could not be read: %v", err)
 	}
 }
