@@ -100,6 +100,24 @@ type PipelineRun struct {
 	Excluded    []Exclusion `toml:"excluded,omitempty" json:"excluded"`
 	Members     []*Member   `toml:"members" json:"members"`
 	Aborted     bool        `toml:"aborted,omitempty" json:"aborted,omitempty"`
+	// Project is the OpenSpec project's folder relative to the repository
+	// root, slash-separated ("." at the root): where each member finds
+	// it in its workspace. Empty in runs recorded before it was, which
+	// look for an openspec/ folder from the workspace root up.
+	Project string `toml:"project,omitempty" json:"project,omitempty"`
+}
+
+// projectIn is the OpenSpec project of run in the workspace at path.
+func (r *PipelineRun) projectIn(path string) spec.Root {
+	root := spec.Root{Dir: path, Bound: path}
+	if r.Project != "" && filepath.IsLocal(filepath.FromSlash(r.Project)) {
+		root.Dir = filepath.Join(path, filepath.FromSlash(r.Project))
+		return root
+	}
+	if fr, err := spec.FindRoot(path); err == nil {
+		root.Dir = fr.Dir
+	}
+	return root
 }
 
 // Member is one change of the pipeline.
@@ -147,7 +165,7 @@ func UnfinishedPipeline(dir string) (*PipelineRun, error) {
 		return nil, err
 	}
 	for _, m := range p.Members {
-		if !outcomeOf(m).Landed() {
+		if !p.outcome(m).Landed() {
 			return p, nil
 		}
 	}
@@ -230,8 +248,12 @@ func StartPipeline(ctx context.Context, env *Env, plan *PipelinePlan, req Pipeli
 	if _, err := rand.Read(id); err != nil {
 		return nil, err
 	}
+	project, err := repoRel(env, env.Root.Dir)
+	if err != nil {
+		return nil, err
+	}
 	run := &PipelineRun{RunID: hex.EncodeToString(id), Request: req.Apply, MaxParallel: req.MaxParallel,
-		Layout: plan.Layout, Excluded: plan.Supply.Excluded}
+		Layout: plan.Layout, Excluded: plan.Supply.Excluded, Project: project}
 	run.Request.Change = ""
 	revs, err := proposalRevs(ctx, env, plan.Runnable())
 	if err != nil {
@@ -421,13 +443,17 @@ type pipelineRunner struct {
 // memberEnv is the apply environment of member m: its workspace, the
 // project inside it, its own ledger directory.
 func (pr *pipelineRunner) memberEnv(m *Member) (*Env, error) {
-	rel, err := filepath.Rel(pr.env.Repo.Root, pr.env.Root.Dir)
-	if err != nil {
-		return nil, err
+	root := pr.run.projectIn(m.Path)
+	if pr.run.Project == "" { // recorded before the project's folder was
+		rel, err := filepath.Rel(pr.env.Repo.Root, pr.env.Root.Dir)
+		if err != nil {
+			return nil, err
+		}
+		root.Dir = filepath.Join(m.Path, rel)
 	}
 	return &Env{
 		Repo:    pr.env.Repo.At(m.Path),
-		Root:    spec.Root{Dir: filepath.Join(m.Path, rel), Bound: m.Path},
+		Root:    root,
 		Dir:     m.Dir,
 		Journal: filepath.Join(m.Dir, "archive-journal"),
 		Out:     &prefixWriter{w: pr.out, prefix: "[" + m.Change + "] "},
@@ -643,11 +669,12 @@ func (pr *pipelineRunner) saveRun(change func()) error {
 
 // report reads what member m's own ledger says of it.
 func (pr *pipelineRunner) report(m *Member) *MemberReport {
-	r := outcomeOf(m)
+	r := pr.run.outcome(m)
 	return &r
 }
 
-func outcomeOf(m *Member) MemberReport {
+// outcome is what member m's own ledger says of it.
+func (run *PipelineRun) outcome(m *Member) MemberReport {
 	rep := MemberReport{Change: m.Change, Outcome: OutcomePending, Position: m.Position, Of: m.Of,
 		Bookmark: BookmarkOf(m.Change), Verify: "not-run", Unticked: []string{}}
 	p, ok, err := ReadPlan(m.Dir)
@@ -698,11 +725,7 @@ func outcomeOf(m *Member) MemberReport {
 		}
 	}
 	if t.Archived == "" && m.Path != "" {
-		root := spec.Root{Dir: m.Path, Bound: m.Path}
-		if fr, err := spec.FindRoot(m.Path); err == nil {
-			root.Dir = fr.Dir
-		}
-		if u := unticked(root, m.Change); u != nil {
+		if u := unticked(run.projectIn(m.Path), m.Change); u != nil {
 			rep.Unticked = u
 		}
 		if rep.Phase == "tail" && len(rep.Unticked) > 0 {
@@ -755,7 +778,7 @@ func (pr *pipelineRunner) link(ctx context.Context, job []*Member, reports map[s
 func ReportPipeline(run *PipelineRun) *PipelineResult {
 	res := newResult(run)
 	for _, m := range run.Members {
-		res.Members = append(res.Members, outcomeOf(m))
+		res.Members = append(res.Members, run.outcome(m))
 	}
 	return res
 }

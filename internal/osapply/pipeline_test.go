@@ -196,3 +196,31 @@ func TestPipelineWorkspaceListFails(t *testing.T) {
 		t.Errorf("the half-made workspace folder was removed although jj's workspaces could not be read: %v", err)
 	}
 }
+
+// A member finds the OpenSpec project in its workspace where the run
+// recorded it (a subfolder too); a run recorded before the project's
+// folder was (or naming one outside the workspace) looks for openspec/
+// from the workspace root up, as it did.
+func TestPipelineProjectIn(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "openspec"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		project string
+		want    string
+	}{
+		{"app", filepath.Join(ws, "app")},
+		{"a/b", filepath.Join(ws, "a", "b")},
+		{".", ws},
+		{"", ws},     // recorded before Project: found from the workspace
+		{"../x", ws}, // outside the workspace: not taken
+		{"/etc", ws}, // absolute: not taken
+	}
+	for _, tt := range tests {
+		r := (&PipelineRun{Project: tt.project}).projectIn(ws)
+		if r.Dir != tt.want || r.Bound != ws {
+			t.Errorf("Project %q: projectIn = {Dir %s, Bound %s}, want {Dir %s, Bound %s}", tt.project, r.Dir, r.Bound, tt.want, ws)
+		}
+	}
+}
