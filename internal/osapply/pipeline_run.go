@@ -320,6 +320,66 @@ func repoRel(env *Env, p string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
+// PipelineSettings are the settings a resumed pipeline is given for its
+// members that have not landed; an empty field keeps the recorded one.
+type PipelineSettings struct {
+	Worker   string
+	Timeout  string
+	Reviewer string
+	// Verify, when set, replaces the verify commands (and ends a
+	// --no-verify start: the gate has commands again).
+	Verify      []string
+	NoPush      *bool
+	MaxParallel int
+}
+
+// ResumePipeline records set into run, so a later resume keeps it, and
+// runs the members that have not landed with it: one not started yet
+// starts with it, one whose apply is under way goes on with it (its
+// worker and worker timeout, its verify commands, reviewer and push).
+// The caller holds the project lock (env.Dir).
+func ResumePipeline(ctx context.Context, env *Env, run *PipelineRun, set PipelineSettings) (*PipelineResult, error) {
+	if err := CheckTimeout(set.Timeout); err != nil {
+		return nil, err
+	}
+	if set.MaxParallel < 0 {
+		return nil, exitcode.New(exitcode.Usage, "--max-parallel %d: give a positive number of members at once", set.MaxParallel)
+	}
+	var took []string
+	req := &run.Request
+	if set.Worker != "" && set.Worker != req.Worker {
+		req.Worker = set.Worker
+		took = append(took, "worker "+set.Worker)
+	}
+	if set.Timeout != "" && set.Timeout != req.Timeout {
+		req.Timeout = set.Timeout
+		took = append(took, "timeout "+set.Timeout)
+	}
+	if set.Verify != nil && (!slices.Equal(set.Verify, req.Verify) || req.NoVerify) {
+		req.Verify, req.NoVerify = slices.Clone(set.Verify), false
+		took = append(took, "verify "+strings.Join(set.Verify, "; "))
+	}
+	if set.Reviewer != "" && set.Reviewer != req.Reviewer {
+		req.Reviewer = set.Reviewer
+		took = append(took, "reviewer "+set.Reviewer)
+	}
+	if set.NoPush != nil && *set.NoPush != req.NoPush {
+		req.NoPush = *set.NoPush
+		took = append(took, fmt.Sprintf("no-push %t", req.NoPush))
+	}
+	if set.MaxParallel > 0 && set.MaxParallel != run.MaxParallel {
+		run.MaxParallel = set.MaxParallel
+		took = append(took, fmt.Sprintf("max-parallel %d", run.MaxParallel))
+	}
+	if len(took) > 0 {
+		if err := writePipeline(env.Dir, run); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(env.Out, "pipeline: members not landed go on with %s (recorded)\n", strings.Join(took, ", "))
+	}
+	return RunPipeline(ctx, env, run)
+}
+
 // RunPipeline runs (or resumes) every member of run: independent members
 // and stacks concurrently up to run.MaxParallel, each stack's members one
 // after another, each member an ordinary apply in its own workspace. It
@@ -458,7 +518,38 @@ func (pr *pipelineRunner) memberEnv(m *Member) (*Env, error) {
 		Journal: filepath.Join(m.Dir, "archive-journal"),
 		Out:     &prefixWriter{w: pr.out, prefix: "[" + m.Change + "] "},
 		Markers: pr.env.Markers,
+		Drive:   pr.drive,
 	}, nil
+}
+
+// drive runs a member's engine phases with the pipeline's worker timeout
+// when it records one: a member whose apply was under way when the
+// pipeline resumed with another --timeout goes on with it (recorded in
+// the member's ledger with its next event).
+func (pr *pipelineRunner) drive(ctx context.Context, r *engine.Runner) error {
+	if t := pr.run.Request.Timeout; t != "" {
+		r.Doc.Header.Options.Timeout = t
+	}
+	return r.Drive(ctx)
+}
+
+// syncPlan gives member m's apply, when it is under way, the pipeline's
+// verify commands, reviewer and push setting (its tail reads them from
+// its plan): a resume may have changed them.
+func (pr *pipelineRunner) syncPlan(m *Member) error {
+	p, _, err := Unfinished(m.Dir)
+	if err != nil || p == nil {
+		return err
+	}
+	req := pr.run.Request
+	if slices.Equal(p.Verify, req.Verify) && p.Reviewer == req.Reviewer && p.NoPush == req.NoPush {
+		return nil
+	}
+	p.Verify, p.Reviewer, p.NoPush = slices.Clone(req.Verify), req.Reviewer, req.NoPush
+	if err := writePlan(m.Dir, p); err != nil {
+		return fmt.Errorf("record the pipeline's verify, reviewer and push settings in change %s's apply: %w", m.Change, err)
+	}
+	return nil
 }
 
 // member runs (or resumes) one member's apply; below is the member it is
@@ -480,6 +571,9 @@ func (pr *pipelineRunner) member(ctx context.Context, m *Member, below *MemberRe
 	}
 	menv, err := pr.memberEnv(m)
 	if err != nil {
+		return fail(err)
+	}
+	if err := pr.syncPlan(m); err != nil {
 		return fail(err)
 	}
 	req := pr.run.Request
