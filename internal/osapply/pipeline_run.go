@@ -45,6 +45,9 @@ type PipelineRequest struct {
 type PipelinePlan struct {
 	Supply Supply
 	Layout Layout
+	// Checked is the commit of @ whose files the filter prepared the
+	// members on ("" when @ moved while it read them).
+	Checked string
 }
 
 // Width is the number of workspaces the pipeline provisions: one per
@@ -77,7 +80,16 @@ func PlanPipeline(ctx context.Context, env *Env, req PipelineRequest) (*Pipeline
 	if err != nil {
 		return nil, err
 	}
+	// @ read before and after the filter: the same commit is the files
+	// it read (a member whose workspace holds them is not checked again).
+	// Unread, nothing is reused.
+	before, berr := env.Repo.One(ctx, "@")
 	sup := Filter(ctx, env, cands, req.Apply)
+	after, aerr := env.Repo.One(ctx, "@")
+	checked := ""
+	if berr == nil && aerr == nil && before.CommitID == after.CommitID {
+		checked = before.CommitID
+	}
 	deps := slices.Clone(req.After)
 	for _, m := range sup.Members {
 		ds, err := ProposalDeps(env.Root, m)
@@ -86,7 +98,7 @@ func PlanPipeline(ctx context.Context, env *Env, req PipelineRequest) (*Pipeline
 		}
 		deps = append(deps, ds...)
 	}
-	return &PipelinePlan{Supply: sup, Layout: Arrange(sup.Members, deps)}, nil
+	return &PipelinePlan{Supply: sup, Layout: Arrange(sup.Members, deps), Checked: checked}, nil
 }
 
 // PipelineRun is the pipeline's ledger record: written atomically when it
@@ -244,6 +256,7 @@ func StartPipeline(ctx context.Context, env *Env, plan *PipelinePlan, req Pipeli
 	if err := CheckWorker(req.Apply.Worker); err != nil {
 		return nil, err
 	}
+	engine.PausePoint("pipeline-planned")
 	id := make([]byte, 4)
 	if _, err := rand.Read(id); err != nil {
 		return nil, err
@@ -279,7 +292,7 @@ func StartPipeline(ctx context.Context, env *Env, plan *PipelinePlan, req Pipeli
 		return nil, err
 	}
 	fmt.Fprintf(env.Out, "pipeline: run %s, %s\n", run.RunID, plural.Count(len(run.Members), "member", "members"))
-	return RunPipeline(ctx, env, run)
+	return runPipeline(ctx, env, run, plan.Checked)
 }
 
 // proposalRevs finds, for each member, the newest revision of ::@ that
@@ -386,6 +399,12 @@ func ResumePipeline(ctx context.Context, env *Env, run *PipelineRun, set Pipelin
 // returns the summary; the error is non-nil when a member did not land,
 // a cycle blocked members, or a stack of landed members was not registered.
 func RunPipeline(ctx context.Context, env *Env, run *PipelineRun) (*PipelineResult, error) {
+	return runPipeline(ctx, env, run, "")
+}
+
+// runPipeline is RunPipeline; checked, when set, is the commit whose
+// files the filter prepared the members on (PipelinePlan.Checked).
+func runPipeline(ctx context.Context, env *Env, run *PipelineRun, checked string) (*PipelineResult, error) {
 	var jobs [][]*Member
 	stacks := map[int]int{}
 	for _, m := range run.Members {
@@ -404,7 +423,7 @@ func RunPipeline(ctx context.Context, env *Env, run *PipelineRun) (*PipelineResu
 	if par < 1 {
 		par = 1
 	}
-	pr := &pipelineRunner{env: env, run: run, out: &lockedWriter{w: env.Out}}
+	pr := &pipelineRunner{env: env, run: run, out: &lockedWriter{w: env.Out}, checked: checked}
 	reports := map[string]*MemberReport{}
 	stackReports := make([]*StackReport, len(jobs))
 	var mu sync.Mutex
@@ -498,6 +517,9 @@ type pipelineRunner struct {
 	run  *PipelineRun
 	out  *lockedWriter
 	save sync.Mutex
+	// checked is the commit whose files the filter prepared the members
+	// on ("" on a resume: nothing was).
+	checked string
 }
 
 // memberEnv is the apply environment of member m: its workspace, the
@@ -581,6 +603,7 @@ func (pr *pipelineRunner) member(ctx context.Context, m *Member, below *MemberRe
 	if below != nil {
 		req.PRBase = below.Bookmark
 	}
+	req.HealthChecked = pr.checkedAlready(ctx, menv, m)
 	_, err = Apply(ctx, menv, req)
 	rep := pr.report(m)
 	if err != nil {
@@ -599,6 +622,48 @@ func (pr *pipelineRunner) releaseOrSay(ctx context.Context, m *Member) {
 	if err := pr.release(ctx, m); err != nil {
 		fmt.Fprintln(pr.out, err)
 	}
+}
+
+// checkedAlready reports whether the filter's health check of member m
+// holds in its workspace, so its apply need not run it again: when the
+// check runs the OpenSpec CLI (a native check costs less than finding
+// out) and the workspace holds, in the project, the files the filter
+// checked (other changes' folders aside). A member stacked on one that
+// landed (whose archive changed the specs), or whose change moved since,
+// is checked again.
+func (pr *pipelineRunner) checkedAlready(ctx context.Context, menv *Env, m *Member) bool {
+	if pr.checked == "" {
+		return false
+	}
+	if _, viaCLI, err := NeedsCLI(menv.Root, m.Change); err != nil || !viaCLI {
+		return false
+	}
+	paths, err := menv.Repo.ChangedPaths(ctx, jjx.ID(pr.checked), "@")
+	if err != nil {
+		return false // unknown: checked again
+	}
+	project := pr.run.Project
+	if project == "" {
+		if project, err = repoRel(pr.env, pr.env.Root.Dir); err != nil {
+			return false
+		}
+	}
+	for _, p := range paths {
+		rel := p
+		if project != "." {
+			var ok bool
+			if rel, ok = strings.CutPrefix(p, project+"/"); !ok {
+				continue // outside the project: the check reads none of it
+			}
+		}
+		if other, ok := strings.CutPrefix(rel, "openspec/changes/"); ok {
+			if c, _, _ := strings.Cut(other, "/"); c != m.Change && c != "archive" {
+				continue // another change's folder
+			}
+		}
+		return false
+	}
+	return true
 }
 
 // workspace makes member m's workspace when its apply has not started
