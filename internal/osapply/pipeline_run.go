@@ -526,7 +526,9 @@ type pipelineRunner struct {
 // project inside it, its own ledger directory.
 func (pr *pipelineRunner) memberEnv(m *Member) (*Env, error) {
 	root := pr.run.projectIn(m.Path)
-	if pr.run.Project == "" { // recorded before the project's folder was
+	if pr.run.Project == "" {
+		// Recorded before the project's folder was: where this
+		// invocation found it.
 		rel, err := filepath.Rel(pr.env.Repo.Root, pr.env.Root.Dir)
 		if err != nil {
 			return nil, err
