@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/testenv"
 	"github.com/specstack/specstack/jjx"
 )
@@ -222,5 +223,42 @@ func TestPipelineProjectIn(t *testing.T) {
 		if r.Dir != tt.want || r.Bound != ws {
 			t.Errorf("Project %q: projectIn = {Dir %s, Bound %s}, want {Dir %s, Bound %s}", tt.project, r.Dir, r.Bound, tt.want, ws)
 		}
+	}
+}
+
+// A resume's settings are recorded in the pipeline's record (a later
+// resume reads them back); a setting not given keeps the recorded one,
+// --verify ends a --no-verify start, and a malformed timeout is refused
+// (exit 2) with nothing recorded.
+func TestResumePipelineRecordsSettings(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	env := &Env{Dir: dir, Out: io.Discard}
+	start := func() *PipelineRun {
+		run := &PipelineRun{RunID: "r1", MaxParallel: 2, Request: Request{Worker: "w1", Timeout: "5m", NoVerify: true, Reviewer: "r1"}}
+		if err := writePipeline(dir, run); err != nil {
+			t.Fatal(err)
+		}
+		return run
+	}
+	yes := true
+	if _, err := ResumePipeline(ctx, env, start(), PipelineSettings{Worker: "w2", Timeout: "7m", Verify: []string{"make test"}, NoPush: &yes, MaxParallel: 3}); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := ReadPipeline(dir)
+	if err != nil || !ok {
+		t.Fatalf("ReadPipeline: %v, %v", ok, err)
+	}
+	want := Request{Worker: "w2", Timeout: "7m", Verify: []string{"make test"}, Reviewer: "r1", NoPush: true}
+	if !reflect.DeepEqual(got.Request, want) || got.MaxParallel != 3 {
+		t.Errorf("recorded request %+v, max-parallel %d; want %+v, 3", got.Request, got.MaxParallel, want)
+	}
+
+	_, err = ResumePipeline(ctx, env, start(), PipelineSettings{Worker: "w3", Timeout: "soon"})
+	if exitcode.Of(err) != exitcode.Usage {
+		t.Errorf("timeout soon: %v (exit %d), want exit %d", err, exitcode.Of(err), exitcode.Usage)
+	}
+	if got, _, _ := ReadPipeline(dir); got.Request.Worker != "w1" {
+		t.Errorf("a refused resume recorded worker %q, want w1 kept", got.Request.Worker)
 	}
 }
