@@ -80,15 +80,29 @@ func PlanPipeline(ctx context.Context, env *Env, req PipelineRequest) (*Pipeline
 	if err != nil {
 		return nil, err
 	}
-	// @ read before and after the filter: the same commit is the files
-	// it read (a member whose workspace holds them is not checked again).
-	// Unread, nothing is reused.
-	before, berr := env.Repo.One(ctx, "@")
+	// When a health check runs the OpenSpec CLI, @ is read before and
+	// after the filter: the same commit is the files it read (a member
+	// whose workspace holds them is not checked again). Unread, nothing
+	// is reused.
+	viaCLI := slices.ContainsFunc(cands, func(c string) bool {
+		if !memberName.MatchString(c) {
+			return false // the filter excludes it
+		}
+		_, yes, err := NeedsCLI(env.Root, c)
+		return err == nil && yes
+	})
+	before := ""
+	if viaCLI {
+		if at, err := env.Repo.One(ctx, "@"); err == nil {
+			before = at.CommitID
+		}
+	}
 	sup := Filter(ctx, env, cands, req.Apply)
-	after, aerr := env.Repo.One(ctx, "@")
 	checked := ""
-	if berr == nil && aerr == nil && before.CommitID == after.CommitID {
-		checked = before.CommitID
+	if before != "" {
+		if at, err := env.Repo.One(ctx, "@"); err == nil && at.CommitID == before {
+			checked = before
+		}
 	}
 	deps := slices.Clone(req.After)
 	for _, m := range sup.Members {
