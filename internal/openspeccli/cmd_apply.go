@@ -99,7 +99,10 @@ others still land. The summary (stdout, or --json) gives per change landed
 tasks and the kept workspace of a member that did not land; then exit 1 when
 one did not. --yes confirms the set only: members do not archive with open
 tasks. A killed pipeline, or one with failed members, resumes with "jj
-openspec apply" (no CHANGE); --status and --log show every member, --abort
+openspec apply" (no CHANGE); --worker, --timeout, --verify, --reviewer,
+--no-push and --max-parallel given there apply to the members not landed
+(one under way too) and are recorded for later resumes; --no-verify and
+--distribution are refused there (exit 2). --status and --log show every member, --abort
 removes the workspaces of the members that did not land and ends it
 (landed members keep their bookmarks and PRs).
 

@@ -159,12 +159,43 @@ func resumePipeline(c *cli.Context, s *applySession, p *osapply.PipelineRun) err
 	if p == nil || p.RunID != was {
 		return exitcode.New(exitcode.NeedsChoice, "apply: pipeline %s was aborted or finished while this apply waited for the lock; nothing was run (`jj openspec apply --status` shows it)", was)
 	}
-	if w := c.String("worker"); w != "" {
-		p.Request.Worker = w
+	set, err := resumeSettings(c, s)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(cliapp.Stderr(c), "apply: resuming pipeline %s\n", p.RunID)
-	res, err := osapply.RunPipeline(c.Context, s.env, p)
+	res, err := osapply.ResumePipeline(c.Context, s.env, p, set)
 	return emitPipeline(c, res, err)
+}
+
+// resumeSettings reads the flags a pipeline's resume takes for its
+// members not landed: --worker, --timeout, --verify (with [openspec]
+// verify, as a start takes them), --reviewer, --no-push and
+// --max-parallel. --no-verify and --distribution are refused (exit 2):
+// members under way cannot take them, and one pipeline's members do not
+// differ in them.
+func resumeSettings(c *cli.Context, s *applySession) (osapply.PipelineSettings, error) {
+	if c.IsSet("no-verify") {
+		return osapply.PipelineSettings{}, exitcode.New(exitcode.Usage, "apply --no-verify: a resumed pipeline keeps its verify gate; resume without it (--verify CMD replaces the gate's commands), or end the pipeline (`jj openspec apply --abort`) and start it again with --no-verify")
+	}
+	if c.IsSet("distribution") {
+		return osapply.PipelineSettings{}, exitcode.New(exitcode.Usage, "apply --distribution: a resumed pipeline keeps the distribution its members started with; resume without it (`jj openspec apply`), or end the pipeline (`jj openspec apply --abort`) and start it again with --distribution")
+	}
+	set := osapply.PipelineSettings{Worker: c.String("worker"), Timeout: c.String("timeout"), Reviewer: c.String("reviewer")}
+	if c.IsSet("verify") {
+		set.Verify = configuredRequest(c, s).Verify
+	}
+	if c.IsSet("no-push") {
+		no := c.Bool("no-push")
+		set.NoPush = &no
+	}
+	if c.IsSet("max-parallel") {
+		set.MaxParallel = c.Int("max-parallel")
+		if set.MaxParallel < 1 {
+			return set, exitcode.New(exitcode.Usage, "--max-parallel %d: give at least 1", set.MaxParallel)
+		}
+	}
+	return set, nil
 }
 
 func emitPipeline(c *cli.Context, res *osapply.PipelineResult, err error) error {

@@ -142,7 +142,7 @@ func Filter(ctx context.Context, env *Env, candidates []string, tmpl Request) Su
 			s.Excluded = append(s.Excluded, Exclusion{name, firstLine(err.Error())})
 			continue
 		}
-		if len(openTasks(mustTasks(env.Root, name), nil)) == 0 {
+		if dec.Open == 0 {
 			s.Excluded = append(s.Excluded, Exclusion{name, "no unticked tasks: nothing to apply (archive it with `jj openspec archive " + name + "`)"})
 			continue
 		}
@@ -153,11 +153,6 @@ func Filter(ctx context.Context, env *Env, candidates []string, tmpl Request) Su
 }
 
 var memberName = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-
-func mustTasks(r spec.Root, name string) spec.TasksFile {
-	tf, _, _ := r.Tasks(name)
-	return tf
-}
 
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

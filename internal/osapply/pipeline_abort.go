@@ -47,7 +47,7 @@ func AbortPipeline(ctx context.Context, env *Env) (*PipelineRun, error) {
 		}
 	}
 	for _, m := range p.Members {
-		if outcomeOf(m).Landed() {
+		if p.outcome(m).Landed() {
 			continue
 		}
 		if d, ok, err := engine.Load(m.Dir); err == nil && ok {

@@ -44,6 +44,9 @@ type PipelineRequest struct {
 type PipelinePlan struct {
 	Supply Supply
 	Layout Layout
+	// Checked is the commit of @ whose files the filter prepared the
+	// members on ("" when @ moved while it read them).
+	Checked string
 }
 
 // Width is the number of workspaces the pipeline provisions: one per
@@ -76,7 +79,30 @@ func PlanPipeline(ctx context.Context, env *Env, req PipelineRequest) (*Pipeline
 	if err != nil {
 		return nil, err
 	}
+	// When a health check runs the OpenSpec CLI, @ is read before and
+	// after the filter: the same commit is the files it read (a member
+	// whose workspace holds them is not checked again). Unread, nothing
+	// is reused.
+	viaCLI := slices.ContainsFunc(cands, func(c string) bool {
+		if !memberName.MatchString(c) {
+			return false // the filter excludes it
+		}
+		_, yes, err := NeedsCLI(env.Root, c)
+		return err == nil && yes
+	})
+	before := ""
+	if viaCLI {
+		if at, err := env.Repo.One(ctx, "@"); err == nil {
+			before = at.CommitID
+		}
+	}
 	sup := Filter(ctx, env, cands, req.Apply)
+	checked := ""
+	if before != "" {
+		if at, err := env.Repo.One(ctx, "@"); err == nil && at.CommitID == before {
+			checked = before
+		}
+	}
 	deps := slices.Clone(req.After)
 	for _, m := range sup.Members {
 		ds, err := ProposalDeps(env.Root, m)
@@ -85,7 +111,7 @@ func PlanPipeline(ctx context.Context, env *Env, req PipelineRequest) (*Pipeline
 		}
 		deps = append(deps, ds...)
 	}
-	return &PipelinePlan{Supply: sup, Layout: Arrange(sup.Members, deps)}, nil
+	return &PipelinePlan{Supply: sup, Layout: Arrange(sup.Members, deps), Checked: checked}, nil
 }
 
 // PipelineRun is the pipeline's ledger record: written atomically when it
@@ -99,6 +125,24 @@ type PipelineRun struct {
 	Excluded    []Exclusion `toml:"excluded,omitempty" json:"excluded"`
 	Members     []*Member   `toml:"members" json:"members"`
 	Aborted     bool        `toml:"aborted,omitempty" json:"aborted,omitempty"`
+	// Project is the OpenSpec project's folder relative to the repository
+	// root, slash-separated ("." at the root): where each member finds
+	// it in its workspace. Empty in runs recorded before it was, which
+	// look for an openspec/ folder from the workspace root up.
+	Project string `toml:"project,omitempty" json:"project,omitempty"`
+}
+
+// projectIn is the OpenSpec project of run in the workspace at path.
+func (r *PipelineRun) projectIn(path string) spec.Root {
+	root := spec.Root{Dir: path, Bound: path}
+	if r.Project != "" && filepath.IsLocal(filepath.FromSlash(r.Project)) {
+		root.Dir = filepath.Join(path, filepath.FromSlash(r.Project))
+		return root
+	}
+	if fr, err := spec.FindRoot(path); err == nil {
+		root.Dir = fr.Dir
+	}
+	return root
 }
 
 // Member is one change of the pipeline.
@@ -146,7 +190,7 @@ func UnfinishedPipeline(dir string) (*PipelineRun, error) {
 		return nil, err
 	}
 	for _, m := range p.Members {
-		if !outcomeOf(m).Landed() {
+		if !p.outcome(m).Landed() {
 			return p, nil
 		}
 	}
@@ -225,12 +269,17 @@ func StartPipeline(ctx context.Context, env *Env, plan *PipelinePlan, req Pipeli
 	if err := CheckWorker(req.Apply.Worker); err != nil {
 		return nil, err
 	}
+	engine.PausePoint("pipeline-planned")
 	id := make([]byte, 4)
 	if _, err := rand.Read(id); err != nil {
 		return nil, err
 	}
+	project, err := repoRel(env, env.Root.Dir)
+	if err != nil {
+		return nil, err
+	}
 	run := &PipelineRun{RunID: hex.EncodeToString(id), Request: req.Apply, MaxParallel: req.MaxParallel,
-		Layout: plan.Layout, Excluded: plan.Supply.Excluded}
+		Layout: plan.Layout, Excluded: plan.Supply.Excluded, Project: project}
 	run.Request.Change = ""
 	revs, err := proposalRevs(ctx, env, plan.Runnable())
 	if err != nil {
@@ -256,7 +305,7 @@ func StartPipeline(ctx context.Context, env *Env, plan *PipelinePlan, req Pipeli
 		return nil, err
 	}
 	fmt.Fprintf(env.Out, "pipeline: run %s, %s\n", run.RunID, plural.Count(len(run.Members), "member", "members"))
-	return RunPipeline(ctx, env, run)
+	return runPipeline(ctx, env, run, plan.Checked)
 }
 
 // proposalRevs finds, for each member, the newest revision of ::@ that
@@ -297,12 +346,78 @@ func repoRel(env *Env, p string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
+// PipelineSettings are the settings a resumed pipeline is given for its
+// members that have not landed; an empty field keeps the recorded one.
+type PipelineSettings struct {
+	Worker   string
+	Timeout  string
+	Reviewer string
+	// Verify, when set, replaces the verify commands (and ends a
+	// --no-verify start: the gate has commands again).
+	Verify      []string
+	NoPush      *bool
+	MaxParallel int
+}
+
+// ResumePipeline records set into run, so a later resume keeps it, and
+// runs the members that have not landed with it: one not started yet
+// starts with it, one whose apply is under way goes on with it (its
+// worker and worker timeout, its verify commands, reviewer and push).
+// The caller holds the project lock (env.Dir).
+func ResumePipeline(ctx context.Context, env *Env, run *PipelineRun, set PipelineSettings) (*PipelineResult, error) {
+	if err := CheckTimeout(set.Timeout); err != nil {
+		return nil, err
+	}
+	if set.MaxParallel < 0 {
+		return nil, exitcode.New(exitcode.Usage, "--max-parallel %d: give a positive number of members at once", set.MaxParallel)
+	}
+	var took []string
+	req := &run.Request
+	if set.Worker != "" && set.Worker != req.Worker {
+		req.Worker = set.Worker
+		took = append(took, "worker "+set.Worker)
+	}
+	if set.Timeout != "" && set.Timeout != req.Timeout {
+		req.Timeout = set.Timeout
+		took = append(took, "timeout "+set.Timeout)
+	}
+	if set.Verify != nil && (!slices.Equal(set.Verify, req.Verify) || req.NoVerify) {
+		req.Verify, req.NoVerify = slices.Clone(set.Verify), false
+		took = append(took, "verify "+strings.Join(set.Verify, "; "))
+	}
+	if set.Reviewer != "" && set.Reviewer != req.Reviewer {
+		req.Reviewer = set.Reviewer
+		took = append(took, "reviewer "+set.Reviewer)
+	}
+	if set.NoPush != nil && *set.NoPush != req.NoPush {
+		req.NoPush = *set.NoPush
+		took = append(took, fmt.Sprintf("no-push %t", req.NoPush))
+	}
+	if set.MaxParallel > 0 && set.MaxParallel != run.MaxParallel {
+		run.MaxParallel = set.MaxParallel
+		took = append(took, fmt.Sprintf("max-parallel %d", run.MaxParallel))
+	}
+	if len(took) > 0 {
+		if err := writePipeline(env.Dir, run); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(env.Out, "pipeline: members not landed go on with %s (recorded)\n", strings.Join(took, ", "))
+	}
+	return RunPipeline(ctx, env, run)
+}
+
 // RunPipeline runs (or resumes) every member of run: independent members
 // and stacks concurrently up to run.MaxParallel, each stack's members one
 // after another, each member an ordinary apply in its own workspace. It
 // returns the summary; the error is non-nil when a member did not land,
 // a cycle blocked members, or a stack of landed members was not registered.
 func RunPipeline(ctx context.Context, env *Env, run *PipelineRun) (*PipelineResult, error) {
+	return runPipeline(ctx, env, run, "")
+}
+
+// runPipeline is RunPipeline; checked, when set, is the commit whose
+// files the filter prepared the members on (PipelinePlan.Checked).
+func runPipeline(ctx context.Context, env *Env, run *PipelineRun, checked string) (*PipelineResult, error) {
 	var jobs [][]*Member
 	stacks := map[int]int{}
 	for _, m := range run.Members {
@@ -321,7 +436,7 @@ func RunPipeline(ctx context.Context, env *Env, run *PipelineRun) (*PipelineResu
 	if par < 1 {
 		par = 1
 	}
-	pr := &pipelineRunner{env: env, run: run, out: &lockedWriter{w: env.Out}}
+	pr := &pipelineRunner{env: env, run: run, out: &lockedWriter{w: env.Out}, checked: checked}
 	reports := map[string]*MemberReport{}
 	stackReports := make([]*StackReport, len(jobs))
 	var mu sync.Mutex
@@ -415,30 +530,70 @@ type pipelineRunner struct {
 	run  *PipelineRun
 	out  *lockedWriter
 	save sync.Mutex
+	// checked is the commit whose files the filter prepared the members
+	// on ("" on a resume: nothing was).
+	checked string
 }
 
 // memberEnv is the apply environment of member m: its workspace, the
 // project inside it, its own ledger directory.
 func (pr *pipelineRunner) memberEnv(m *Member) (*Env, error) {
-	rel, err := filepath.Rel(pr.env.Repo.Root, pr.env.Root.Dir)
-	if err != nil {
-		return nil, err
+	root := pr.run.projectIn(m.Path)
+	if pr.run.Project == "" {
+		// Recorded before the project's folder was: where this
+		// invocation found it.
+		rel, err := filepath.Rel(pr.env.Repo.Root, pr.env.Root.Dir)
+		if err != nil {
+			return nil, err
+		}
+		root.Dir = filepath.Join(m.Path, rel)
 	}
 	return &Env{
 		Repo:    pr.env.Repo.At(m.Path),
-		Root:    spec.Root{Dir: filepath.Join(m.Path, rel), Bound: m.Path},
+		Root:    root,
 		Dir:     m.Dir,
 		Journal: filepath.Join(m.Dir, "archive-journal"),
 		Out:     &prefixWriter{w: pr.out, prefix: "[" + m.Change + "] "},
 		Markers: pr.env.Markers,
+		Drive:   pr.drive,
 	}, nil
+}
+
+// drive runs a member's engine phases with the pipeline's worker timeout
+// when it records one: a member whose apply was under way when the
+// pipeline resumed with another --timeout goes on with it (recorded in
+// the member's ledger with its next event).
+func (pr *pipelineRunner) drive(ctx context.Context, r *engine.Runner) error {
+	if t := pr.run.Request.Timeout; t != "" {
+		r.Doc.Header.Options.Timeout = t
+	}
+	return r.Drive(ctx)
+}
+
+// syncPlan gives member m's apply, when it is under way, the pipeline's
+// verify commands, reviewer and push setting (its tail reads them from
+// its plan): a resume may have changed them.
+func (pr *pipelineRunner) syncPlan(m *Member) error {
+	p, _, err := Unfinished(m.Dir)
+	if err != nil || p == nil {
+		return err
+	}
+	req := pr.run.Request
+	if slices.Equal(p.Verify, req.Verify) && p.Reviewer == req.Reviewer && p.NoPush == req.NoPush {
+		return nil
+	}
+	p.Verify, p.Reviewer, p.NoPush = slices.Clone(req.Verify), req.Reviewer, req.NoPush
+	if err := writePlan(m.Dir, p); err != nil {
+		return fmt.Errorf("record the pipeline's verify, reviewer and push settings in change %s's apply: %w", m.Change, err)
+	}
+	return nil
 }
 
 // member runs (or resumes) one member's apply; below is the member it is
 // stacked on (nil: independent or the bottom).
 func (pr *pipelineRunner) member(ctx context.Context, m *Member, below *MemberReport) *MemberReport {
 	if rep := pr.report(m); rep.Landed() {
-		pr.release(ctx, m) // landed before a resume (killed before its release)
+		pr.releaseOrSay(ctx, m) // landed before a resume (killed before its release)
 		return rep
 	}
 	fail := func(err error) *MemberReport {
@@ -455,11 +610,15 @@ func (pr *pipelineRunner) member(ctx context.Context, m *Member, below *MemberRe
 	if err != nil {
 		return fail(err)
 	}
+	if err := pr.syncPlan(m); err != nil {
+		return fail(err)
+	}
 	req := pr.run.Request
 	req.Change = m.Change
 	if below != nil {
 		req.PRBase = below.Bookmark
 	}
+	req.HealthChecked = pr.checkedAlready(ctx, menv, m)
 	_, err = Apply(ctx, menv, req)
 	rep := pr.report(m)
 	if err != nil {
@@ -467,9 +626,59 @@ func (pr *pipelineRunner) member(ctx context.Context, m *Member, below *MemberRe
 		return rep
 	}
 	if rep.Landed() {
-		pr.release(ctx, m)
+		pr.releaseOrSay(ctx, m)
 	}
 	return rep
+}
+
+// releaseOrSay releases landed member m's workspace, printing what was
+// left when it could not.
+func (pr *pipelineRunner) releaseOrSay(ctx context.Context, m *Member) {
+	if err := pr.release(ctx, m); err != nil {
+		fmt.Fprintln(pr.out, err)
+	}
+}
+
+// checkedAlready reports whether the filter's health check of member m
+// holds in its workspace, so its apply need not run it again: when the
+// check runs the OpenSpec CLI (a native check costs less than finding
+// out) and the workspace holds, in the project, the files the filter
+// checked (other changes' folders aside). A member stacked on one that
+// landed (whose archive changed the specs), or whose change moved since,
+// is checked again.
+func (pr *pipelineRunner) checkedAlready(ctx context.Context, menv *Env, m *Member) bool {
+	if pr.checked == "" {
+		return false
+	}
+	if _, viaCLI, err := NeedsCLI(menv.Root, m.Change); err != nil || !viaCLI {
+		return false
+	}
+	paths, err := menv.Repo.ChangedPaths(ctx, jjx.ID(pr.checked), "@")
+	if err != nil {
+		return false // unknown: checked again
+	}
+	project := pr.run.Project
+	if project == "" {
+		if project, err = repoRel(pr.env, pr.env.Root.Dir); err != nil {
+			return false
+		}
+	}
+	for _, p := range paths {
+		rel := p
+		if project != "." {
+			var ok bool
+			if rel, ok = strings.CutPrefix(p, project+"/"); !ok {
+				continue // outside the project: the check reads none of it
+			}
+		}
+		if other, ok := strings.CutPrefix(rel, "openspec/changes/"); ok {
+			if c, _, _ := strings.Cut(other, "/"); c != m.Change && c != "archive" {
+				continue // another change's folder
+			}
+		}
+		return false
+	}
+	return true
 }
 
 // workspace makes member m's workspace when its apply has not started
@@ -489,12 +698,14 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 	repo := pr.env.Repo
 	name := "openspec-pipe-" + pr.run.RunID + "-" + Slug(m.Change)
 	if m.Path != "" {
-		if wss, err := repo.Workspaces(ctx); err == nil {
-			for _, w := range wss {
-				if w.Name == name {
-					if err := repo.WorkspaceForget(ctx, name); err != nil {
-						return fmt.Errorf("forget the half-made workspace %s: %w", name, err)
-					}
+		wss, err := repo.Workspaces(ctx)
+		if err != nil {
+			return fmt.Errorf("list the workspaces of %s to forget the half-made workspace %s: %w; check that `jj workspace list` works there, then re-run `jj openspec apply` to resume", repo.Root, name, err)
+		}
+		for _, w := range wss {
+			if w.Name == name {
+				if err := repo.WorkspaceForget(ctx, name); err != nil {
+					return fmt.Errorf("forget the half-made workspace %s: %w", name, err)
 				}
 			}
 		}
@@ -577,22 +788,26 @@ func (pr *pipelineRunner) stackedArtifacts(ctx context.Context, m *Member, base 
 }
 
 // release forgets a landed member's workspace (its commit stays, under
-// its bookmark) and removes its folder.
-func (pr *pipelineRunner) release(ctx context.Context, m *Member) {
+// its bookmark) and removes its folder. The error says what was left and
+// how to remove it by hand; the member has landed all the same.
+func (pr *pipelineRunner) release(ctx context.Context, m *Member) error {
 	if m.Workspace == "" {
-		return
+		return nil
 	}
 	wss, err := pr.env.Repo.Workspaces(ctx)
-	if err != nil || !slices.ContainsFunc(wss, func(w jjx.WorkspaceInfo) bool { return w.Name == m.Workspace }) {
-		return // gone already (or unreadable: left as it is)
+	if err != nil {
+		return fmt.Errorf("pipeline: %s landed; its workspace %s was not released: list the workspaces of %s: %w; once `jj workspace list` works, forget it (`jj workspace forget %s`) and remove %s by hand", m.Change, m.Workspace, pr.env.Repo.Root, err, m.Workspace, m.Path)
+	}
+	if !slices.ContainsFunc(wss, func(w jjx.WorkspaceInfo) bool { return w.Name == m.Workspace }) {
+		return nil // gone already
 	}
 	if err := pr.env.Repo.WorkspaceForget(ctx, m.Workspace); err != nil {
-		fmt.Fprintf(pr.out, "pipeline: %s landed; forgetting its workspace %s failed (remove it by hand): %v\n", m.Change, m.Workspace, err)
-		return
+		return fmt.Errorf("pipeline: %s landed; forgetting its workspace %s failed (remove it by hand): %w", m.Change, m.Workspace, err)
 	}
 	if err := removeWorkspaceDir(pr.run.workspacesDir(pr.env.Repo.Root), m.Path); err != nil {
-		fmt.Fprintf(pr.out, "pipeline: %s landed; its workspace %s is forgotten but its folder %s could not be removed (remove it by hand): %v\n", m.Change, m.Workspace, m.Path, err)
+		return fmt.Errorf("pipeline: %s landed; its workspace %s is forgotten but its folder %s could not be removed (remove it by hand): %w", m.Change, m.Workspace, m.Path, err)
 	}
+	return nil
 }
 
 // workspacesDir is the folder the run makes its workspaces in.
@@ -628,11 +843,12 @@ func (pr *pipelineRunner) saveRun(change func()) error {
 
 // report reads what member m's own ledger says of it.
 func (pr *pipelineRunner) report(m *Member) *MemberReport {
-	r := outcomeOf(m)
+	r := pr.run.outcome(m)
 	return &r
 }
 
-func outcomeOf(m *Member) MemberReport {
+// outcome is what member m's own ledger says of it.
+func (run *PipelineRun) outcome(m *Member) MemberReport {
 	rep := MemberReport{Change: m.Change, Outcome: OutcomePending, Position: m.Position, Of: m.Of,
 		Bookmark: BookmarkOf(m.Change), Verify: "not-run", Unticked: []string{}}
 	p, ok, err := ReadPlan(m.Dir)
@@ -683,11 +899,7 @@ func outcomeOf(m *Member) MemberReport {
 		}
 	}
 	if t.Archived == "" && m.Path != "" {
-		root := spec.Root{Dir: m.Path, Bound: m.Path}
-		if fr, err := spec.FindRoot(m.Path); err == nil {
-			root.Dir = fr.Dir
-		}
-		if u := unticked(root, m.Change); u != nil {
+		if u := unticked(run.projectIn(m.Path), m.Change); u != nil {
 			rep.Unticked = u
 		}
 		if rep.Phase == "tail" && len(rep.Unticked) > 0 {
@@ -736,7 +948,7 @@ func (pr *pipelineRunner) link(ctx context.Context, job []*Member, reports map[s
 func ReportPipeline(run *PipelineRun) *PipelineResult {
 	res := newResult(run)
 	for _, m := range run.Members {
-		res.Members = append(res.Members, outcomeOf(m))
+		res.Members = append(res.Members, run.outcome(m))
 	}
 	return res
 }

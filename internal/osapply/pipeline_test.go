@@ -1,11 +1,16 @@
 package osapply
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/testenv"
+	"github.com/specstack/specstack/jjx"
 )
 
 func TestParseSelector(t *testing.T) {
@@ -154,5 +159,106 @@ func TestRemoveWorkspaceDirStaysUnder(t *testing.T) {
 	}
 	if _, err := os.Stat(inside); !os.IsNotExist(err) {
 		t.Fatalf("%s was not removed: %v", inside, err)
+	}
+}
+
+// When `jj workspace list` fails, the pipeline says so (with what to do)
+// instead of taking it for "no workspaces": a landed member's release
+// reports the workspace it left, and a half-made member workspace is not
+// removed on a guess (jj may still record it).
+func TestPipelineWorkspaceListFails(t *testing.T) {
+	testenv.RequireJJ(t)
+	testenv.Isolate(t)
+	ctx := t.Context()
+	bin, _, err := jjx.Find(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir() // not a jj repository: every jj call on it fails
+	wsDir := filepath.Join(root, "ws")
+	run := &PipelineRun{RunID: "r1", Request: Request{WorkspacesDir: wsDir}}
+	pr := &pipelineRunner{env: &Env{Repo: &jjx.Repo{Root: root, Bin: bin}, Dir: filepath.Join(root, "ledger"), Out: io.Discard},
+		run: run, out: &lockedWriter{w: io.Discard}}
+	m := &Member{Change: "add-a", Dir: filepath.Join(root, "ledger", "add-a"),
+		Workspace: "openspec-pipe-r1-add-a", Path: filepath.Join(wsDir, "openspec-pipe-r1-add-a")}
+	if err := os.MkdirAll(m.Path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	err = pr.release(ctx, m)
+	if err == nil || !strings.Contains(err.Error(), "list the workspaces") || !strings.Contains(err.Error(), "jj workspace forget openspec-pipe-r1-add-a") {
+		t.Errorf("release with `jj workspace list` failing: %v, want an error naming the listing and how to forget the workspace", err)
+	}
+	err = pr.workspace(ctx, m, nil)
+	if err == nil || !strings.Contains(err.Error(), "list the workspaces") {
+		t.Errorf("workspace() of a half-made member with `jj workspace list` failing: %v, want an error naming the listing", err)
+	}
+	if _, err := os.Stat(m.Path); err != nil {
+		t.Errorf("the half-made workspace folder was removed although jj's workspaces could not be read: %v", err)
+	}
+}
+
+// A member finds the OpenSpec project in its workspace where the run
+// recorded it (a subfolder too); a run recorded before the project's
+// folder was (or naming one outside the workspace) looks for openspec/
+// from the workspace root up, as it did.
+func TestPipelineProjectIn(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "openspec"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		project string
+		want    string
+	}{
+		{"app", filepath.Join(ws, "app")},
+		{"a/b", filepath.Join(ws, "a", "b")},
+		{".", ws},
+		{"", ws},     // recorded before Project: found from the workspace
+		{"../x", ws}, // outside the workspace: not taken
+		{"/etc", ws}, // absolute: not taken
+	}
+	for _, tt := range tests {
+		r := (&PipelineRun{Project: tt.project}).projectIn(ws)
+		if r.Dir != tt.want || r.Bound != ws {
+			t.Errorf("Project %q: projectIn = {Dir %s, Bound %s}, want {Dir %s, Bound %s}", tt.project, r.Dir, r.Bound, tt.want, ws)
+		}
+	}
+}
+
+// A resume's settings are recorded in the pipeline's record (a later
+// resume reads them back); a setting not given keeps the recorded one,
+// --verify ends a --no-verify start, and a malformed timeout is refused
+// (exit 2) with nothing recorded.
+func TestResumePipelineRecordsSettings(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	env := &Env{Dir: dir, Out: io.Discard}
+	start := func() *PipelineRun {
+		run := &PipelineRun{RunID: "r1", MaxParallel: 2, Request: Request{Worker: "w1", Timeout: "5m", NoVerify: true, Reviewer: "r1"}}
+		if err := writePipeline(dir, run); err != nil {
+			t.Fatal(err)
+		}
+		return run
+	}
+	yes := true
+	if _, err := ResumePipeline(ctx, env, start(), PipelineSettings{Worker: "w2", Timeout: "7m", Verify: []string{"make test"}, NoPush: &yes, MaxParallel: 3}); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := ReadPipeline(dir)
+	if err != nil || !ok {
+		t.Fatalf("ReadPipeline: %v, %v", ok, err)
+	}
+	want := Request{Worker: "w2", Timeout: "7m", Verify: []string{"make test"}, Reviewer: "r1", NoPush: true}
+	if !reflect.DeepEqual(got.Request, want) || got.MaxParallel != 3 {
+		t.Errorf("recorded request %+v, max-parallel %d; want %+v, 3", got.Request, got.MaxParallel, want)
+	}
+
+	_, err = ResumePipeline(ctx, env, start(), PipelineSettings{Worker: "w3", Timeout: "soon"})
+	if exitcode.Of(err) != exitcode.Usage {
+		t.Errorf("timeout soon: %v (exit %d), want exit %d", err, exitcode.Of(err), exitcode.Usage)
+	}
+	if got, _, _ := ReadPipeline(dir); got.Request.Worker != "w1" {
+		t.Errorf("a refused resume recorded worker %q, want w1 kept", got.Request.Worker)
 	}
 }

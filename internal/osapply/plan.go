@@ -272,6 +272,8 @@ type Decision struct {
 	Briefs       map[int]string `json:"-"`
 	Groups       []string       `json:"groups,omitempty"`
 	TaskGroups   [][]string     `json:"-"`
+	// Open counts the change's unticked tasks (of every group).
+	Open int `json:"-"`
 }
 
 // Decide picks the distribution (asked: auto, single or fan-out) from the
@@ -286,7 +288,7 @@ func Decide(r spec.Root, name, asked string, minGroupTasks int) (Decision, error
 		return Decision{}, exitcode.Wrap(exitcode.Invalid, err)
 	}
 	v := spec.Separability(content, spec.SeparabilityOptions{MinGroupTasks: minGroupTasks})
-	d := Decision{Verdict: v, Briefs: map[int]string{}}
+	d := Decision{Verdict: v, Briefs: map[int]string{}, Open: len(openTasks(tf, nil))}
 	switch asked {
 	case "", Auto:
 		d.Distribution = Single

@@ -51,6 +51,11 @@ type Request struct {
 	// Expect, when set, is the preview this apply must execute exactly
 	// (--from-preview).
 	Expect *Manifest `toml:"-" json:"-"`
+	// HealthChecked is set when the health check already passed on the
+	// same files (a pipeline's filter, when the member's workspace holds
+	// what it checked): Prepare does not run it, and so the OpenSpec CLI,
+	// again.
+	HealthChecked bool `toml:"-" json:"-"`
 }
 
 // Env is where apply works: the orchestrating jj workspace, the OpenSpec
@@ -241,8 +246,10 @@ func Prepare(ctx context.Context, env *Env, req Request) (*Plan, Decision, error
 	if _, err := CheckReady(env.Root, name); err != nil {
 		return nil, Decision{}, err
 	}
-	if err := CheckHealth(ctx, env.Root, name, env.Markers); err != nil {
-		return nil, Decision{}, err
+	if !req.HealthChecked {
+		if err := CheckHealth(ctx, env.Root, name, env.Markers); err != nil {
+			return nil, Decision{}, err
+		}
 	}
 	// The distribution with the standard size gate first: the files its
 	// groups name are part of the routing.
