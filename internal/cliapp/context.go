@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 )
@@ -65,21 +66,46 @@ func Stderr(c *cli.Context) io.Writer { return c.App.ErrWriter }
 // commonFlags are added to every command that has an action, so that
 // `jj kaisen doctor --json` works as well as `jj-kaisen --json doctor`.
 func addCommonFlags(cmd *cli.Command) {
-	has := map[string]bool{}
-	for _, f := range cmd.Flags {
-		for _, n := range f.Names() {
-			has[n] = true
-		}
-	}
 	if cmd.Action != nil {
-		if !has["json"] {
+		if !hasFlag(cmd, "json") {
 			cmd.Flags = append(cmd.Flags, &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"})
 		}
-		if !has["repo"] {
+		if !hasFlag(cmd, "repo") {
 			cmd.Flags = append(cmd.Flags, &cli.StringFlag{Name: "repo", Aliases: []string{"R"}, Usage: "run in the repository at `DIR`"})
 		}
 	}
 	for _, sub := range cmd.Subcommands {
 		addCommonFlags(sub)
 	}
+}
+
+// hasFlag reports whether cmd has a flag called name. It reads the
+// names of the flag types specstack uses directly: urfave/cli's Names()
+// cleans each up with a regular expression (for v1's "name, n" form,
+// never written here), and this runs for every flag of every command at
+// each start.
+func hasFlag(cmd *cli.Command, name string) bool {
+	for _, f := range cmd.Flags {
+		var n string
+		var aliases []string
+		switch f := f.(type) {
+		case *cli.BoolFlag:
+			n, aliases = f.Name, f.Aliases
+		case *cli.StringFlag:
+			n, aliases = f.Name, f.Aliases
+		case *cli.StringSliceFlag:
+			n, aliases = f.Name, f.Aliases
+		case *cli.IntFlag:
+			n, aliases = f.Name, f.Aliases
+		default:
+			if slices.Contains(f.Names(), name) {
+				return true
+			}
+			continue
+		}
+		if n == name || slices.Contains(aliases, name) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,8 +2,6 @@ package osapply
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -128,9 +126,7 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 		return nil, fmt.Errorf("read @ of %s: %w", env.Repo.Root, err)
 	}
 	res.Base = before.ChangeID
-	id := make([]byte, 4)
-	_, _ = rand.Read(id)
-	name := "openspec-explore-" + hex.EncodeToString(id)
+	name := "openspec-explore-" + newID()
 	b := engine.NewJJBackend(env.Repo, req.WorkspacesDir, "openspec-explore-")
 	art := engine.ArtifactsDir(env.Dir)
 	if err := os.MkdirAll(art, 0o755); err != nil {

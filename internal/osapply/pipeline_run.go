@@ -2,8 +2,6 @@ package osapply
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -270,15 +268,11 @@ func StartPipeline(ctx context.Context, env *Env, plan *PipelinePlan, req Pipeli
 		return nil, err
 	}
 	engine.PausePoint("pipeline-planned")
-	id := make([]byte, 4)
-	if _, err := rand.Read(id); err != nil {
-		return nil, err
-	}
 	project, err := repoRel(env, env.Root.Dir)
 	if err != nil {
 		return nil, err
 	}
-	run := &PipelineRun{RunID: hex.EncodeToString(id), Request: req.Apply, MaxParallel: req.MaxParallel,
+	run := &PipelineRun{RunID: newID(), Request: req.Apply, MaxParallel: req.MaxParallel,
 		Layout: plan.Layout, Excluded: plan.Supply.Excluded, Project: project}
 	run.Request.Change = ""
 	revs, err := proposalRevs(ctx, env, plan.Runnable())
