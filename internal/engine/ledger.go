@@ -291,7 +291,7 @@ func Fold(d *Doc) *State {
 			t.Squashing = true
 		case EvSquashed:
 			t.Squashing, t.Squashed = false, true
-			delete(s.SquashUnchecked, e.Wave)
+			delete(s.SquashUnchecked, t.Wave)
 		case EvSquashedTogether:
 			s.SquashOps[e.Wave] = e.Op
 			s.SquashUnchecked[e.Wave] = e.Op
