@@ -130,7 +130,9 @@ func (b *JJBackend) known(ctx context.Context) (map[string]bool, error) {
 // it is as asked. known holds the names jj lists. Strict wants the
 // working copy's parents to be exactly the base; otherwise the base must
 // be among the ancestors of the working copy's parents (a worker may
-// have committed on top of it).
+// have committed on top of it). A read stopped by a cancelled context or
+// a deadline is returned as an error, never as a problem: a problem gets
+// the workspace forgotten, deleted and provisioned again.
 func (b *JJBackend) check(ctx context.Context, ws Workspace, known map[string]bool, strict bool) (string, error) {
 	if ws.Path == "" {
 		ws.Path = b.Path(ws.Name)
@@ -142,6 +144,11 @@ func (b *JJBackend) check(ctx context.Context, ws Workspace, known map[string]bo
 		return fmt.Sprintf("has no directory at %s", ws.Path), nil
 	}
 	at, err := b.logIn(ctx, ws, "@")
+	if err != nil && (ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		// The read was stopped, not answered: the workspace may be fine,
+		// and calling it one to remake would forget and delete it.
+		return "", fmt.Errorf("check workspace %s: the read of its working copy was stopped (nothing forgotten or removed): %w", ws.Name, err)
+	}
 	if err != nil || len(at) != 1 {
 		return fmt.Sprintf("has a working copy jj cannot read (%v)", err), nil
 	}

@@ -52,6 +52,10 @@ func (r *Runner) FanIn(ctx context.Context, w int) error {
 	if err := r.releaseAll(ctx, approved); err != nil {
 		return err
 	}
+	takenBack, err := r.checkKilledBatch(ctx, w)
+	if err != nil {
+		return err
+	}
 	// One look at every approved change: still visible? already in @'s
 	// ancestry (auto-chained)?
 	var all []string
@@ -74,9 +78,11 @@ func (r *Runner) FanIn(ctx context.Context, w int) error {
 			return err
 		}
 	}
-	batched, err := r.squashBatch(ctx, w, approved, inAt)
-	if err != nil {
-		return err
+	batched := false
+	if !takenBack {
+		if batched, err = r.squashBatch(ctx, w, approved, inAt); err != nil {
+			return err
+		}
 	}
 	if !batched {
 		for _, t := range approved {
@@ -368,6 +374,43 @@ func (r *Runner) squashBatch(ctx context.Context, w int, ts []*TaskState, inAt m
 		}
 		return batch[len(batch)-1]
 	})
+}
+
+// checkKilledBatch does for wave w what a fan-in killed right after
+// squashing the wave's tasks together (the squash recorded, no task
+// recorded squashed since) did not: check @. It reports whether it took
+// the squash back, so the tasks go one by one, as the killed fan-in
+// would have: when @ has conflicts and the squash's recorded operation
+// is still the newest one, nothing came after it, so restoring the
+// operation before it undoes only the squash. With no conflicts the
+// squashed state stands (the killed fan-in kept it too) and the fan-in
+// goes on from it: the tasks' changes are gone from the log and are
+// recorded squashed. When another operation came after the squash,
+// nothing is taken back (it would undo that one too) and the fan-in
+// stops on the conflicts as before the squash was recorded.
+func (r *Runner) checkKilledBatch(ctx context.Context, w int) (bool, error) {
+	op := r.State().SquashUnchecked[w]
+	bi, ok := r.Backend.(BatchIntegrator)
+	if op == "" || !ok {
+		return false, nil
+	}
+	conflicted, err := r.Backend.Conflicts(ctx)
+	if err != nil {
+		return false, fmt.Errorf("check @ for conflicts after wave %d's tasks were squashed together: %w", w, err)
+	}
+	if len(conflicted) == 0 {
+		return false, nil
+	}
+	undone, err := bi.UndoIntegrateAll(ctx, op)
+	if err != nil {
+		return false, fmt.Errorf("wave %d: take back the squash of its tasks together (operation %s): %w", w, short(op), err)
+	}
+	if !undone {
+		r.logf("wave %d: squashed together before the fan-in was killed, @ has conflicts in %s; other operations came after the squash (operation %s): it stays, as restoring the operation before it would undo them too", w, strings.Join(conflicted, ", "), short(op))
+		return false, nil
+	}
+	r.logf("wave %d: squashed together before the fan-in was killed, @ had conflicts in %s: taken back, squashing one by one", w, strings.Join(conflicted, ", "))
+	return true, nil
 }
 
 // resolveConflicts checks @ after a squash: tasks.md conflicts are

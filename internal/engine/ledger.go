@@ -205,6 +205,10 @@ type State struct {
 	// SquashOps maps a wave to the operation that squashed its tasks
 	// together (absent in ledgers written before it was recorded).
 	SquashOps map[int]string
+	// SquashUnchecked maps a wave to the operation that squashed its
+	// tasks together when no task of the wave was recorded squashed
+	// since: a fan-in killed before it checked @ after that squash.
+	SquashUnchecked map[int]string
 	// Overrides are the reasons given for passing low-confidence reviews.
 	Overrides []string
 }
@@ -218,7 +222,7 @@ var taskEvent = map[string]bool{
 
 // Fold derives the state from the document.
 func Fold(d *Doc) *State {
-	s := &State{Tasks: map[int]*TaskState{}, FannedIn: map[int]bool{}, NoTestSurface: map[int]bool{}, SquashOps: map[int]string{},
+	s := &State{Tasks: map[int]*TaskState{}, FannedIn: map[int]bool{}, NoTestSurface: map[int]bool{}, SquashOps: map[int]string{}, SquashUnchecked: map[int]string{},
 		BaselineCommit: d.Header.BaselineCommit, Checkpoint: d.Header.BaselineCommit}
 	for _, t := range d.Header.Tasks {
 		s.Tasks[t.Num] = &TaskState{Task: t}
@@ -287,8 +291,10 @@ func Fold(d *Doc) *State {
 			t.Squashing = true
 		case EvSquashed:
 			t.Squashing, t.Squashed = false, true
+			delete(s.SquashUnchecked, t.Wave)
 		case EvSquashedTogether:
 			s.SquashOps[e.Wave] = e.Op
+			s.SquashUnchecked[e.Wave] = e.Op
 		case EvConflict:
 			t.Conflict = e.Files
 		case EvResolved:

@@ -21,6 +21,29 @@ func testDoc() *Doc {
 	})
 }
 
+// TestFoldSquashUnchecked: a wave's batch squash is unchecked (a killed
+// fan-in left @ unchecked after it) until a task of that wave is recorded
+// squashed; a later batch squash of the wave is unchecked again.
+func TestFoldSquashUnchecked(t *testing.T) {
+	d := testDoc()
+	d.Events = []Event{
+		{Kind: EvSquashing, Task: 1, Wave: 1},
+		{Kind: EvSquashing, Task: 2, Wave: 1},
+		{Kind: EvSquashedTogether, Wave: 1, Op: "op1"},
+	}
+	if s := Fold(d); s.SquashUnchecked[1] != "op1" || s.SquashOps[1] != "op1" {
+		t.Errorf("after the squash: unchecked %v, ops %v; want op1 for both", s.SquashUnchecked, s.SquashOps)
+	}
+	d.Events = append(d.Events, Event{Kind: EvSquashed, Task: 1, Wave: 1})
+	if s := Fold(d); s.SquashUnchecked[1] != "" || s.SquashOps[1] != "op1" {
+		t.Errorf("after task 1's record: unchecked %v, ops %v; want none unchecked, op1 recorded", s.SquashUnchecked, s.SquashOps)
+	}
+	d.Events = append(d.Events, Event{Kind: EvSquashedTogether, Wave: 1, Op: "op2"})
+	if s := Fold(d); s.SquashUnchecked[1] != "op2" || s.SquashOps[1] != "op2" {
+		t.Errorf("after a second squash: unchecked %v, ops %v; want op2 for both", s.SquashUnchecked, s.SquashOps)
+	}
+}
+
 func TestFold(t *testing.T) {
 	d := testDoc()
 	d.Events = []Event{

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -201,7 +202,15 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 		ws.Base = []string{r.Base}
 	}
 	changes := slices.Clone(r.Changes)
-	if r.State != ExploreWritten {
+	// A run killed before its workspace existed (recorded first) has
+	// none to release: the message says only what happened.
+	names, err := b.Workspaces(ctx)
+	if err != nil {
+		return c, fmt.Errorf("list the workspaces: %w", err)
+	}
+	_, serr := os.Stat(ws.Path)
+	existed := slices.Contains(names, r.Workspace) || !errors.Is(serr, fs.ErrNotExist)
+	if existed && r.State != ExploreWritten {
 		problem, err := b.Check(ctx, ws, false)
 		if err != nil {
 			return c, err
@@ -254,6 +263,9 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 		return c, err
 	}
 	what := "released its workspace " + r.Workspace
+	if !existed {
+		what = "it was killed before its workspace " + r.Workspace + " was made: removed its record"
+	}
 	if len(c.Abandoned) > 0 {
 		what += " and abandoned its " + plural.Count(len(c.Abandoned), "change", "changes") + " (`jj op log` and `jj op restore` bring them back)"
 	}
