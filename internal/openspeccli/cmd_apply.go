@@ -236,6 +236,7 @@ func runApply(c *cli.Context) error {
 	if len(args) == 1 {
 		req.Change = args[0]
 	}
+	req.Resume = resumeFlags(c, s)
 	if c.Bool("dry-run") {
 		m, err := osapply.Preview(c.Context, s.env, req)
 		if err != nil {
@@ -253,6 +254,25 @@ func runApply(c *cli.Context) error {
 		res, err = osapply.Apply(c.Context, s.env, req)
 	}
 	return emitApply(c, res, err)
+}
+
+// resumeFlags are the flags an unfinished single apply is resumed with:
+// only those given (a resume keeps the run's recorded settings, not the
+// configuration's defaults), --verify with [openspec] verify as a start
+// takes them.
+func resumeFlags(c *cli.Context, s *applySession) *osapply.ResumeFlags {
+	f := &osapply.ResumeFlags{Worker: c.String("worker"), Timeout: c.String("timeout"), Reviewer: c.String("reviewer"), NoVerify: c.Bool("no-verify")}
+	if c.IsSet("verify") {
+		f.Verify = configuredRequest(c, s).Verify
+	}
+	if c.IsSet("distribution") {
+		f.Distribution = c.String("distribution")
+	}
+	if c.IsSet("no-push") {
+		no := c.Bool("no-push")
+		f.NoPush = &no
+	}
+	return f
 }
 
 // emitApply shows res (when there is one) and returns err, or the error
