@@ -111,6 +111,15 @@ func (env *Env) commands(change string) engine.Commands {
 	return Commands(change)
 }
 
+// fixThen tells a person what to do once they fixed change's apply in
+// where(): re-run it, or resume the pipeline it is a member of.
+func (env *Env) fixThen(change string) string {
+	if env.Member {
+		return fmt.Sprintf("Fix it there, then resume the pipeline with `%s`", env.commands(change).Resume)
+	}
+	return fmt.Sprintf("Fix it in @, then re-run `%s`", env.commands(change).Resume)
+}
+
 // where names the place a person fixes the apply's change: @, or a
 // pipeline member's workspace (kept when it does not land).
 func (env *Env) where() string {
