@@ -58,9 +58,9 @@ type Request struct {
 	HealthChecked bool `toml:"-" json:"-"`
 	// Resume, when set, is what this call gives the unfinished apply it
 	// resumes (the flags given explicitly; see ResumeFlags); the run's
-	// recorded settings are kept for the rest. Nil (a pipeline's member,
-	// which the pipeline gives its settings): Worker, when set, runs the
-	// remaining workers.
+	// recorded settings are kept for the rest. Nil (a pipeline member,
+	// whose settings the pipeline records and gives; relay go): Worker,
+	// when set, runs the remaining workers.
 	Resume *ResumeFlags `toml:"-" json:"-"`
 }
 
