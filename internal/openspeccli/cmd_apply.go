@@ -105,13 +105,14 @@ others still land. The summary (stdout, or --json) gives per change landed
 tasks and the kept workspace of a member that did not land; then exit 1 when
 one did not. --yes confirms the set only: members do not archive with open
 tasks. A member halted in its tail (verify red, tasks not done) is fixed in
-its workspace (named), then the pipeline resumed. A killed pipeline, or one with failed members, resumes with "jj
-openspec apply" (no CHANGE); --worker, --timeout, --verify, --reviewer,
---no-push and --max-parallel given there apply to the members not landed
-(one under way too) and are recorded for later resumes; --no-verify and
---distribution are refused there (exit 2). --status and --log show every member, --abort
-removes the workspaces of the members that did not land and ends it
-(landed members keep their bookmarks and PRs).
+its workspace (named), then the pipeline resumed. A killed pipeline, or one
+with failed members, resumes with "jj openspec apply" (no CHANGE);
+--worker, --timeout, --verify, --reviewer, --no-push and --max-parallel
+given there apply to the members not landed (one under way too) and are
+recorded for later resumes; --no-verify and --distribution are refused
+there (exit 2). --status and --log show every member, --abort removes the
+workspaces of the members that did not land and ends it (landed members
+keep their bookmarks and PRs).
 
 Exit codes: 0 applied; 1 a pipeline member did not land; 2 usage (a
 dependency cycle too); 3 locked; 4 conflicts; 5 a decision
