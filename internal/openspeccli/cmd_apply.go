@@ -74,9 +74,15 @@ risk-min-group-tasks (default 3). The level and why are printed and recorded.
 
 The run is in the ledger .jj/specstack/jj-openspec/ under the project lock
 (exit 3 while another holds it). A killed apply resumes by running apply
-again (the same change, or no CHANGE). --status, --log and --abort show and
-undo it (abort restores the operation from before apply; exit 5 without
---yes when it would lose work).
+again (the same change, or no CHANGE); --worker, --timeout, --verify,
+--reviewer and --no-push given there are used for the rest of the run and
+recorded for later resumes (without them the recorded settings are kept,
+not the configuration's). A flag that cannot apply any more is refused
+(exit 2): --no-verify and another --distribution always, --worker and
+--timeout once the workers finished, --verify and --reviewer once the
+change is archived, --no-push once it is pushed. --status, --log and
+--abort show and undo it (abort restores the operation from before apply;
+exit 5 without --yes when it would lose work).
 
 Pipeline: several CHANGEs, or --select SELECTOR (a glob over change names
 and/or status=no-tasks|in-progress|complete, comma-joined; repeatable), are
@@ -98,27 +104,29 @@ others still land. The summary (stdout, or --json) gives per change landed
 / stacked k of N / failed (why) / blocked, bookmark, PR, verify, unticked
 tasks and the kept workspace of a member that did not land; then exit 1 when
 one did not. --yes confirms the set only: members do not archive with open
-tasks. A killed pipeline, or one with failed members, resumes with "jj
-openspec apply" (no CHANGE); --worker, --timeout, --verify, --reviewer,
---no-push and --max-parallel given there apply to the members not landed
-(one under way too) and are recorded for later resumes; --no-verify and
---distribution are refused there (exit 2). --status and --log show every member, --abort
-removes the workspaces of the members that did not land and ends it
-(landed members keep their bookmarks and PRs).
+tasks. A member halted in its tail (verify red, tasks not done) is fixed in
+its workspace (named), then the pipeline resumed. A killed pipeline, or one
+with failed members, resumes with "jj openspec apply" (no CHANGE);
+--worker, --timeout, --verify, --reviewer, --no-push and --max-parallel
+given there apply to the members not landed (one under way too) and are
+recorded for later resumes; --no-verify and --distribution are refused
+there (exit 2). --status and --log show every member, --abort removes the
+workspaces of the members that did not land and ends it (landed members
+keep their bookmarks and PRs).
 
 Exit codes: 0 applied; 1 a pipeline member did not land; 2 usage (a
 dependency cycle too); 3 locked; 4 conflicts; 5 a decision
 (change to name, existing bookmark, risk, unticked tasks); 6 not ready or
 malformed; 8 verify red; 9 a worker's group was not merged.`,
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "worker", Usage: "implementer `CMD`, run by sh -c in each workspace (default: [worker] command)"},
+			&cli.StringFlag{Name: "worker", Usage: "implementer `CMD`, run by sh -c in each workspace (default: [worker] command; on a resume, the run's)"},
 			&cli.StringSliceFlag{Name: "verify", Usage: "verify gate `CMD`, repeatable, added to [openspec] verify"},
 			&cli.BoolFlag{Name: "no-verify", Usage: "archive without a verify command (refused for risk-flagged changes)"},
-			&cli.StringFlag{Name: "reviewer", Usage: "reviewer `CMD` run in the gate after the verify commands (default: [worker] reviewer)"},
+			&cli.StringFlag{Name: "reviewer", Usage: "reviewer `CMD` run in the gate after the verify commands (default: [worker] reviewer; on a resume, the run's)"},
 			&cli.StringFlag{Name: "distribution", Value: osapply.Auto, Usage: "auto, single or fan-out"},
 			&cli.BoolFlag{Name: "no-push", Usage: "stop after archive and bookmark: no push, no pull request"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "archive although tasks are not done; abort a run that would lose work"},
-			&cli.StringFlag{Name: "timeout", Usage: "per-worker `DURATION` (default: [worker] timeout)"},
+			&cli.StringFlag{Name: "timeout", Usage: "per-worker `DURATION` (default: [worker] timeout; on a resume, the run's)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "preview: print and record the manifest of what apply would do; change nothing"},
 			&cli.StringFlag{Name: "from-preview", Usage: "execute exactly the preview `ID` a --dry-run recorded (refused when the repository moved since)"},
 			&cli.BoolFlag{Name: "status", Usage: "show the apply run (or pipeline) in the ledger"},
@@ -236,6 +244,7 @@ func runApply(c *cli.Context) error {
 	if len(args) == 1 {
 		req.Change = args[0]
 	}
+	req.Resume = resumeFlags(c, s)
 	if c.Bool("dry-run") {
 		m, err := osapply.Preview(c.Context, s.env, req)
 		if err != nil {
@@ -253,6 +262,25 @@ func runApply(c *cli.Context) error {
 		res, err = osapply.Apply(c.Context, s.env, req)
 	}
 	return emitApply(c, res, err)
+}
+
+// resumeFlags are the flags an unfinished single apply is resumed with:
+// only those given (a resume keeps the run's recorded settings, not the
+// configuration's defaults), --verify with [openspec] verify as a start
+// takes them.
+func resumeFlags(c *cli.Context, s *applySession) *osapply.ResumeFlags {
+	f := &osapply.ResumeFlags{Worker: c.String("worker"), Timeout: c.String("timeout"), Reviewer: c.String("reviewer"), NoVerify: c.Bool("no-verify")}
+	if c.IsSet("verify") {
+		f.Verify = configuredRequest(c, s).Verify
+	}
+	if c.IsSet("distribution") {
+		f.Distribution = c.String("distribution")
+	}
+	if c.IsSet("no-push") {
+		no := c.Bool("no-push")
+		f.NoPush = &no
+	}
+	return f
 }
 
 // emitApply shows res (when there is one) and returns err, or the error

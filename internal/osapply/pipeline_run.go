@@ -550,6 +550,7 @@ func (pr *pipelineRunner) memberEnv(m *Member) (*Env, error) {
 		Out:     &prefixWriter{w: pr.out, prefix: "[" + m.Change + "] "},
 		Markers: pr.env.Markers,
 		Drive:   pr.drive,
+		Member:  true,
 	}, nil
 }
 

@@ -56,6 +56,28 @@ type Request struct {
 	// what it checked): Prepare does not run it, and so the OpenSpec CLI,
 	// again.
 	HealthChecked bool `toml:"-" json:"-"`
+	// Resume, when set, is what this call gives the unfinished apply it
+	// resumes (the flags given explicitly; see ResumeFlags); the run's
+	// recorded settings are kept for the rest. Nil (a pipeline member,
+	// whose settings the pipeline records and gives; relay go): Worker,
+	// when set, runs the remaining workers.
+	Resume *ResumeFlags `toml:"-" json:"-"`
+}
+
+// ResumeFlags are the settings a resumed apply is given: the flags of
+// the call, only those given explicitly (configuration defaults are the
+// recorded run's business). An empty field keeps the recorded setting.
+type ResumeFlags struct {
+	Worker   string
+	Timeout  string
+	Reviewer string
+	// Verify, when set, replaces the verify commands.
+	Verify []string
+	// NoVerify and Distribution are refused (exit 2): the run keeps its
+	// verify gate and was split for its workers when it started.
+	NoVerify     bool
+	Distribution string
+	NoPush       *bool
 }
 
 // Env is where apply works: the orchestrating jj workspace, the OpenSpec
@@ -73,6 +95,38 @@ type Env struct {
 	// Drive runs the engine's remaining phases (the caller shows
 	// progress around it); nil runs r.Drive.
 	Drive func(context.Context, *engine.Runner) error
+	// Member is set for a pipeline member's apply: its messages name
+	// the member's workspace and the pipeline's resume (`jj openspec
+	// apply`), not `jj openspec apply CHANGE`, which is refused while
+	// the pipeline is unfinished.
+	Member bool
+}
+
+// commands are the verbs of the apply's halt messages: a pipeline
+// member's are the pipeline's.
+func (env *Env) commands(change string) engine.Commands {
+	if env.Member {
+		return PipelineCommands
+	}
+	return Commands(change)
+}
+
+// fixThen tells a person what to do once they fixed change's apply in
+// where(): re-run it, or resume the pipeline it is a member of.
+func (env *Env) fixThen(change string) string {
+	if env.Member {
+		return fmt.Sprintf("Fix it there, then resume the pipeline with `%s`", env.commands(change).Resume)
+	}
+	return fmt.Sprintf("Fix it in @, then re-run `%s`", env.commands(change).Resume)
+}
+
+// where names the place a person fixes the apply's change: @, or a
+// pipeline member's workspace (kept when it does not land).
+func (env *Env) where() string {
+	if env.Member {
+		return "@ of its workspace " + env.Repo.Root
+	}
+	return "@"
 }
 
 // Commands are apply's verbs for the engine's halt messages: a run
@@ -84,6 +138,14 @@ func Commands(change string) engine.Commands {
 		Abort:  "jj openspec apply --abort",
 		Status: "jj openspec apply --status",
 	}
+}
+
+// PipelineCommands are a pipeline member's verbs: the pipeline resumes
+// (and is aborted) as a whole.
+var PipelineCommands = engine.Commands{
+	Resume: "jj openspec apply",
+	Abort:  "jj openspec apply --abort",
+	Status: "jj openspec apply --status",
 }
 
 // ImplementMessage describes the change the implementation lands in.
@@ -161,17 +223,29 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 		}
 		defer r.Close()
 		// p was read before the lock: the run must still be unfinished.
-		if again, _, err := Unfinished(env.Dir); err != nil || again == nil || again.RunID != p.RunID {
-			if err != nil {
-				return nil, err
-			}
+		again, _, err := Unfinished(env.Dir)
+		if err != nil {
+			return nil, err
+		}
+		if again == nil || again.RunID != p.RunID {
 			return nil, exitcode.New(exitcode.NeedsChoice, "apply: run %s of change %s was aborted or finished while this apply waited for the lock; nothing was run (`jj openspec apply --status` shows it)", p.RunID, p.Change)
 		}
-		r.Worker = req.Worker
-		r.Commands = Commands(p.Change)
+		p = again // the plan as it is under the lock
+		var took []string
+		if req.Resume != nil {
+			if took, err = takeResumeFlags(env, r, p, *req.Resume); err != nil {
+				return nil, err
+			}
+		} else {
+			r.Worker = req.Worker
+		}
+		r.Commands = env.commands(p.Change)
 		// A decision made now (archive with tasks open) is this call's.
 		p.Yes = p.Yes || req.Yes
 		fmt.Fprintf(env.Out, "apply: resuming run %s of change %s (%s)\n", p.RunID, p.Change, p.Distribution)
+		if len(took) > 0 {
+			fmt.Fprintf(env.Out, "apply: run %s of change %s goes on with %s (recorded)\n", p.RunID, p.Change, strings.Join(took, ", "))
+		}
 		if !r.State().Complete {
 			if err := r.Resume(); err != nil {
 				return nil, err
@@ -223,7 +297,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 		return nil, err
 	}
 	defer r.Close()
-	r.Commands = Commands(pl.Change)
+	r.Commands = env.commands(pl.Change)
 	pl.RunID = r.Doc.Header.RunID
 	if err := writePlan(env.Dir, pl); err != nil {
 		return nil, err

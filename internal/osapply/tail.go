@@ -170,11 +170,11 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 			if err := r.Record(engine.Event{Kind: EvVerify, Status: engine.GateFailed, Reason: reason}); err != nil {
 				return res, err
 			}
-			msg := fmt.Sprintf("change %s: %s; nothing archived, nothing pushed, the change is left in @", p.Change, reason)
+			msg := fmt.Sprintf("change %s: %s; nothing archived, nothing pushed, the change is left in %s", p.Change, reason, env.where())
 			if len(res.Unticked) > 0 {
 				msg += "; unticked tasks: " + strings.Join(res.Unticked, ", ")
 			}
-			return res, exitcode.New(exitcode.GateFailed, "%s. Fix it in @, then re-run `jj openspec apply %s` (passing receipts are reused)", msg, p.Change)
+			return res, exitcode.New(exitcode.GateFailed, "%s. %s (passing receipts are reused)", msg, env.fixThen(p.Change))
 		}
 		if err := r.Record(engine.Event{Kind: EvVerify, Status: engine.GatePassed, Reason: strings.Join(cmds, "; ")}); err != nil {
 			return res, err
@@ -194,7 +194,13 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		}
 		if len(open) > 0 && !p.Yes {
 			res.Phase, res.Unticked = PhaseTasks, open
-			return res, exitcode.New(exitcode.NeedsChoice, "change %s: %s not done (%s): not archived; finish them in @ and re-run, or re-run with --yes to archive anyway", p.Change, plural.Count(len(open), "task is", "tasks are"), strings.Join(open, ", "))
+			next := "finish them in @ and re-run, or re-run with --yes to archive anyway"
+			if env.Member {
+				// --yes confirmed the pipeline's set: a member never
+				// archives with tasks open.
+				next = fmt.Sprintf("a pipeline member does not archive with tasks open: finish them in %s, then resume the pipeline with `%s`", env.where(), env.commands(p.Change).Resume)
+			}
+			return res, exitcode.New(exitcode.NeedsChoice, "change %s: %s not done (%s): not archived; %s", p.Change, plural.Count(len(open), "task is", "tasks are"), strings.Join(open, ", "), next)
 		}
 		// 3. The native archive, into the same change.
 		plan, err := env.Root.PlanArchive(p.Change, spec.ArchiveOptions{Yes: true})
