@@ -28,12 +28,22 @@ type PRResult struct {
 	Number int    `json:"number"`
 	URL    string `json:"url"`
 	Action string `json:"action"` // created or updated
+	// Notes say what of the request an open pull request kept as it was
+	// (title, base and draft are for a new one).
+	Notes []string `json:"notes"`
 }
 
 // WriteText writes r for a person.
 func (r *PRResult) WriteText(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "%s: %s to %s; pull request #%d %s (%s)\n", r.Branch, r.Push, Remote, r.Number, r.Action, r.URL)
-	return err
+	if _, err := fmt.Fprintf(w, "%s: %s to %s; pull request #%d %s (%s)\n", r.Branch, r.Push, Remote, r.Number, r.Action, r.URL); err != nil {
+		return err
+	}
+	for _, n := range r.Notes {
+		if _, err := fmt.Fprintf(w, "note: %s\n", n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PublishPR pushes req.Branch to origin once (never over another commit,
@@ -44,7 +54,7 @@ func PublishPR(ctx context.Context, env *Env, req PRRequest) (*PRResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	res := &PRResult{Repo: env.GH.T.Repo(), Branch: req.Branch, Push: string(pushed)}
+	res := &PRResult{Repo: env.GH.T.Repo(), Branch: req.Branch, Push: string(pushed), Notes: []string{}}
 	pr := ghapi.NewPull{Title: req.Title, Head: req.Branch, Base: req.Base, Body: req.Body, Draft: req.Draft}
 	pulls, err := env.GH.Pulls(ctx, ghapi.PullFilter{State: "open", Head: pr.Head})
 	if err != nil {
@@ -56,6 +66,16 @@ func PublishPR(ctx context.Context, env *Env, req PRRequest) (*PRResult, error) 
 			return res, fmt.Errorf("update pull request #%d: %w", pulls[0].Number, err)
 		}
 		res.Number, res.URL, res.Action = up.Number, up.HTMLURL, "updated"
+		open := pulls[0]
+		if req.Title != "" && req.Title != open.Title {
+			res.Notes = append(res.Notes, fmt.Sprintf("#%d keeps its title %q (--title is for a new pull request)", open.Number, open.Title))
+		}
+		if req.Base != "" && req.Base != open.Base.Ref {
+			res.Notes = append(res.Notes, fmt.Sprintf("#%d keeps its base %s (--base %s is for a new pull request; change it on GitHub or with gh pr edit --base)", open.Number, open.Base.Ref, req.Base))
+		}
+		if req.Draft && !open.Draft {
+			res.Notes = append(res.Notes, fmt.Sprintf("#%d stays ready for review (--draft is for a new pull request)", open.Number))
+		}
 		return res, nil
 	}
 	if pr.Base == "" {

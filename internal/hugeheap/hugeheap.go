@@ -21,7 +21,12 @@
 //
 // Every failure is ignored: an older kernel, huge pages set to "never" or
 // none free leave the process exactly as it was. Elsewhere than Linux on
-// amd64 or arm64 the package does nothing.
+// amd64 or arm64 the package does nothing. It runs before the runtime's
+// GODEBUG could be read, so GODEBUG=disablethp=1 does not turn it off; the
+// cost is one 2 MiB page for a process living milliseconds. With the
+// kernel's defrag setting "madvise", a fault in the advised range may
+// compact memory first; on a machine whose memory is that fragmented the
+// collapse fails and the process runs as it would have.
 package hugeheap
 
 const (
@@ -38,5 +43,9 @@ const (
 var sink *[16]byte
 
 // Collapsed reports whether the first 2 MiB of the heap was collapsed
-// into a huge page (for tests and benchmarks).
-var Collapsed bool
+// into a huge page, and Errno the last madvise(MADV_COLLAPSE) error
+// otherwise (for tests).
+var (
+	Collapsed bool
+	Errno     uintptr
+)

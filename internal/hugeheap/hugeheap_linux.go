@@ -15,14 +15,10 @@ func init() {
 	madvise(base, advised, madvHugepage)
 	// EAGAIN: a page was briefly busy (on a CPU's LRU list); retry.
 	for range 4 {
-		switch madvise(base, hugePage, madvCollapse) {
-		case 0:
-			Collapsed = true
-			return
-		case eagain:
-			continue
-		default:
-			return
+		Errno = madvise(base, hugePage, madvCollapse)
+		if Errno != eagain {
+			break
 		}
 	}
+	Collapsed = Errno == 0
 }

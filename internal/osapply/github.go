@@ -52,18 +52,15 @@ func runGitHub(ctx context.Context, dir string, stdin io.Reader, progress io.Wri
 	}
 	argv := append([]string{"-R", dir, verb, "--json"}, args...)
 	var stdout bytes.Buffer
-	err = xec.Run(ctx, xec.Cmd{Name: prog, Args: argv, Dir: dir, Stdin: stdin, Stdout: &stdout, Stderr: progress, Timeout: GitHubTimeout})
+	// Setpgid: a timeout or Ctrl-C kills its jj or git push too.
+	err = xec.Run(ctx, xec.Cmd{Name: prog, Args: argv, Dir: dir, Stdin: stdin, Stdout: &stdout, Stderr: progress, Timeout: GitHubTimeout, Setpgid: true})
 	if err != nil {
 		if errors.Is(err, xec.ErrNotFound) {
 			return exitcode.New(exitcode.Missing, "%s is not installed: jj-openspec pushes and opens pull requests through it (make install puts it beside jj-openspec); install it, or pass --no-push", GitHubProgram)
 		}
 		var xe *xec.Error
 		if errors.As(err, &xe) && xe.ExitCode > 0 {
-			msg := strings.TrimSpace(xe.Stderr)
-			if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
-				msg = msg[i+1:]
-			}
-			return exitcode.Wrap(exitcode.Code(xe.ExitCode), fmt.Errorf("gh specstack %s: %s", verb, strings.TrimPrefix(msg, GitHubProgram+": ")))
+			return exitcode.Wrap(exitcode.Code(xe.ExitCode), fmt.Errorf("gh specstack %s: %s", verb, failure(xe.Stderr)))
 		}
 		return fmt.Errorf("gh specstack %s: %w", verb, err)
 	}
@@ -71,6 +68,20 @@ func runGitHub(ctx context.Context, dir string, stdin io.Reader, progress io.Wri
 		return fmt.Errorf("gh specstack %s printed no report (%v): %q", verb, err, truncate(stdout.String(), 200))
 	}
 	return nil
+}
+
+// failure is gh-specstack's error message in its stderr: from its last
+// line starting "gh-specstack: " to the end (the message often carries
+// jj's or git's own lines, hints included), else all of it.
+func failure(stderr string) string {
+	msg := strings.TrimSpace(stderr)
+	prefix := GitHubProgram + ": "
+	if strings.HasPrefix(msg, prefix) {
+		msg = msg[len(prefix):]
+	} else if i := strings.LastIndex(msg, "\n"+prefix); i >= 0 {
+		msg = msg[i+1+len(prefix):]
+	}
+	return msg
 }
 
 func truncate(s string, n int) string {
@@ -131,10 +142,28 @@ type linked struct {
 
 // linkStack registers branches, bottom first, as a stack (gh specstack
 // link), its progress going to progress.
+// link waits, when another gh-specstack holds its ledger lock (exit 3),
+// at most linkLockWait in all.
 func linkStack(ctx context.Context, dir string, branches []string, progress io.Writer) (*linked, error) {
 	var l linked
-	if err := runGitHub(ctx, dir, nil, progress, &l, "link", append([]string{"--"}, branches...)...); err != nil {
-		return nil, err
+	deadline := time.Now().Add(linkLockWait)
+	for wait := 250 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+		err := runGitHub(ctx, dir, nil, progress, &l, "link", append([]string{"--"}, branches...)...)
+		if exitcode.Of(err) != exitcode.Locked || time.Now().Add(wait).After(deadline) {
+			if err != nil {
+				return nil, err
+			}
+			return &l, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
 	}
-	return &l, nil
 }
+
+// linkLockWait bounds how long a pipeline's stack registration waits for
+// another gh-specstack (a second stack of the same pipeline, a person's
+// run) to release the repository's lock.
+const linkLockWait = 2 * time.Minute

@@ -36,7 +36,7 @@ body=$(cat)
 case "$*" in
 *" pr "*) [ "$body" = "the secret body" ] || { echo "stdin: $body" >&2; exit 9; }
   echo '{"number": 4, "url": "https://example.com/pull/4", "action": "created"}';;
-*" push "*) echo "progress line" >&2; echo "gh-specstack: origin has feat/x at another commit" >&2; exit 5;;
+*" push "*) echo "progress line" >&2; printf 'gh-specstack: jj git push: exit status 1: Error: origin has feat/x at another commit\nHint: fetch first\n' >&2; exit 5;;
 esac
 `
 	if err := os.WriteFile(filepath.Join(bin, "gh-specstack"), []byte(script), 0o755); err != nil {
@@ -44,7 +44,7 @@ esac
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	_, err := publish(t.Context(), t.TempDir(), "feat/x")
-	if exitcode.Of(err) != 5 || err == nil || err.Error() != "gh specstack push: origin has feat/x at another commit" {
+	if exitcode.Of(err) != 5 || err == nil || err.Error() != "gh specstack push: jj git push: exit status 1: Error: origin has feat/x at another commit\nHint: fetch first" {
 		t.Errorf("push: exit %d, %v; want exit 5 with gh-specstack's message", exitcode.Of(err), err)
 	}
 	pr, err := upsertPR(t.Context(), t.TempDir(), newPull{Title: "t", Head: "feat/x", Body: "the secret body"})
@@ -53,5 +53,33 @@ esac
 	}
 	if pr.Number != 4 || pr.Action != "created" || pr.URL != "https://example.com/pull/4" {
 		t.Errorf("pr = %+v", pr)
+	}
+}
+
+// TestLinkWaitsForLock: a stack registration that finds gh-specstack's
+// lock held (exit 3: another stack of the pipeline, a person's run) tries
+// again instead of failing the pipeline.
+func TestLinkWaitsForLock(t *testing.T) {
+	bin := t.TempDir()
+	tries := filepath.Join(bin, "tries")
+	script := `#!/bin/sh
+echo x >> "` + tries + `"
+if [ "$(wc -l < "` + tries + `")" -lt 3 ]; then echo "gh-specstack: ledger is locked by pid 1" >&2; exit 3; fi
+echo '{"stackMode": "native", "stack": 7, "stackAction": "created"}'
+`
+	if err := os.WriteFile(filepath.Join(bin, "gh-specstack"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	l, err := linkStack(t.Context(), t.TempDir(), []string{"feat/a", "feat/b"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Stack != 7 || l.StackAction != "created" {
+		t.Errorf("linked = %+v", l)
+	}
+	data, _ := os.ReadFile(tries)
+	if n := strings.Count(string(data), "x"); n != 3 {
+		t.Errorf("gh-specstack ran %d times, want 3 (two refusals, then the link)", n)
 	}
 }

@@ -23,8 +23,10 @@ func prCommand() *cli.Command {
 		Description: `Pushes BRANCH to origin when origin does not have it at that commit (in jj
 through "jj git push -b"): a branch origin has at another commit is refused,
 and nothing is ever force-pushed. Then the branch's open pull request gets the
-new body, or a pull request is opened with --title and the body, on --base
-(default the repository's default branch), as a draft with --draft.
+new body (its title, base and draft state stay; a note says so when --title,
+--base or --draft ask otherwise), or a pull request is opened with --title and
+the body, on --base (default the repository's default branch), as a draft with
+--draft.
 jj openspec apply and propose --publish publish through this verb.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "title", Usage: "title of a new pull request (required)"},
