@@ -13,10 +13,11 @@ import (
 // Lean, this package's own, reads gh's environment and hosts.yml itself
 // and sends requests with net/http; package gogh is go-gh's, for
 // gh-specstack, which as a gh extension follows every gh setting (its
-// debug log, its unix socket). Lean exists so that a binary that talks to
-// GitHub only now and then (jj-openspec's pull request after an apply)
-// does not pay for go-gh's initialisation, a YAML parser and a terminal
-// library among it, on every start.
+// debug log, its unix socket). Lean is for a binary that talks to GitHub
+// only now and then and must not pay for go-gh's initialisation, a YAML
+// parser and a terminal library among it, on every start; no shipped
+// binary is one today (jj-openspec runs gh-specstack instead, to link no
+// net/http at all), and the tests use it.
 type Backend interface {
 	// Auth returns the user's gh setup as one Resolve reads it.
 	Auth() Auth

@@ -1,8 +1,10 @@
-// Package ghapi is the GitHub client of gh-specstack and of jj-openspec's
-// pull requests: the REST endpoints (and the little GraphQL) they need,
-// host and credentials from the user's gh setup like every gh extension.
-// A Backend supplies those and sends the requests: Lean, in this package,
-// with net/http alone; gogh through github.com/cli/go-gh/v2 (gh-specstack).
+// Package ghapi is gh-specstack's GitHub client (jj-openspec publishes by
+// running gh-specstack): the REST endpoints (and the little GraphQL) it
+// needs, host and credentials from the user's gh setup like every gh
+// extension. A Backend supplies those and sends the requests: gogh
+// through github.com/cli/go-gh/v2 (gh-specstack's); Lean, in this
+// package, with net/http alone (the default of a nil Backend: tests, and
+// any binary that must not pay for go-gh).
 package ghapi
 
 import (

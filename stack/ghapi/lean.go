@@ -109,6 +109,14 @@ func (a *leanAuth) Token(ctx context.Context, host string) string {
 			return e.token
 		}
 	}
+	return GHAuthToken(ctx, host)
+}
+
+// GHAuthToken is the token `gh auth token --secure-storage --hostname
+// HOST` prints (gh from GH_PATH, else PATH; "" without gh or a token),
+// run under ctx and at most ghAuthTimeout: the system keyring's token,
+// which gh's configuration file does not hold.
+func GHAuthToken(ctx context.Context, host string) string {
 	gh := os.Getenv("GH_PATH")
 	if gh == "" {
 		gh, _ = xec.LookPath("gh")

@@ -1,9 +1,8 @@
 // Package gogh is the ghapi.Backend of gh-specstack: host, token and
 // requests through github.com/cli/go-gh/v2, so that a gh extension
 // follows every gh setting (GH_DEBUG's request log, http_unix_socket, the
-// configuration file as gh reads it). Binaries that only now and then
-// talk to GitHub use ghapi.Lean instead and pay nothing for go-gh's
-// initialisation at start-up.
+// configuration file as gh reads it), except that the keyring's `gh auth
+// token` runs under the caller's context and a deadline.
 package gogh
 
 import (
@@ -36,11 +35,14 @@ func (ghAuth) DefaultHost() string {
 	return h
 }
 
-// Token implements ghapi.Auth. go-gh's own `gh auth token`, when it
-// runs one, takes no context.
-func (ghAuth) Token(_ context.Context, host string) string {
-	t, _ := auth.TokenForHost(host)
-	return t
+// Token implements ghapi.Auth: the environment and gh's configuration as
+// go-gh reads them, then the keyring through `gh auth token` under ctx and
+// a deadline (go-gh's own TokenForHost runs it with neither).
+func (ghAuth) Token(ctx context.Context, host string) string {
+	if t, _ := auth.TokenFromEnvOrConfig(host); t != "" {
+		return t
+	}
+	return ghapi.GHAuthToken(ctx, host)
 }
 
 // ParseRepo implements ghapi.Backend.
