@@ -35,12 +35,9 @@ jj openspec apply and propose --publish publish through this verb.`,
 			&cli.BoolFlag{Name: "draft", Usage: "open a new pull request as a draft"},
 		},
 		Action: func(c *cli.Context) error {
-			args, err := cliapp.Args(c)
+			branch, err := oneBranch(c)
 			if err != nil {
 				return err
-			}
-			if len(args) != 1 {
-				return exitcode.New(exitcode.Usage, "pr: name one branch (got %d arguments)", len(args))
 			}
 			for _, f := range []string{"title", "body-file"} {
 				if c.String(f) == "" {
@@ -55,7 +52,7 @@ jj openspec apply and propose --publish publish through this verb.`,
 			if err != nil {
 				return err
 			}
-			res, err := stack.PublishPR(c.Context, env, stack.PRRequest{Branch: args[0], Title: c.String("title"),
+			res, err := stack.PublishPR(c.Context, env, stack.PRRequest{Branch: branch, Title: c.String("title"),
 				Body: body, Base: c.String("base"), Draft: c.Bool("draft")})
 			if err != nil {
 				return err
@@ -93,23 +90,32 @@ through "jj git push -b"). A branch origin has at another commit is refused,
 naming both commits; nothing is ever force-pushed. jj openspec apply pushes
 its feat/ bookmark through this verb before opening the pull request.`,
 		Action: func(c *cli.Context) error {
-			args, err := cliapp.Args(c)
+			branch, err := oneBranch(c)
 			if err != nil {
 				return err
-			}
-			if len(args) != 1 {
-				return exitcode.New(exitcode.Usage, "push: name one branch (got %d arguments)", len(args))
 			}
 			env, _, err := connect(c)
 			if err != nil {
 				return err
 			}
-			pushed, err := env.VCS.Publish(c.Context, args[0])
+			pushed, err := env.VCS.Publish(c.Context, branch)
 			if err != nil {
 				return err
 			}
-			res := &stack.PushResult{Branch: args[0], Push: string(pushed)}
+			res := &stack.PushResult{Branch: branch, Push: string(pushed)}
 			return cliapp.Emit(c, res, res.WriteText)
 		},
 	}
+}
+
+// oneBranch is the command's one argument, a branch (or bookmark).
+func oneBranch(c *cli.Context) (string, error) {
+	args, err := cliapp.Args(c)
+	if err != nil {
+		return "", err
+	}
+	if len(args) != 1 {
+		return "", exitcode.New(exitcode.Usage, "%s: name one branch (got %d arguments)", c.Command.Name, len(args))
+	}
+	return args[0], nil
 }
