@@ -7,4 +7,4 @@ import (
 	"github.com/specstack/specstack/internal/openspeccli"
 )
 
-func main() { cliapp.Main(openspeccli.Spec()) }
+func main() { cliapp.MainQuick(openspeccli.Spec, openspeccli.Quick) }

@@ -16,6 +16,38 @@ import (
 
 // Spec describes the jj-openspec binary.
 func Spec() cliapp.Spec {
+	s := header()
+	s.Commands = withRecovery(append(append([]*cli.Command{initCommand(), listCommand(), statusCommand(), validateCommand(), checkCommand(), rebaseCommand(), archiveCommand(), applyCommand(), syncCommand(), tasksCommand(), cliCommand(), exploreCommand()}, authorCommands()...), conflictcli.CommandsWith(conflictcli.Options{TextMarkers: textMarkers})...))
+	return s
+}
+
+// Quick is Spec without its commands, whose Quick builds the read-only
+// verbs agents and editor hooks run most (list, status, validate, tasks)
+// one at a time: for cliapp.MainQuick.
+func Quick() cliapp.Spec {
+	s := header()
+	s.Quick = quickCommand
+	return s
+}
+
+func quickCommand(name string) *cli.Command {
+	var c *cli.Command
+	switch name {
+	case "list":
+		c = listCommand()
+	case "status":
+		c = statusCommand()
+	case "validate":
+		c = validateCommand()
+	case "tasks":
+		c = tasksCommand()
+	default:
+		return nil
+	}
+	return withRecovery([]*cli.Command{c})[0]
+}
+
+func header() cliapp.Spec {
 	return cliapp.Spec{
 		Name:  "jj-openspec",
 		Usage: "OpenSpec verbs on jj workspaces",
@@ -32,8 +64,7 @@ change/<slug>.
 Use it as "jj openspec VERB" after:
    jj config set --user aliases.openspec \
        '["util","exec","--","jj-openspec"]'`,
-		Commands: withRecovery(append(append([]*cli.Command{initCommand(), listCommand(), statusCommand(), validateCommand(), checkCommand(), rebaseCommand(), archiveCommand(), applyCommand(), syncCommand(), tasksCommand(), cliCommand(), exploreCommand()}, authorCommands()...), conflictcli.CommandsWith(conflictcli.Options{TextMarkers: textMarkers})...)),
-		Skill:    skill,
+		Skill: skill,
 	}
 }
 
