@@ -53,9 +53,11 @@ type ExploreRun struct {
 	PIDFile       string `toml:"pid_file" json:"pid_file"`
 	Log           string `toml:"log" json:"log"`
 	State         string `toml:"state" json:"state"`
-	// Changes are the workspace's changes, recorded once they are
-	// checked, before the findings are written (they hold only the
-	// worker's copy of the document).
+	// Changes are the workspace's changes: the one it was made with,
+	// recorded as soon as it was provisioned (a cleanup abandons it
+	// whatever became of the base), then those checked, before the
+	// findings are written (they hold only the worker's copy of the
+	// document).
 	Changes []string  `toml:"changes,omitempty" json:"changes,omitempty"`
 	Started time.Time `toml:"started" json:"started"`
 }
@@ -209,33 +211,36 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 		return c, fmt.Errorf("list the workspaces: %w", err)
 	}
 	_, serr := os.Stat(ws.Path)
-	existed := slices.Contains(names, r.Workspace) || !errors.Is(serr, fs.ErrNotExist)
+	folder := !errors.Is(serr, fs.ErrNotExist)
+	existed := slices.Contains(names, r.Workspace) || folder
 	if existed && r.State != ExploreWritten {
-		problem, err := b.Check(ctx, ws, false)
+		// What jj recorded in the workspace says whether the worker changed
+		// the findings; when the workspace cannot be read that way (its
+		// base abandoned or rewritten, jj failing), the document on disk is
+		// kept all the same: the folder is removed next.
+		collected, files, why, err := collectExplore(ctx, b, ws)
 		if err != nil {
 			return c, err
 		}
-		if problem == "" {
-			p, err := b.Collect(ctx, ws)
-			if err != nil {
-				return c, fmt.Errorf("collect the workspace %s: %w", ws.Path, err)
-			}
-			for _, id := range p.Changes {
+		if collected != nil {
+			for _, id := range collected.Changes {
 				if !slices.Contains(changes, id) {
 					changes = append(changes, id)
 				}
 			}
-			var files []string
-			for _, f := range p.Files {
-				files = append(files, f.Path)
+		}
+		if folder && (collected == nil || slices.Contains(files, r.Findings)) {
+			saved, err := saveFindings(env.Dir, ws.Path, r)
+			if err != nil {
+				return c, err
 			}
-			if slices.Contains(files, r.Findings) {
-				saved, err := saveFindings(env.Dir, ws.Path, r)
-				if err != nil {
-					return c, err
-				}
-				c.Saved = saved
+			c.Saved = saved
+			switch {
+			case saved == "":
+			case collected != nil:
 				fmt.Fprintf(env.Out, "explore: the interrupted run's worker had written %s in its workspace (never checked, not written to the working copy): kept at %s\n", r.Findings, saved)
+			default:
+				fmt.Fprintf(env.Out, "explore: the interrupted run's workspace could not be checked (%s); %s as it is in its workspace (never checked, not written to the working copy) is kept at %s\n", why, r.Findings, saved)
 			}
 		}
 	}
@@ -285,14 +290,48 @@ func visibleOf(changes []string) string {
 	return strings.Join(parts, " | ")
 }
 
+// collectExplore reads what jj recorded in a killed run's workspace. When
+// the workspace is not as it was made (not on its base, unknown to jj,
+// unreadable) or cannot be collected, it returns a nil Produced and why;
+// an error only when the context was stopped.
+func collectExplore(ctx context.Context, b *engine.JJBackend, ws engine.Workspace) (*engine.Produced, []string, string, error) {
+	problem, err := b.Check(ctx, ws, false)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, "", err
+		}
+		return nil, nil, err.Error(), nil
+	}
+	if problem != "" {
+		return nil, nil, "it " + problem, nil
+	}
+	p, err := b.Collect(ctx, ws)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, "", fmt.Errorf("collect the workspace %s: %w", ws.Path, err)
+		}
+		return nil, nil, "collect it: " + err.Error(), nil
+	}
+	var files []string
+	for _, f := range p.Files {
+		files = append(files, f.Path)
+	}
+	return &p, files, "", nil
+}
+
 // saveFindings copies the findings document a killed run's worker left
-// in its workspace to the artifacts folder; it returns the copy's path.
+// in its workspace to the artifacts folder; it returns the copy's path,
+// or "" when there is no document there. Only a regular file inside the
+// workspace is read, never what a symbolic link leads to.
 func saveFindings(dir, wsPath string, r *ExploreRun) (string, error) {
 	src, err := confine.RegularFile(wsPath, r.Findings)
-	if err != nil {
-		return "", fmt.Errorf("the findings document the interrupted run's worker left: %w", err)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
 	}
-	data, err := regfile.Read(src)
+	if err != nil {
+		return "", fmt.Errorf("the findings document the interrupted run's worker left: %w (move it aside, then run `jj openspec explore --abort` again)", err)
+	}
+	data, err := regfile.ReadNoFollow(src)
 	if err != nil {
 		return "", fmt.Errorf("read the findings document the interrupted run's worker left: %w", err)
 	}
