@@ -214,7 +214,12 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 	}
 	p, err := b.Collect(ctx, ws)
 	if err != nil {
-		return res, fmt.Errorf("collect the explore workspace %s: %w", ws.Path, err)
+		if ctx.Err() != nil {
+			// Interrupted: the record stays, and the next explore (or
+			// --abort) keeps the findings and releases the workspace.
+			return res, exitcode.Wrap(exitcode.Interrupted, fmt.Errorf("collect the explore workspace %s: %w", ws.Path, err))
+		}
+		return res, ended(fmt.Errorf("collect the explore workspace %s: %w; nothing was written; %s", ws.Path, err, kept))
 	}
 	var files []string
 	for _, f := range p.Files {
@@ -249,7 +254,7 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 		return res, err
 	}
 	if err := writeAtomic(art, disk, data); err != nil {
-		return res, fmt.Errorf("write the findings document %s: %w; %s", disk, err, kept)
+		return res, ended(fmt.Errorf("write the findings document %s: %w; %s", disk, err, kept))
 	}
 	res.Bytes = len(data)
 	rec.State = ExploreWritten
