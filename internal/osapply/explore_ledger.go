@@ -122,9 +122,10 @@ func ExploreRuns(dir string) ([]*ExploreRun, error) {
 // CleanExplores releases what explore runs killed part-way left: for
 // each record, the worker still running is stopped (by its pid file),
 // findings the worker wrote in its workspace that had not reached the
-// working copy are copied to the artifacts folder, the workspace is
-// forgotten and its folder removed, its changes abandoned, and the
-// record removed. Findings already in the working copy are never
+// working copy are copied to the artifacts folder (from its folder,
+// whatever became of its base; failing that, as its changes recorded
+// them), the workspace is forgotten and its folder removed, its changes
+// abandoned, and the record removed. Findings already in the working copy are never
 // touched. The caller holds the project lock. Each cleanup is reported
 // on env.Out.
 func CleanExplores(ctx context.Context, env *Env, workspacesDir string) ([]ExploreCleanup, error) {
@@ -243,6 +244,19 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 				fmt.Fprintf(env.Out, "explore: the interrupted run's workspace could not be checked (%s); %s as it is in its workspace (never checked, not written to the working copy) is kept at %s\n", why, r.Findings, saved)
 			}
 		}
+		if collected == nil && c.Saved == "" {
+			// No folder (or no document in it): what jj recorded of the
+			// document in the workspace's changes, before they are
+			// abandoned.
+			saved, id, err := saveRecordedFindings(ctx, env, r, changes)
+			if err != nil {
+				return c, err
+			}
+			if saved != "" {
+				c.Saved = saved
+				fmt.Fprintf(env.Out, "explore: %s as the interrupted run's workspace change %s recorded it (never checked, not written to the working copy): kept at %s\n", r.Findings, id, saved)
+			}
+		}
 	}
 	if err := b.Release(ctx, ws); err != nil {
 		return c, fmt.Errorf("release the workspace: %w", err)
@@ -335,6 +349,41 @@ func saveFindings(dir, wsPath string, r *ExploreRun) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read the findings document the interrupted run's worker left: %w", err)
 	}
+	return keepFindings(dir, r, data)
+}
+
+// saveRecordedFindings copies the findings document as the newest of a
+// killed run's workspace changes that changed it recorded it to the
+// artifacts folder; it returns the copy's path and that change, or ""
+// when none of the changes still visible wrote it.
+func saveRecordedFindings(ctx context.Context, env *Env, r *ExploreRun, changes []string) (string, string, error) {
+	if len(changes) == 0 {
+		return "", "", nil
+	}
+	live, err := env.Repo.ChangeIDs(ctx, visibleOf(changes))
+	if err != nil {
+		return "", "", fmt.Errorf("read the workspace's changes %v: %w", changes, err)
+	}
+	for _, id := range live { // newest first
+		files, err := env.Repo.Files(ctx, jjx.ID(id))
+		if err != nil {
+			return "", "", fmt.Errorf("read the files change %s changed: %w", id, err)
+		}
+		if !slices.ContainsFunc(files, func(f jjx.FileChange) bool { return f.Path == r.Findings && f.Status != "removed" }) {
+			continue
+		}
+		data, err := env.Repo.FileShow(ctx, jjx.ID(id), r.Findings)
+		if err != nil {
+			return "", "", fmt.Errorf("read %s in change %s: %w", r.Findings, id, err)
+		}
+		saved, err := keepFindings(env.Dir, r, data)
+		return saved, id, err
+	}
+	return "", "", nil
+}
+
+// keepFindings writes a killed run's findings to the artifacts folder.
+func keepFindings(dir string, r *ExploreRun, data []byte) (string, error) {
 	art := engine.ArtifactsDir(dir)
 	dst := filepath.Join(art, r.Workspace+"-findings"+filepath.Ext(r.Findings))
 	if err := writeAtomic(art, dst, data); err != nil {
