@@ -73,7 +73,10 @@ type ExploreCleanup struct {
 	// workspace (and that were not in the working copy yet) are kept.
 	Saved     string   `json:"saved_findings,omitempty"`
 	Abandoned []string `json:"abandoned,omitempty"`
-	Log       string   `json:"log"`
+	// Left is the workspace's working-copy change when it was neither the
+	// change the workspace was made with nor one on top of it: left as is.
+	Left string `json:"left_change,omitempty"`
+	Log  string `json:"log"`
 }
 
 // exploreName is an explore workspace's name, as Explore makes it.
@@ -229,6 +232,29 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 					changes = append(changes, id)
 				}
 			}
+		} else if len(changes) > 0 && slices.Contains(names, r.Workspace) {
+			// The worker may have committed on top of the change the
+			// workspace was made with: the changes from it up to the
+			// workspace's working copy are the run's too. A working copy
+			// anywhere else is named, never abandoned.
+			more, err := env.Repo.ChangeIDs(ctx, "("+visibleOf(changes)+")::present("+jjx.Quote(r.Workspace)+"@)")
+			if err != nil {
+				return c, fmt.Errorf("read the changes of workspace %s: %w", r.Workspace, err)
+			}
+			for _, id := range more {
+				if !slices.Contains(changes, id) {
+					changes = append(changes, id)
+				}
+			}
+			if len(more) == 0 {
+				wcs, err := env.Repo.WorkingCopies(ctx, []string{r.Workspace})
+				if err != nil {
+					return c, fmt.Errorf("read the working copy of workspace %s: %w", r.Workspace, err)
+				}
+				if wc, ok := wcs[r.Workspace]; ok && !slices.Contains(changes, wc.ChangeID) {
+					c.Left = wc.ChangeID
+				}
+			}
 		}
 		if folder && (collected == nil || slices.Contains(files, r.Findings)) {
 			saved, err := saveFindings(env.Dir, ws.Path, r)
@@ -278,6 +304,14 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 			c.Abandoned = live
 		}
 	}
+	if c.Left != "" {
+		// jj abandons an empty working copy as its workspace is forgotten.
+		if live, err := env.Repo.ChangeIDs(ctx, visibleOf([]string{c.Left})); err != nil {
+			return c, fmt.Errorf("read the workspace's working-copy change %s: %w", c.Left, err)
+		} else if len(live) == 0 {
+			c.Left = ""
+		}
+	}
 	if err := removeExplore(env.Dir, r.Workspace); err != nil {
 		return c, err
 	}
@@ -287,6 +321,9 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 	}
 	if len(c.Abandoned) > 0 {
 		what += " and abandoned its " + plural.Count(len(c.Abandoned), "change", "changes") + " (`jj op log` and `jj op restore` bring them back)"
+	}
+	if c.Left != "" {
+		what += "; its working copy's change " + c.Left + " is not the one it was made with nor on top of it and is left as is (`jj abandon " + c.Left + "` if you do not want it)"
 	}
 	if r.State == ExploreWritten {
 		what += "; its findings " + r.Findings + " were already in the working copy and are kept"
