@@ -216,7 +216,9 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 	}
 	_, serr := os.Stat(ws.Path)
 	folder := !errors.Is(serr, fs.ErrNotExist)
-	existed := slices.Contains(names, r.Workspace) || folder
+	// Recorded changes mean it was made (a cleanup killed after releasing
+	// it left the record).
+	existed := slices.Contains(names, r.Workspace) || folder || len(r.Changes) > 0
 	if existed && r.State != ExploreWritten {
 		// What jj recorded in the workspace says whether the worker changed
 		// the findings; when the workspace cannot be read that way (its
