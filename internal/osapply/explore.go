@@ -219,7 +219,7 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 			// --abort) keeps the findings and releases the workspace.
 			return res, exitcode.Wrap(exitcode.Interrupted, fmt.Errorf("collect the explore workspace %s: %w", ws.Path, err))
 		}
-		return res, ended(fmt.Errorf("collect the explore workspace %s: %w; nothing was written; %s", ws.Path, err, kept))
+		return res, ended(exitcode.Wrap(exitcode.Halted, fmt.Errorf("explore: collect the explore workspace %s: %w; nothing was written; %s", ws.Path, err, kept)))
 	}
 	var files []string
 	for _, f := range p.Files {
@@ -254,7 +254,7 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 		return res, err
 	}
 	if err := writeAtomic(art, disk, data); err != nil {
-		return res, ended(fmt.Errorf("write the findings document %s: %w; %s", disk, err, kept))
+		return res, ended(exitcode.Wrap(exitcode.Halted, fmt.Errorf("explore: write the findings document %s: %w; %s", disk, err, kept)))
 	}
 	res.Bytes = len(data)
 	rec.State = ExploreWritten

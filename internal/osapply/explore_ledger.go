@@ -128,9 +128,9 @@ func ExploreRuns(dir string) ([]*ExploreRun, error) {
 // working copy are copied to the artifacts folder (from its folder,
 // whatever became of its base; failing that, as its changes recorded
 // them), the workspace is forgotten and its folder removed, its changes
-// abandoned, and the record removed. Findings already in the working copy are never
-// touched. The caller holds the project lock. Each cleanup is reported
-// on env.Out.
+// abandoned, and the record removed. Findings already in the working
+// copy are never touched. The caller holds the project lock. Each
+// cleanup is reported on env.Out.
 func CleanExplores(ctx context.Context, env *Env, workspacesDir string) ([]ExploreCleanup, error) {
 	runs, err := ExploreRuns(env.Dir)
 	if err != nil {
