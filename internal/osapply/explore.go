@@ -18,6 +18,7 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/regfile"
+	"github.com/specstack/specstack/jjx"
 )
 
 // ExploreRequest is `jj openspec explore [TOPIC] --findings FILE`: a
@@ -154,6 +155,21 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 		return nil, fmt.Errorf("provision the explore workspace: %w", err)
 	}
 	res.Workspace = ws.Path
+	// The workspace's own change, recorded at once: a cleanup after a kill
+	// abandons it whatever became of the base meanwhile.
+	wcs, err := env.Repo.WorkingCopies(ctx, []string{name})
+	if err != nil {
+		return nil, fmt.Errorf("read the working copy of the explore workspace %s: %w", name, err)
+	}
+	wc, ok := wcs[name]
+	if !ok {
+		return nil, fmt.Errorf("the explore workspace %s is unknown to jj right after it was made; the next explore (or `jj openspec explore --abort`) releases it", name)
+	}
+	rec.Changes = []string{wc.ChangeID}
+	if err := writeExplore(env.Dir, rec); err != nil {
+		return nil, err
+	}
+	engine.CrashPoint("explore-provisioned")
 	j := engine.Job{Command: req.Worker, Dir: ws.Path, Role: "explorer", Task: "explore",
 		Brief: stem + "-brief.md", Report: stem + "-report.md", Log: rec.Log, PIDFile: rec.PIDFile,
 		Environment: []string{"SPECSTACK_ARTIFACTS=" + art, "SPECSTACK_FINDINGS=" + filepath.Join(ws.Path, filepath.FromSlash(rel))}}
@@ -198,7 +214,12 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 	}
 	p, err := b.Collect(ctx, ws)
 	if err != nil {
-		return res, fmt.Errorf("collect the explore workspace %s: %w", ws.Path, err)
+		if ctx.Err() != nil {
+			// Interrupted: the record stays, and the next explore (or
+			// --abort) keeps the findings and releases the workspace.
+			return res, exitcode.Wrap(exitcode.Interrupted, fmt.Errorf("collect the explore workspace %s: %w", ws.Path, err))
+		}
+		return res, ended(exitcode.Wrap(exitcode.Halted, fmt.Errorf("explore: collect the explore workspace %s: %w; nothing was written; %s", ws.Path, err, kept)))
 	}
 	var files []string
 	for _, f := range p.Files {
@@ -224,12 +245,16 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 	// The workspace's changes are recorded before the document is
 	// written: once it is in @ they are rebased onto it and empty, and
 	// jj would no longer list them as the workspace's work.
-	rec.Changes = p.Changes
+	for _, id := range p.Changes {
+		if !slices.Contains(rec.Changes, id) {
+			rec.Changes = append(rec.Changes, id)
+		}
+	}
 	if err := writeExplore(env.Dir, rec); err != nil {
 		return res, err
 	}
 	if err := writeAtomic(art, disk, data); err != nil {
-		return res, fmt.Errorf("write the findings document %s: %w; %s", disk, err, kept)
+		return res, ended(exitcode.Wrap(exitcode.Halted, fmt.Errorf("explore: write the findings document %s: %w; %s", disk, err, kept)))
 	}
 	res.Bytes = len(data)
 	rec.State = ExploreWritten
@@ -242,9 +267,19 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 	}
 	// The workspace's changes were only the worker's copy of the
 	// document. By change ID: writing the document into @ rebased them.
-	if len(p.Changes) > 0 {
-		if err := b.Abandon(ctx, p.Changes...); err != nil {
-			return res, fmt.Errorf("abandon the explore workspace's changes %s: %w", strings.Join(p.Changes, ", "), err)
+	// Those still visible: the worker may have abandoned the one the
+	// workspace was made with.
+	live, err := env.Repo.ChangeIDs(ctx, visibleOf(rec.Changes))
+	if err != nil {
+		return res, fmt.Errorf("read the explore workspace's changes %s: %w", strings.Join(rec.Changes, ", "), err)
+	}
+	if len(live) > 0 {
+		revs := make([]string, len(live))
+		for i, id := range live {
+			revs[i] = jjx.ID(id)
+		}
+		if err := b.Abandon(ctx, revs...); err != nil {
+			return res, fmt.Errorf("abandon the explore workspace's changes %s: %w", strings.Join(live, ", "), err)
 		}
 	}
 	return res, removeExplore(env.Dir, name)

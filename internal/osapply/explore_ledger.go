@@ -53,9 +53,11 @@ type ExploreRun struct {
 	PIDFile       string `toml:"pid_file" json:"pid_file"`
 	Log           string `toml:"log" json:"log"`
 	State         string `toml:"state" json:"state"`
-	// Changes are the workspace's changes, recorded once they are
-	// checked, before the findings are written (they hold only the
-	// worker's copy of the document).
+	// Changes are the workspace's changes: the one it was made with,
+	// recorded as soon as it was provisioned (a cleanup abandons it
+	// whatever became of the base), then those checked, before the
+	// findings are written (they hold only the worker's copy of the
+	// document).
 	Changes []string  `toml:"changes,omitempty" json:"changes,omitempty"`
 	Started time.Time `toml:"started" json:"started"`
 }
@@ -71,7 +73,10 @@ type ExploreCleanup struct {
 	// workspace (and that were not in the working copy yet) are kept.
 	Saved     string   `json:"saved_findings,omitempty"`
 	Abandoned []string `json:"abandoned,omitempty"`
-	Log       string   `json:"log"`
+	// Left is the workspace's working-copy change when it was neither the
+	// change the workspace was made with nor one on top of it: left as is.
+	Left string `json:"left_change,omitempty"`
+	Log  string `json:"log"`
 }
 
 // exploreName is an explore workspace's name, as Explore makes it.
@@ -120,11 +125,12 @@ func ExploreRuns(dir string) ([]*ExploreRun, error) {
 // CleanExplores releases what explore runs killed part-way left: for
 // each record, the worker still running is stopped (by its pid file),
 // findings the worker wrote in its workspace that had not reached the
-// working copy are copied to the artifacts folder, the workspace is
-// forgotten and its folder removed, its changes abandoned, and the
-// record removed. Findings already in the working copy are never
-// touched. The caller holds the project lock. Each cleanup is reported
-// on env.Out.
+// working copy are copied to the artifacts folder (from its folder,
+// whatever became of its base; failing that, as its changes recorded
+// them), the workspace is forgotten and its folder removed, its changes
+// abandoned, and the record removed. Findings already in the working
+// copy are never touched. The caller holds the project lock. Each
+// cleanup is reported on env.Out.
 func CleanExplores(ctx context.Context, env *Env, workspacesDir string) ([]ExploreCleanup, error) {
 	runs, err := ExploreRuns(env.Dir)
 	if err != nil {
@@ -209,33 +215,74 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 		return c, fmt.Errorf("list the workspaces: %w", err)
 	}
 	_, serr := os.Stat(ws.Path)
-	existed := slices.Contains(names, r.Workspace) || !errors.Is(serr, fs.ErrNotExist)
+	folder := !errors.Is(serr, fs.ErrNotExist)
+	// Recorded changes mean it was made (a cleanup killed after releasing
+	// it left the record).
+	existed := slices.Contains(names, r.Workspace) || folder || len(r.Changes) > 0
 	if existed && r.State != ExploreWritten {
-		problem, err := b.Check(ctx, ws, false)
+		// What jj recorded in the workspace says whether the worker changed
+		// the findings; when the workspace cannot be read that way (its
+		// base abandoned or rewritten, jj failing), the document on disk is
+		// kept all the same: the folder is removed next.
+		collected, files, why, err := collectExplore(ctx, b, ws)
 		if err != nil {
 			return c, err
 		}
-		if problem == "" {
-			p, err := b.Collect(ctx, ws)
-			if err != nil {
-				return c, fmt.Errorf("collect the workspace %s: %w", ws.Path, err)
-			}
-			for _, id := range p.Changes {
+		if collected != nil {
+			for _, id := range collected.Changes {
 				if !slices.Contains(changes, id) {
 					changes = append(changes, id)
 				}
 			}
-			var files []string
-			for _, f := range p.Files {
-				files = append(files, f.Path)
+		} else if len(changes) > 0 && slices.Contains(names, r.Workspace) {
+			// The worker may have committed on top of the change the
+			// workspace was made with: the changes from it up to the
+			// workspace's working copy are the run's too. A working copy
+			// anywhere else is named, never abandoned.
+			more, err := env.Repo.ChangeIDs(ctx, "("+visibleOf(changes)+")::present("+jjx.Quote(r.Workspace)+"@)")
+			if err != nil {
+				return c, fmt.Errorf("read the changes of workspace %s: %w", r.Workspace, err)
 			}
-			if slices.Contains(files, r.Findings) {
-				saved, err := saveFindings(env.Dir, ws.Path, r)
-				if err != nil {
-					return c, err
+			for _, id := range more {
+				if !slices.Contains(changes, id) {
+					changes = append(changes, id)
 				}
-				c.Saved = saved
+			}
+			if len(more) == 0 {
+				wcs, err := env.Repo.WorkingCopies(ctx, []string{r.Workspace})
+				if err != nil {
+					return c, fmt.Errorf("read the working copy of workspace %s: %w", r.Workspace, err)
+				}
+				if wc, ok := wcs[r.Workspace]; ok && !slices.Contains(changes, wc.ChangeID) {
+					c.Left = wc.ChangeID
+				}
+			}
+		}
+		if folder && (collected == nil || slices.Contains(files, r.Findings)) {
+			saved, err := saveFindings(env.Dir, ws.Path, r)
+			if err != nil {
+				return c, err
+			}
+			c.Saved = saved
+			switch {
+			case saved == "":
+			case collected != nil:
 				fmt.Fprintf(env.Out, "explore: the interrupted run's worker had written %s in its workspace (never checked, not written to the working copy): kept at %s\n", r.Findings, saved)
+			default:
+				fmt.Fprintf(env.Out, "explore: the interrupted run's workspace could not be checked (%s); %s as it is in its workspace (never checked, not written to the working copy) is kept at %s\n", why, r.Findings, saved)
+			}
+		}
+		if collected == nil && c.Saved == "" {
+			// No folder (or no document in it): what jj recorded of the
+			// document in the workspace's changes, before they are
+			// abandoned.
+			saved, id, err := saveRecordedFindings(ctx, env, r, changes)
+			if err != nil {
+				return c, err
+			}
+			if saved != "" {
+				c.Saved = saved
+				fmt.Fprintf(env.Out, "explore: %s as the interrupted run's workspace change %s recorded it (never checked, not written to the working copy): kept at %s\n", r.Findings, id, saved)
 			}
 		}
 	}
@@ -259,6 +306,14 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 			c.Abandoned = live
 		}
 	}
+	if c.Left != "" {
+		// jj abandons an empty working copy as its workspace is forgotten.
+		if live, err := env.Repo.ChangeIDs(ctx, visibleOf([]string{c.Left})); err != nil {
+			return c, fmt.Errorf("read the workspace's working-copy change %s: %w", c.Left, err)
+		} else if len(live) == 0 {
+			c.Left = ""
+		}
+	}
 	if err := removeExplore(env.Dir, r.Workspace); err != nil {
 		return c, err
 	}
@@ -268,6 +323,9 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 	}
 	if len(c.Abandoned) > 0 {
 		what += " and abandoned its " + plural.Count(len(c.Abandoned), "change", "changes") + " (`jj op log` and `jj op restore` bring them back)"
+	}
+	if c.Left != "" {
+		what += "; its working copy's change " + c.Left + " is not the one it was made with nor on top of it and is left as is (`jj abandon " + c.Left + "` if you do not want it)"
 	}
 	if r.State == ExploreWritten {
 		what += "; its findings " + r.Findings + " were already in the working copy and are kept"
@@ -285,17 +343,86 @@ func visibleOf(changes []string) string {
 	return strings.Join(parts, " | ")
 }
 
+// collectExplore reads what jj recorded in a killed run's workspace. When
+// the workspace is not as it was made (not on its base, unknown to jj,
+// unreadable) or cannot be collected, it returns a nil Produced and why;
+// an error only when the context was stopped.
+func collectExplore(ctx context.Context, b *engine.JJBackend, ws engine.Workspace) (*engine.Produced, []string, string, error) {
+	problem, err := b.Check(ctx, ws, false)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, "", err
+		}
+		return nil, nil, err.Error(), nil
+	}
+	if problem != "" {
+		return nil, nil, "it " + problem, nil
+	}
+	p, err := b.Collect(ctx, ws)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, "", fmt.Errorf("collect the workspace %s: %w", ws.Path, err)
+		}
+		return nil, nil, "collect it: " + err.Error(), nil
+	}
+	var files []string
+	for _, f := range p.Files {
+		files = append(files, f.Path)
+	}
+	return &p, files, "", nil
+}
+
 // saveFindings copies the findings document a killed run's worker left
-// in its workspace to the artifacts folder; it returns the copy's path.
+// in its workspace to the artifacts folder; it returns the copy's path,
+// or "" when there is no document there. Only a regular file inside the
+// workspace is read, never what a symbolic link leads to.
 func saveFindings(dir, wsPath string, r *ExploreRun) (string, error) {
 	src, err := confine.RegularFile(wsPath, r.Findings)
-	if err != nil {
-		return "", fmt.Errorf("the findings document the interrupted run's worker left: %w", err)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
 	}
-	data, err := regfile.Read(src)
+	if err != nil {
+		return "", fmt.Errorf("the findings document the interrupted run's worker left: %w (move it aside, then run `jj openspec explore --abort` again)", err)
+	}
+	data, err := regfile.ReadNoFollow(src)
 	if err != nil {
 		return "", fmt.Errorf("read the findings document the interrupted run's worker left: %w", err)
 	}
+	return keepFindings(dir, r, data)
+}
+
+// saveRecordedFindings copies the findings document as the newest of a
+// killed run's workspace changes that changed it recorded it to the
+// artifacts folder; it returns the copy's path and that change, or ""
+// when none of the changes still visible wrote it.
+func saveRecordedFindings(ctx context.Context, env *Env, r *ExploreRun, changes []string) (string, string, error) {
+	if len(changes) == 0 {
+		return "", "", nil
+	}
+	live, err := env.Repo.ChangeIDs(ctx, visibleOf(changes))
+	if err != nil {
+		return "", "", fmt.Errorf("read the workspace's changes %v: %w", changes, err)
+	}
+	for _, id := range live { // newest first
+		files, err := env.Repo.Files(ctx, jjx.ID(id))
+		if err != nil {
+			return "", "", fmt.Errorf("read the files change %s changed: %w", id, err)
+		}
+		if !slices.ContainsFunc(files, func(f jjx.FileChange) bool { return f.Path == r.Findings && f.Status != "removed" }) {
+			continue
+		}
+		data, err := env.Repo.FileShow(ctx, jjx.ID(id), r.Findings)
+		if err != nil {
+			return "", "", fmt.Errorf("read %s in change %s: %w", r.Findings, id, err)
+		}
+		saved, err := keepFindings(env.Dir, r, data)
+		return saved, id, err
+	}
+	return "", "", nil
+}
+
+// keepFindings writes a killed run's findings to the artifacts folder.
+func keepFindings(dir string, r *ExploreRun, data []byte) (string, error) {
 	art := engine.ArtifactsDir(dir)
 	dst := filepath.Join(art, r.Workspace+"-findings"+filepath.Ext(r.Findings))
 	if err := writeAtomic(art, dst, data); err != nil {
