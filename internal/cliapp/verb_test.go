@@ -41,7 +41,10 @@ func TestRunQuick(t *testing.T) {
 	spec := func() cliapp.Spec {
 		built++
 		return cliapp.Spec{Name: "tool", Commands: []*cli.Command{
-			{Name: "fast", Action: func(c *cli.Context) error { _, err := c.App.Writer.Write([]byte("fast from the full spec\n")); return err }},
+			{Name: "fast", Action: func(c *cli.Context) error {
+				_, err := c.App.Writer.Write([]byte("fast from the full spec\n"))
+				return err
+			}},
 			{Name: "slow", Action: func(c *cli.Context) error { _, err := c.App.Writer.Write([]byte("slow\n")); return err }},
 		}}
 	}
