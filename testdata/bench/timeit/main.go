@@ -2,7 +2,10 @@
 // testdata/bench: it runs each command -n times, interleaved round by
 // round so that load on a shared machine falls on all of them alike, and
 // prints one line per command: its label, the fastest and the median
-// wall time in microseconds, tab-separated.
+// wall time in microseconds, tab-separated. A label given to several
+// commands pools their times: a command listed K times runs K times a
+// round (a fast command needs more samples for its minimum than a slow
+// one beside it).
 //
 //	timeit [-n RUNS] [-C DIR] LABEL CMD ARG... -- LABEL CMD ARG... ...
 //
@@ -53,9 +56,18 @@ func main() {
 			c.times = append(c.times, d)
 		}
 	}
+	var labels []string
+	pooled := map[string][]time.Duration{}
 	for _, c := range cmds {
-		slices.Sort(c.times)
-		fmt.Printf("%s\t%d\t%d\n", c.label, c.times[0].Microseconds(), c.times[len(c.times)/2].Microseconds())
+		if _, ok := pooled[c.label]; !ok {
+			labels = append(labels, c.label)
+		}
+		pooled[c.label] = append(pooled[c.label], c.times...)
+	}
+	for _, l := range labels {
+		t := pooled[l]
+		slices.Sort(t)
+		fmt.Printf("%s\t%d\t%d\n", l, t[0].Microseconds(), t[len(t)/2].Microseconds())
 	}
 }
 
