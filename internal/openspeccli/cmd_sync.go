@@ -83,7 +83,7 @@ func runSync(c *cli.Context) error {
 		return classify(err)
 	}
 	merge, err := osapply.MergeForward(c.Context, osapply.Forward{Root: r, Journal: dir, Markers: drift.MarkerIssues, Change: name,
-		Verb: "sync", Halted: "nothing synced", DryRun: dry, Out: cliapp.Stderr(c)})
+		Verb: "sync", Rerun: "jj openspec sync " + name, Halted: "nothing synced", DryRun: dry, Out: cliapp.Stderr(c)})
 	rep := syncReport{Change: name, DryRun: dry, Merge: merge, Specs: []spec.SpecChange{}}
 	if err != nil {
 		if merge != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
+	"github.com/specstack/specstack/spec/drift"
 )
 
 // PipelineFile is the pipeline's record beside the engine's ledger; each
@@ -734,6 +735,31 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 	}
 	if err := repo.At(m.Path).RestoreDir(ctx, m.ProposalRev, "@", restore); err != nil {
 		return fmt.Errorf("bring change %s's artifacts from %s onto %s: %w", m.Change, shortID(m.ProposalRev), m.Below, err)
+	}
+	return pr.keepBase(ctx, m, base)
+}
+
+// keepBase records, in a stacked member's .openspec.yaml (unless it names
+// one), the commit its deltas were written against: the parent of its
+// proposal's own revisions. Brought onto the member below, the change's
+// history starts there, and the drift check would take the member below's
+// specs for its base and let a stale MODIFIED requirement overwrite that
+// member's edit instead of merging the two.
+func (pr *pipelineRunner) keepBase(ctx context.Context, m *Member, below string) error {
+	roots, err := pr.env.Repo.Log(ctx, "roots(::"+jjx.ID(m.ProposalRev)+" ~ ::"+jjx.ID(below)+")")
+	if err != nil {
+		return fmt.Errorf("find where change %s's proposal starts: %w", m.Change, err)
+	}
+	if len(roots) != 1 || len(roots[0].Parents) != 1 {
+		fmt.Fprintf(pr.out, "pipeline: %s's proposal does not start from one revision: no base recorded; its archive takes %s's specs for its base\n", m.Change, m.Below)
+		return nil
+	}
+	wrote, err := drift.RecordBaseIfNone(pr.run.projectIn(m.Path), m.Change, roots[0].Parents[0])
+	if err != nil {
+		return fmt.Errorf("record the base of stacked change %s: %w", m.Change, err)
+	}
+	if wrote {
+		fmt.Fprintf(pr.out, "pipeline: %s was written against %s: recorded as its base (.openspec.yaml), so its archive merges %s's spec edits instead of replacing them\n", m.Change, shortID(roots[0].Parents[0]), m.Below)
 	}
 	return nil
 }

@@ -272,7 +272,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 	}
 	// 6. The tracker hook.
 	if p.Tracker != "" && !t.Tracker {
-		if err := runTracker(ctx, r, p, pr); err != nil {
+		if err := runTracker(ctx, r, p, pr, env.commands(p.Change).Resume); err != nil {
 			return res, err
 		}
 	}
@@ -373,7 +373,7 @@ const TrackerTimeout = 5 * time.Minute
 // the change, bookmark and pull request in its environment
 // (SPECSTACK_CHANGE, SPECSTACK_BOOKMARK, SPECSTACK_PR_URL): never spliced
 // into its text.
-func runTracker(ctx context.Context, r *engine.Runner, p *Plan, pr *PRView) error {
+func runTracker(ctx context.Context, r *engine.Runner, p *Plan, pr *PRView, rerun string) error {
 	j := engine.Job{Command: p.Tracker, Dir: r.Backend.TargetDir(), Role: "tracker", Task: "all",
 		Log: filepath.Join(engine.ArtifactsDir(r.Dir), "tracker.log"), Timeout: TrackerTimeout,
 		Environment: []string{"SPECSTACK_CHANGE=" + p.Change, "SPECSTACK_BOOKMARK=" + p.Bookmark, "SPECSTACK_PR_URL=" + pr.URL}}
@@ -386,7 +386,7 @@ func runTracker(ctx context.Context, r *engine.Runner, p *Plan, pr *PRView) erro
 		return err
 	}
 	if status == engine.GateFailed {
-		return exitcode.Wrap(exitcode.Failure, errors.Join(fmt.Errorf("tracker hook %q failed (exit %d; log %s): the PR is open, re-run apply to retry the hook", p.Tracker, res.ExitCode, j.Log), res.Err))
+		return exitcode.Wrap(exitcode.Failure, errors.Join(fmt.Errorf("tracker hook %q failed (exit %d; log %s): the PR is open; re-run `%s` to retry the hook", p.Tracker, res.ExitCode, j.Log, rerun), res.Err))
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ const EvSpecsMerged = "apply-specs-merged"
 // mergeSpecsForward is apply's MergeForward, recorded in its ledger.
 func mergeSpecsForward(ctx context.Context, env *Env, r *engine.Runner, p *Plan) error {
 	res, err := MergeForward(ctx, Forward{Root: env.Root, Journal: env.Journal, Markers: env.Markers, Change: p.Change,
-		Verb: "apply", Halted: "nothing archived or pushed", Out: env.Out})
+		Verb: "apply", Rerun: env.commands(p.Change).Resume, Halted: "nothing archived or pushed", Out: env.Out})
 	if res == nil {
 		return err
 	}
@@ -49,7 +49,11 @@ type Forward struct {
 	// that check.
 	Markers func(spec.Root, string) ([]spec.Issue, error)
 	Change  string
-	Verb    string // "apply", "sync": the command a person re-runs
+	Verb    string // "apply", "sync": the verb its progress lines start with
+	// Rerun is the command a person runs once they fixed a halt: `jj
+	// openspec sync CHANGE`, apply's resume (a pipeline member's is the
+	// pipeline's).
+	Rerun string
 	Halted  string // what a halt leaves undone: "nothing synced"
 	DryRun  bool   // plan the merge, write nothing
 	Out     io.Writer
@@ -93,8 +97,8 @@ func MergeForward(ctx context.Context, f Forward) (*drift.RebaseResult, error) {
 			for _, m := range ms {
 				items = append(items, fmt.Sprintf("%s:%d", m.Path, m.Line))
 			}
-			return nil, exitcode.New(exitcode.Conflicts, "change %s: unresolved conflict markers (%s): %s. Keep a side with `jj openspec resolve --strategy ours|theirs PATH` (ours: the live spec, theirs: the change) or edit them, then re-run `jj openspec %s %s`",
-				change, strings.Join(items, ", "), f.Halted, f.Verb, change)
+			return nil, exitcode.New(exitcode.Conflicts, "change %s: unresolved conflict markers (%s): %s. Keep a side with `jj openspec resolve --strategy ours|theirs PATH` (ours: the live spec, theirs: the change) or edit them, then re-run `%s`",
+				change, strings.Join(items, ", "), f.Halted, f.Rerun)
 		}
 	}
 	proj, err := drift.Open(ctx, f.Root)
@@ -123,8 +127,8 @@ func MergeForward(ctx context.Context, f Forward) (*drift.RebaseResult, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, exitcode.New(exitcode.Conflicts, "change %s: its delta specs name requirements the live specs do not hold: %s; %s. Edit the change's delta specs (openspec/changes/%s/specs/) to match openspec/specs/, then re-run `jj openspec %s %s`",
-			change, strings.Join(missing, "; "), f.Halted, change, f.Verb, change)
+		return nil, exitcode.New(exitcode.Conflicts, "change %s: its delta specs name requirements the live specs do not hold: %s; %s. Edit the change's delta specs (openspec/changes/%s/specs/) to match openspec/specs/, then re-run `%s`",
+			change, strings.Join(missing, "; "), f.Halted, change, f.Rerun)
 	}
 	if !stale {
 		return nil, nil
@@ -141,8 +145,8 @@ func MergeForward(ctx context.Context, f Forward) (*drift.RebaseResult, error) {
 		for _, fd := range res.Left {
 			left = append(left, fmt.Sprintf("%s %s %q (%s)", fd.Op, fd.Capability, fd.Requirement, fd.Detail))
 		}
-		return nil, exitcode.New(exitcode.Conflicts, "change %s: the live specs moved under requirements a merge cannot settle: %s; %s. Edit the change's delta specs to match openspec/specs/, then re-run `jj openspec %s %s`",
-			change, strings.Join(left, "; "), f.Halted, f.Verb, change)
+		return nil, exitcode.New(exitcode.Conflicts, "change %s: the live specs moved under requirements a merge cannot settle: %s; %s. Edit the change's delta specs to match openspec/specs/, then re-run `%s`",
+			change, strings.Join(left, "; "), f.Halted, f.Rerun)
 	}
 	if !f.DryRun {
 		if err := res.Apply(f.Root, f.Journal); err != nil {
@@ -179,8 +183,8 @@ func MergeForward(ctx context.Context, f Forward) (*drift.RebaseResult, error) {
 	if f.DryRun {
 		written = "would be written"
 	}
-	return res, exitcode.New(exitcode.Conflicts, "change %s: its delta specs conflict with specs edited since it was written: %s; the merge %s as conflict markers, %s. Keep a side with `jj openspec resolve --strategy ours|theirs PATH` or edit the markers, then re-run `jj openspec %s %s`",
-		change, strings.Join(where, "; "), written, f.Halted, f.Verb, change)
+	return res, exitcode.New(exitcode.Conflicts, "change %s: its delta specs conflict with specs edited since it was written: %s; the merge %s as conflict markers, %s. Keep a side with `jj openspec resolve --strategy ours|theirs PATH` or edit the markers, then re-run `%s`",
+		change, strings.Join(where, "; "), written, f.Halted, f.Rerun)
 }
 
 // staleSince reports whether change's delta specs were written against
