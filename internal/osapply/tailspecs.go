@@ -53,10 +53,10 @@ type Forward struct {
 	// Rerun is the command a person runs once they fixed a halt: `jj
 	// openspec sync CHANGE`, apply's resume (a pipeline member's is the
 	// pipeline's).
-	Rerun string
-	Halted  string // what a halt leaves undone: "nothing synced"
-	DryRun  bool   // plan the merge, write nothing
-	Out     io.Writer
+	Rerun  string
+	Halted string // what a halt leaves undone: "nothing synced"
+	DryRun bool   // plan the merge, write nothing
+	Out    io.Writer
 }
 
 // MergeForward is the drift check and three-way merge that apply's
