@@ -889,7 +889,7 @@ func (run *PipelineRun) outcome(m *Member) MemberReport {
 	rep.Phase = PhaseOf(d)
 	rep.Commit, rep.PR = t.Bookmarked, t.PR
 	switch {
-	case t.Archived != "" || t.Applied:
+	case t.Archived != "" || t.Applied || t.VerifyGreen:
 		rep.Verify = "passed"
 	case t.VerifyRed:
 		rep.Verify = "failed"

@@ -80,10 +80,12 @@ type tailState struct {
 	Pushed    string
 	PR        *PRView
 	// Tracker: the tracker hook passed (a failed one runs again).
-	Tracker    bool
-	Applied    bool
-	VerifyRed  bool
-	Bookmarked string
+	Tracker   bool
+	Applied   bool
+	VerifyRed bool
+	// VerifyGreen: the last verify gate passed.
+	VerifyGreen bool
+	Bookmarked  string
 	// SpecsConflict: the last forward merge of the delta specs wrote
 	// conflict markers.
 	SpecsConflict bool
@@ -97,6 +99,7 @@ func tailOf(d *engine.Doc) tailState {
 			t.SpecsConflict = e.Status == "conflicts"
 		case EvVerify:
 			t.VerifyRed = e.Status == engine.GateFailed
+			t.VerifyGreen = e.Status == engine.GatePassed
 		case EvTicked:
 			t.Ticked = append(t.Ticked, e.Files...)
 		case EvArchiving:
