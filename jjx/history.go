@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 )
 
@@ -133,4 +135,88 @@ func (r *Repo) Touches(ctx context.Context, rev string, ps []string) (bool, erro
 		return false, err
 	}
 	return len(lines(out)) > 0, nil
+}
+
+// WrittenOn returns, for each revision of paths (commit ids) and each
+// of its paths, the parents of the newest entry of that revision's
+// evolution log (jj evolog) that added or modified the path compared
+// with the entry before: the commits the file was last written against.
+// A rebase evolves a revision without touching its files, so a file
+// written on one trunk commit and rebased onto a later one is reported
+// written on the first. Paths (repository-relative, slash separated)
+// never written in their revision's evolution are absent. One jj call for
+// all the revisions.
+func (r *Repo) WrittenOn(ctx context.Context, paths map[string][]string) (map[string]map[string][]string, error) {
+	res := map[string]map[string][]string{}
+	if len(paths) == 0 {
+		return res, nil
+	}
+	var revs []string
+	for rev := range paths {
+		revs = append(revs, rev)
+	}
+	sort.Strings(revs)
+	ids := make([]string, len(revs))
+	for i, rev := range revs {
+		ids[i] = ID(rev)
+	}
+	// Each entry's line (change, commit, parents), then its --summary
+	// lines ("A path", "M path", relative to the repository root, where
+	// jj runs). A change's entries come newest first; the changes'
+	// entries interleave.
+	out, err := r.callRead(ctx, "evolog", "-r", strings.Join(ids, " | "), "--no-graph", "--summary",
+		"-T", `"\x01" ++ commit.change_id() ++ "\t" ++ commit.commit_id() ++ "\t" ++ commit.parents().map(|p| p.commit_id()).join(",") ++ "\n"`)
+	if err != nil {
+		return nil, err
+	}
+	type entry struct {
+		change, commit string
+		parents        []string
+	}
+	var es []entry
+	var sums [][]string
+	for _, l := range strings.Split(string(out), "\n") {
+		if rest, ok := strings.CutPrefix(l, "\x01"); ok {
+			f := strings.Split(rest, "\t")
+			if len(f) != 3 {
+				return nil, fmt.Errorf("decode jj evolog line %q", rest)
+			}
+			e := entry{change: f[0], commit: f[1]}
+			if f[2] != "" {
+				e.parents = strings.Split(f[2], ",")
+			}
+			es = append(es, e)
+			sums = append(sums, nil)
+			continue
+		}
+		if len(es) > 0 && l != "" {
+			sums[len(sums)-1] = append(sums[len(sums)-1], l)
+		}
+	}
+	// The revision each change is: its entry whose commit is the revision.
+	revOf := map[string]string{}
+	for _, e := range es {
+		if _, ok := paths[e.commit]; ok {
+			revOf[e.change] = e.commit
+		}
+	}
+	for i, e := range es {
+		rev, ok := revOf[e.change]
+		if !ok {
+			continue
+		}
+		for _, l := range sums[i] {
+			kind, path, ok := strings.Cut(l, " ")
+			if !ok || (kind != "A" && kind != "M") || !slices.Contains(paths[rev], path) {
+				continue
+			}
+			if res[rev] == nil {
+				res[rev] = map[string][]string{}
+			}
+			if _, seen := res[rev][path]; !seen {
+				res[rev][path] = e.parents
+			}
+		}
+	}
+	return res, nil
 }

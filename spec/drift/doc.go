@@ -6,13 +6,17 @@
 // the delta file; in git, the first parent of the earliest commit of
 // HEAD's history that added it. Renames are followed back (jj's and
 // git's rename detection): a change folder renamed after it was written
-// keeps the base of the file it was renamed from. A delta history does
+// keeps the base of the file it was renamed from. In jj, a revision
+// rebased since it was written keeps the parent it had when its delta
+// was last written (jj's evolution log, jj evolog): the rebase's new
+// parent, spec edits included, is not taken for the base. A delta history does
 // not hold yet has the working copy's parent (jj) or HEAD (git) as base;
 // a `base:` commit ID in the change's .openspec.yaml wins; a directory
 // without history has no base, and nothing is guessed then. History is
 // read in a fixed number of VCS calls whatever the number of
 // requirements: one for every delta's base (git: two, the second naming
-// renames; as many again per rename followed back), one (git cat-file
+// renames; jj: two, the second its evolution log; as many again per
+// rename followed back), one (git cat-file
 // --batch, through jj's git store for jj) for every spec at its base, and
 // one per stale spec to name the revision that moved it.
 //

@@ -144,9 +144,19 @@ func (h *jjHistory) Bases(ctx context.Context, paths []string) (map[string]Base,
 	if err != nil {
 		return nil, err
 	}
+	written, err := h.writtenOn(ctx, earliest)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range paths {
 		if e, ok := earliest[p]; ok {
 			out[p] = Base{Rev: e.parent, Known: true, Source: "history", Added: e.rev}
+			if w, ok := written[e.rev][e.path]; ok && len(w) == 1 && w[0] != e.parent {
+				// Rebased since it was written: the base is where it was
+				// written, else the rebase's new parent's edits to the
+				// spec would pass for the base and be overwritten.
+				out[p] = Base{Rev: w[0], Known: true, Source: "history", Added: e.rev}
+			}
 			continue
 		}
 		wc, err := h.workingCopy(ctx)
@@ -156,6 +166,20 @@ func (h *jjHistory) Bases(ctx context.Context, paths []string) (map[string]Base,
 		if len(wc.Parents) > 0 {
 			out[p] = Base{Rev: wc.Parents[0], Known: true, Source: "uncommitted"}
 		}
+	}
+	return out, nil
+}
+
+// writtenOn asks jj's evolution log of the adding revisions where their
+// paths were last written (jjx.WrittenOn), in one call.
+func (h *jjHistory) writtenOn(ctx context.Context, adds map[string]adder) (map[string]map[string][]string, error) {
+	byRev := map[string][]string{}
+	for _, e := range adds {
+		byRev[e.rev] = append(byRev[e.rev], e.path)
+	}
+	out, err := h.repo.WrittenOn(ctx, byRev)
+	if err != nil {
+		return nil, fmt.Errorf("read the evolution of the revisions that added change files: %w", err)
 	}
 	return out, nil
 }
@@ -290,7 +314,9 @@ func newestMovers(n int, at func(int) (Commit, []string)) map[string]Commit {
 	return out
 }
 
-type adder struct{ rev, parent string }
+// adder is the revision that added a path (as named there, after
+// following renames back) and that revision's first parent.
+type adder struct{ rev, parent, path string }
 
 // addition is one revision adding files: its parents, the paths it added
 // and, for the renamed ones, the path each was renamed from.
@@ -362,7 +388,7 @@ func followAdds(ctx context.Context, paths []string, list func(context.Context, 
 				continue
 			}
 			for _, orig := range want[p] {
-				out[orig] = adder{e.rev, e.parent}
+				out[orig] = adder{e.rev, e.parent, p}
 			}
 			if src := e.from; src != "" && src != p && !seen[src] {
 				next[src] = append(next[src], want[p]...)
