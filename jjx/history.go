@@ -138,13 +138,15 @@ func (r *Repo) Touches(ctx context.Context, rev string, ps []string) (bool, erro
 }
 
 // WrittenOn returns, for each revision of paths (commit ids) and each
-// of its paths, the parents of the newest entry of that revision's
-// evolution log (jj evolog) that added or modified the path compared
-// with the entry before: the commits the file was last written against.
-// A rebase evolves a revision without touching its files, so a file
-// written on one trunk commit and rebased onto a later one is reported
-// written on the first. Paths (repository-relative, slash separated)
-// never written in their revision's evolution are absent. One jj call for
+// of its paths, the parents of the oldest entry of that revision's
+// evolution log (jj evolog) that added the path compared with the entry
+// before: the commits the file was first written against. A rebase
+// evolves a revision without touching its files, so a file written on
+// one trunk commit and rebased onto a later one is reported written on
+// the first, edits made after the rebase included (a typo fixed must not
+// make the rebase's parent the base; an author who took the new parent's
+// text in merges cleanly). Paths (repository-relative, slash separated)
+// never added in their revision's evolution are absent. One jj call for
 // all the revisions.
 func (r *Repo) WrittenOn(ctx context.Context, paths map[string][]string) (map[string]map[string][]string, error) {
 	res := map[string]map[string][]string{}
@@ -207,15 +209,13 @@ func (r *Repo) WrittenOn(ctx context.Context, paths map[string][]string) (map[st
 		}
 		for _, l := range sums[i] {
 			kind, path, ok := strings.Cut(l, " ")
-			if !ok || (kind != "A" && kind != "M") || !slices.Contains(paths[rev], path) {
+			if !ok || kind != "A" || !slices.Contains(paths[rev], path) {
 				continue
 			}
 			if res[rev] == nil {
 				res[rev] = map[string][]string{}
 			}
-			if _, seen := res[rev][path]; !seen {
-				res[rev][path] = e.parents
-			}
+			res[rev][path] = e.parents // entries run newest first: the oldest wins
 		}
 	}
 	return res, nil

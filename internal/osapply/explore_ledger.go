@@ -1,6 +1,7 @@
 package osapply
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -421,12 +422,29 @@ func saveRecordedFindings(ctx context.Context, env *Env, r *ExploreRun, changes 
 	return "", "", nil
 }
 
-// keepFindings writes a killed run's findings to the artifacts folder.
+// keepFindings writes a killed run's findings to the artifacts folder,
+// never over another copy: a cleanup killed after keeping the worker's
+// last version and run again may find only an older one jj recorded, which
+// goes beside it (-2, -3, …). The same content is kept once.
 func keepFindings(dir string, r *ExploreRun, data []byte) (string, error) {
 	art := engine.ArtifactsDir(dir)
-	dst := filepath.Join(art, r.Workspace+"-findings"+filepath.Ext(r.Findings))
-	if err := writeAtomic(art, dst, data); err != nil {
-		return "", fmt.Errorf("keep the interrupted run's findings at %s: %w", dst, err)
+	ext := filepath.Ext(r.Findings)
+	for n := 1; ; n++ {
+		name := r.Workspace + "-findings" + ext
+		if n > 1 {
+			name = fmt.Sprintf("%s-findings-%d%s", r.Workspace, n, ext)
+		}
+		dst := filepath.Join(art, name)
+		old, err := regfile.ReadNoFollow(dst)
+		switch {
+		case err == nil && bytes.Equal(old, data):
+			return dst, nil
+		case err == nil || !errors.Is(err, fs.ErrNotExist):
+			continue // another copy (or something else) is there
+		}
+		if err := writeAtomic(art, dst, data); err != nil {
+			return "", fmt.Errorf("keep the interrupted run's findings at %s: %w", dst, err)
+		}
+		return dst, nil
 	}
-	return dst, nil
 }

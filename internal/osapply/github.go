@@ -157,7 +157,7 @@ func linkStack(ctx context.Context, dir string, branches []string, progress io.W
 		}
 		select {
 		case <-ctx.Done():
-			return nil, err
+			return nil, exitcode.Wrap(exitcode.Interrupted, fmt.Errorf("gh specstack link: stopped while waiting for another gh-specstack's lock: %w", ctx.Err()))
 		case <-time.After(wait):
 		}
 	}

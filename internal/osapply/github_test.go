@@ -83,3 +83,29 @@ echo '{"stackMode": "native", "stack": 7, "stackAction": "created"}'
 		t.Errorf("gh-specstack ran %d times, want 3 (two refusals, then the link)", n)
 	}
 }
+
+// TestKeepFindingsNeverOverwrites: a second, different copy of a killed
+// explore's findings goes beside the first (a re-run cleanup may only
+// find an older version jj recorded); the same content is kept once.
+func TestKeepFindingsNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	r := &ExploreRun{Workspace: "openspec-explore-1", Findings: "docs/x.md"}
+	first, err := keepFindings(dir, r, []byte("v2, the worker's last\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := keepFindings(dir, r, []byte("v1, as jj recorded it\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := keepFindings(dir, r, []byte("v1, as jj recorded it\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second == first || again != second || !strings.HasSuffix(second, "-findings-2.md") {
+		t.Errorf("kept at %s, then %s, then %s", first, second, again)
+	}
+	if data, _ := os.ReadFile(first); string(data) != "v2, the worker's last\n" {
+		t.Errorf("the first copy became %q", data)
+	}
+}

@@ -740,13 +740,21 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 }
 
 // keepBase records, in a stacked member's .openspec.yaml (unless it names
-// one), the commit its deltas were written against: the parent of its
-// proposal's own revisions. Brought onto the member below, the change's
-// history starts there, and the drift check would take the member below's
-// specs for its base and let a stale MODIFIED requirement overwrite that
-// member's edit instead of merging the two.
+// one), the commit its deltas were written against: the parent of the
+// proposal's first revision touching its change folder, or, when that
+// revision was rebased since, the parent it had when the files were first
+// written (jj's evolution log, as drift reads it). Brought onto the
+// member below, the change's history starts there, and the drift check
+// would take the member below's specs for its base and let a stale
+// MODIFIED requirement overwrite that member's edit instead of merging
+// the two.
 func (pr *pipelineRunner) keepBase(ctx context.Context, m *Member, below string) error {
-	roots, err := pr.env.Repo.Log(ctx, "roots(::"+jjx.ID(m.ProposalRev)+" ~ ::"+jjx.ID(below)+")")
+	dir, err := repoRel(pr.env, pr.env.Root.ChangeDir(m.Change))
+	if err != nil {
+		return err
+	}
+	repo := pr.env.Repo
+	roots, err := repo.Log(ctx, "roots((::"+jjx.ID(m.ProposalRev)+" ~ ::"+jjx.ID(below)+") & files(root:"+jjx.Quote(dir)+"))")
 	if err != nil {
 		return fmt.Errorf("find where change %s's proposal starts: %w", m.Change, err)
 	}
@@ -754,12 +762,34 @@ func (pr *pipelineRunner) keepBase(ctx context.Context, m *Member, below string)
 		fmt.Fprintf(pr.out, "pipeline: %s's proposal does not start from one revision: no base recorded; its archive takes %s's specs for its base\n", m.Change, m.Below)
 		return nil
 	}
-	wrote, err := drift.RecordBaseIfNone(pr.run.projectIn(m.Path), m.Change, roots[0].Parents[0])
+	base := roots[0].Parents[0]
+	files, err := repo.Files(ctx, jjx.ID(roots[0].CommitID))
+	if err != nil {
+		return fmt.Errorf("read the files of %s: %w", shortID(roots[0].CommitID), err)
+	}
+	var added []string
+	for _, f := range files {
+		if f.Status == "added" && strings.HasPrefix(f.Path, dir+"/") {
+			added = append(added, f.Path)
+		}
+	}
+	slices.Sort(added)
+	written, err := repo.WrittenOn(ctx, map[string][]string{roots[0].CommitID: added})
+	if err != nil {
+		return fmt.Errorf("read the evolution of change %s's proposal: %w", m.Change, err)
+	}
+	for _, f := range added {
+		if w := written[roots[0].CommitID][f]; len(w) == 1 {
+			base = w[0]
+			break
+		}
+	}
+	wrote, err := drift.RecordBaseIfNone(pr.run.projectIn(m.Path), m.Change, base)
 	if err != nil {
 		return fmt.Errorf("record the base of stacked change %s: %w", m.Change, err)
 	}
 	if wrote {
-		fmt.Fprintf(pr.out, "pipeline: %s was written against %s: recorded as its base (.openspec.yaml), so its archive merges %s's spec edits instead of replacing them\n", m.Change, shortID(roots[0].Parents[0]), m.Below)
+		fmt.Fprintf(pr.out, "pipeline: %s was written against %s: recorded as its base (.openspec.yaml), so its archive merges %s's spec edits instead of replacing them\n", m.Change, shortID(base), m.Below)
 	}
 	return nil
 }

@@ -16,9 +16,9 @@ import (
 // in the run's ledger header (written with the resume's event), the
 // verify commands, reviewer and push setting in the plan. It returns
 // what changed, for the caller to say. A flag that cannot apply any
-// more is refused (exit 2) before anything is written: --no-verify and
-// another --distribution always (the gate and the split are the run's
-// from its start), --worker and --timeout once the workers have
+// more is refused (exit 2) before anything is written: --no-verify on a
+// run with a gate and another --distribution (auto restates any) always
+// (the gate and the split are the run's from its start), --worker and --timeout once the workers have
 // finished, --verify and --reviewer once the gate passed and the change
 // was archived, --no-push once the bookmark was pushed. A flag that
 // restates the recorded setting is no change and never refused.
@@ -28,10 +28,10 @@ func takeResumeFlags(env *Env, r *engine.Runner, p *Plan, f ResumeFlags) ([]stri
 	}
 	resume := "`" + env.commands(p.Change).Resume + "`"
 	abort := "`" + env.commands(p.Change).Abort + "`"
-	if f.NoVerify {
+	if f.NoVerify && len(p.Verify) > 0 {
 		return nil, exitcode.New(exitcode.Usage, "apply --no-verify: a resumed apply keeps its verify gate; resume without it (%s; --verify CMD replaces the gate's commands), or undo the run (%s) and start it again with --no-verify", resume, abort)
 	}
-	if f.Distribution != "" && f.Distribution != p.Distribution {
+	if f.Distribution != "" && f.Distribution != "auto" && f.Distribution != p.Distribution {
 		return nil, exitcode.New(exitcode.Usage, "apply --distribution %s: run %s of change %s started with the %s distribution, its tasks split for its workers then; resume without --distribution (%s), or undo the run (%s) and start it again with --distribution %s", f.Distribution, p.RunID, p.Change, p.Distribution, resume, abort, f.Distribution)
 	}
 	opts := &r.Doc.Header.Options

@@ -8,7 +8,7 @@
 // git's rename detection): a change folder renamed after it was written
 // keeps the base of the file it was renamed from. In jj, a revision
 // rebased since it was written keeps the parent it had when its delta
-// was last written (jj's evolution log, jj evolog): the rebase's new
+// was first written (jj's evolution log, jj evolog): the rebase's new
 // parent, spec edits included, is not taken for the base. A delta history does
 // not hold yet has the working copy's parent (jj) or HEAD (git) as base;
 // a `base:` commit ID in the change's .openspec.yaml wins; a directory
