@@ -89,7 +89,7 @@ func TestStartupInit(t *testing.T) {
 			first := traceInit(t, path)
 			var heavy []string
 			for _, p := range first.packages {
-				if isForbidden(p.name) || slices.Contains(forbiddenIn[b.name], p.name) {
+				if isForbidden(p.name) {
 					heavy = append(heavy, p.name)
 				}
 			}
@@ -97,6 +97,7 @@ func TestStartupInit(t *testing.T) {
 				t.Errorf("%s initialises heavy packages at start-up (GODEBUG=inittrace=1 %s --version; go list -deps -tags TAGS ./cmd/%s shows who imports them):\n  %s",
 					b.name, b.name, b.name, strings.Join(heavy, "\n  "))
 			}
+			checkNotLinked(t, b.name)
 			checkHugeHeapFirst(t, b.name, first)
 			if first.allocs > b.allocs {
 				t.Errorf("%s: package initialisation allocates %d times, over the budget of %d; the heaviest:\n%s",
@@ -131,6 +132,30 @@ func TestStartupInit(t *testing.T) {
 					b.name, sum, runs, b.clock, top(all, func(p pkgInit) float64 { return float64(p.clock) }))
 			}
 		})
+	}
+}
+
+// checkNotLinked fails when the binary links a package of forbiddenIn,
+// as `go list -deps` with the Makefile's tags shows (whether or not the
+// package has initialisation work to show in an init trace).
+func checkNotLinked(t *testing.T, name string) {
+	t.Helper()
+	if len(forbiddenIn[name]) == 0 {
+		return
+	}
+	args := []string{"list", "-deps"}
+	if tags := makefileVar(t, "TAGS"); tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	args = append(args, "./cmd/"+name)
+	out, err := xec.Output(t.Context(), xec.Cmd{Name: "go", Args: args, Dir: "..", Timeout: 5 * time.Minute})
+	if err != nil {
+		t.Fatalf("go list -deps ./cmd/%s: %v", name, err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if slices.Contains(forbiddenIn[name], dep) {
+			t.Errorf("%s links %s (go list -deps -tags TAGS ./cmd/%s shows who imports it)", name, dep, name)
+		}
 	}
 }
 

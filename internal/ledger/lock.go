@@ -75,20 +75,26 @@ func (l *Lock) Release() error {
 	return l.fl.Unlock()
 }
 
-// Holding reports the process that holds the lock of dir, as its holder
-// file names it, without taking the lock: a live process of this host (or
-// one of another host, whose liveness cannot be known). A holder killed
-// leaves a file naming a process that is gone: not holding.
-func Holding(dir string) (Holder, bool) {
+// Holding reports whether a process holds the lock of dir, as its
+// holder file names it, without taking the lock: a live process of this
+// host (or one of another host, whose liveness cannot be known). A holder
+// killed leaves a file naming a process that is gone: not holding.
+func Holding(dir string) bool {
 	var h Holder
-	if err := ReadFile(filepath.Join(dir, HolderFile), &h); err != nil || h.PID == 0 {
-		return h, false
+	if err := ReadFile(filepath.Join(dir, HolderFile), &h); err != nil {
+		return false
 	}
 	host, err := os.Hostname()
 	if err != nil {
 		host = ""
 	}
-	return h, (h.Host != "" && h.Host != host) || alive(h.PID)
+	return h.live(host)
+}
+
+// live reports whether h, read from a holder file, names a holder that
+// may still run: a process of another host, or a live one of host.
+func (h Holder) live(host string) bool {
+	return h.PID != 0 && ((h.Host != "" && h.Host != host) || alive(h.PID))
 }
 
 // holderWait bounds how long a refused Acquire waits for the holder to
@@ -103,7 +109,7 @@ func liveHolder(dir, host string) (Holder, bool) {
 	for {
 		var h Holder
 		err := ReadFile(filepath.Join(dir, HolderFile), &h)
-		if err == nil && h.PID != 0 && ((h.Host != "" && h.Host != host) || alive(h.PID)) {
+		if err == nil && h.live(host) {
 			return h, true
 		}
 		if time.Now().After(deadline) {

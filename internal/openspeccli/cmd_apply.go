@@ -1,6 +1,7 @@
 package openspeccli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -223,12 +224,12 @@ func runApply(c *cli.Context) error {
 		return err
 	}
 	req := configuredRequest(c, s)
-	req.Worker = pick(c.String("worker"), s.cfg.Worker.Command)
+	req.Worker = cmp.Or(c.String("worker"), s.cfg.Worker.Command)
 	req.NoVerify = c.Bool("no-verify")
-	req.Reviewer = pick(c.String("reviewer"), s.cfg.Worker.Reviewer)
+	req.Reviewer = cmp.Or(c.String("reviewer"), s.cfg.Worker.Reviewer)
 	req.Distribution = c.String("distribution")
 	req.Yes = c.Bool("yes")
-	req.Timeout = pick(c.String("timeout"), s.cfg.Worker.Timeout)
+	req.Timeout = cmp.Or(c.String("timeout"), s.cfg.Worker.Timeout)
 	if pipelineAsked(c, args) {
 		return runPipeline(c, s, args, req)
 	}
@@ -447,11 +448,4 @@ func shortOp(op string) string {
 		return op[:12]
 	}
 	return op
-}
-
-func pick(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -1,6 +1,7 @@
 package openspeccli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -84,8 +85,8 @@ func runExplore(c *cli.Context) error {
 	}
 	res, err := osapply.Explore(c.Context, s.env, osapply.ExploreRequest{
 		Topic: strings.Join(args, " "), Findings: c.String("findings"), Cwd: cwd,
-		Worker:        pick(c.String("worker"), s.cfg.Worker.Command),
-		Timeout:       pick(c.String("timeout"), s.cfg.Worker.Timeout),
+		Worker:        cmp.Or(c.String("worker"), s.cfg.Worker.Command),
+		Timeout:       cmp.Or(c.String("timeout"), s.cfg.Worker.Timeout),
 		WorkspacesDir: config.WorkspacesDir(s.cfg, s.env.Repo.Root),
 	})
 	if err != nil {
@@ -152,7 +153,7 @@ func exploreStatus(c *cli.Context, args []string) error {
 		var b strings.Builder
 		for _, r := range runs {
 			fmt.Fprintf(&b, "explore of %s: %s (started %s, workspace %s)\n", r.Findings, r.Phase, r.Started.Format(time.RFC3339), r.Workspace)
-			if strings.HasPrefix(r.Phase, "interrupted") {
+			if r.Interrupted {
 				b.WriteString("  `jj openspec explore --abort` (or the next explore) cleans it up\n")
 			}
 			fmt.Fprintf(&b, "  ledger: %s\n", r.Ledger)

@@ -1,6 +1,7 @@
 package openspeccli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -80,8 +81,8 @@ func runAuthor(c *cli.Context) error {
 	}
 	res, err := osapply.Author(c.Context, s.env, osapply.AuthorRequest{
 		Verb: c.Command.Name, Change: name,
-		Worker:        pick(c.String("worker"), s.cfg.Worker.Command),
-		Timeout:       pick(c.String("timeout"), s.cfg.Worker.Timeout),
+		Worker:        cmp.Or(c.String("worker"), s.cfg.Worker.Command),
+		Timeout:       cmp.Or(c.String("timeout"), s.cfg.Worker.Timeout),
 		Publish:       c.Bool("publish"),
 		WorkspacesDir: config.WorkspacesDir(s.cfg, s.env.Repo.Root),
 	})
@@ -131,7 +132,7 @@ func authorStatus(c *cli.Context) error {
 				fmt.Fprintf(&b, " on %s", shortOp(r.Commit))
 			}
 			b.WriteString(")\n")
-			if !strings.HasPrefix(r.Phase, "done") {
+			if r.Resumable {
 				fmt.Fprintf(&b, "  `jj openspec %s %s` resumes it\n", r.Verb, r.Change)
 			}
 			fmt.Fprintf(&b, "  ledger: %s\n", r.Ledger)

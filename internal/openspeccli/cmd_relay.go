@@ -1,6 +1,7 @@
 package openspeccli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -104,8 +105,8 @@ func runRelay(c *cli.Context) error {
 	}
 	v, err := osapply.Relay(c.Context, s.env, osapply.RelayRequest{
 		Arg:           args[0],
-		Worker:        pick(c.String("worker"), s.cfg.Worker.Command),
-		Timeout:       pick(c.String("timeout"), s.cfg.Worker.Timeout),
+		Worker:        cmp.Or(c.String("worker"), s.cfg.Worker.Command),
+		Timeout:       cmp.Or(c.String("timeout"), s.cfg.Worker.Timeout),
 		WorkspacesDir: config.WorkspacesDir(s.cfg, s.env.Repo.Root),
 	})
 	if v != nil {

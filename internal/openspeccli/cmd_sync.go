@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
-	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/osapply"
 	"github.com/specstack/specstack/spec"
 	"github.com/specstack/specstack/spec/drift"
@@ -82,14 +81,14 @@ func runSync(c *cli.Context) error {
 	if err := r.CheckChange(name); err != nil {
 		return classify(err)
 	}
-	merge, err := osapply.MergeForward(c.Context, osapply.Forward{Root: r, Journal: dir, Markers: drift.MarkerIssues, Change: name,
-		Verb: "sync", Rerun: "jj openspec sync " + name, Halted: "nothing synced", DryRun: dry, Out: cliapp.Stderr(c)})
-	rep := syncReport{Change: name, DryRun: dry, Merge: merge, Specs: []spec.SpecChange{}}
+	res, err := osapply.Sync(c.Context, r, dir, name, dry, cliapp.Stderr(c))
+	rep := syncReport{Change: name, DryRun: dry, Merge: res.Merge, Specs: []spec.SpecChange{}}
 	if err != nil {
-		if merge != nil {
+		switch {
+		case res.Plan == nil && res.Merge != nil:
 			// Conflicts: what the merge writes (or, dry, would write)
 			// into the change; nothing under openspec/specs/.
-			rep.Diff = mergeDiff(merge)
+			rep.Diff = mergeDiff(res.Merge)
 			if eerr := cliapp.Emit(c, rep, func(w io.Writer) error {
 				if !dry {
 					return nil
@@ -99,23 +98,8 @@ func runSync(c *cli.Context) error {
 			}); eerr != nil {
 				return eerr
 			}
-		}
-		return classify(err)
-	}
-	if merge != nil && !dry {
-		// The merged delta is written, the specs are not yet: a sync
-		// killed here is run again and goes on from the merged delta.
-		engine.CrashPoint("sync-merged")
-	}
-	planRoot := r
-	if dry && merge != nil {
-		// The specs as the merged deltas, not yet written, make them.
-		planRoot = r.WithFiles(merge.Contents())
-	}
-	plan, err := planRoot.PlanArchive(name, spec.ArchiveOptions{Yes: true})
-	if err != nil {
-		if plan != nil && !cliapp.JSON(c) {
-			for _, i := range plan.Validation {
+		case res.Plan != nil && !cliapp.JSON(c):
+			for _, i := range res.Plan.Validation {
 				if i.Level == spec.LevelError || i.Level == spec.LevelWarning {
 					fmt.Fprintf(cliapp.Stderr(c), "  [%s] %s: %s\n", i.Level, i.Path, i.Message)
 				}
@@ -123,14 +107,13 @@ func runSync(c *cli.Context) error {
 		}
 		return classify(err)
 	}
+	plan := res.Plan
 	rep.Specs, rep.Totals = plan.Changes(), plan.Totals
 	if rep.Specs == nil {
 		rep.Specs = []spec.SpecChange{}
 	}
 	if dry {
-		rep.Diff = mergeDiff(merge) + plan.Diff()
-	} else if err := plan.Sync(dir); err != nil {
-		return classify(err)
+		rep.Diff = mergeDiff(res.Merge) + plan.Diff()
 	}
 	return cliapp.Emit(c, rep, func(w io.Writer) error {
 		if dry {

@@ -236,6 +236,14 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 	// The draft: collected and validated in the workspace, once.
 	if st.Drafted == nil {
 		ev, err := collectDraft(ctx, env, b, ws, res, j.Report)
+		if errors.Is(err, errNoDraft) {
+			// Recorded as a worker that left nothing, which the next run
+			// retries.
+			if err := record(AuthorEvent{Kind: EvAuthorWorker, Status: st.Worker.Status, Reason: "empty"}); err != nil {
+				return res, err
+			}
+			return res, exitcode.New(exitcode.Halted, "%s %s: the authoring workspace %s holds no draft any more: run `jj openspec %s %s` again to run the worker again", h.Verb, name, ws.Path, h.Verb, name)
+		}
 		if err != nil {
 			return res, err
 		}
@@ -340,7 +348,7 @@ func collectDraft(ctx context.Context, env *Env, b *engine.JJBackend, ws engine.
 		return ev, fmt.Errorf("collect the authoring workspace %s: %w", ws.Path, err)
 	}
 	if p.Empty() {
-		return ev, exitcode.New(exitcode.Halted, "%s %s: the authoring workspace %s holds no draft any more: run `jj openspec %s %s` again after deleting %s", res.Verb, res.Change, ws.Path, res.Verb, res.Change, authorPath(env.Dir, res.Change))
+		return ev, errNoDraft
 	}
 	res.Commit = p.Commit
 	if err := proposalRevision(ctx, env, res, ws.Base[0], report); err != nil {
@@ -391,6 +399,9 @@ func publishDraft(ctx context.Context, env *Env, res *AuthorResult, body string)
 	res.PR, err = upsertPR(ctx, env.Repo.Root, newPull{Title: "docs(openspec): " + res.Change, Head: res.Bookmark, Body: body, Draft: true})
 	return err
 }
+
+// errNoDraft: the authoring workspace holds nothing to collect.
+var errNoDraft = errors.New("no draft")
 
 // revisionRe is a worker report's "Revision: <commit id>" line.
 var revisionRe = lazyregexp.New(`(?im)^[ \t*_>-]*revision[ \t*_]*:[ \t*_]*([0-9a-f]{7,40})\b`)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/spec"
 )
@@ -122,7 +123,7 @@ func foldAuthor(d *AuthorDoc) authorState {
 
 // workerSucceeded reports a worker event that left a result to use.
 func workerSucceeded(e *AuthorEvent) bool {
-	return e != nil && (e.Status == "done" || e.Status == "done_with_concerns") && e.Reason != "empty"
+	return e != nil && (e.Status == engine.StatusDone || e.Status == engine.StatusConcerns) && e.Reason != "empty"
 }
 
 // AuthorStatus is one authoring run as `propose --status` shows it.
@@ -131,9 +132,11 @@ type AuthorStatus struct {
 	// Phase: done (valid), done (invalid), halted (the worker left no
 	// result: the verb run again retries), or interrupted after a step
 	// (the verb run again resumes).
-	Phase  string `json:"phase"`
-	Commit string `json:"commit,omitempty"`
-	Ledger string `json:"ledger"`
+	Phase string `json:"phase"`
+	// Resumable: the verb run again goes on with it (not done).
+	Resumable bool   `json:"resumable"`
+	Commit    string `json:"commit,omitempty"`
+	Ledger    string `json:"ledger"`
 }
 
 // AuthorRuns lists the authoring runs in the ledger directory dir, by
@@ -157,6 +160,7 @@ func AuthorRuns(dir string) ([]AuthorStatus, error) {
 		if s.Drafted != nil {
 			st.Commit = s.Drafted.Commit
 		}
+		st.Resumable = s.Done == nil
 		switch {
 		case s.Done != nil:
 			st.Phase = "done (" + s.Done.Status + ")"

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/specstack/specstack/internal/confine"
@@ -155,8 +156,11 @@ type ExploreStatus struct {
 	// its findings were written" when no jj-openspec holds the project
 	// lock (the record is a killed run's); "running, or interrupted"
 	// while one does (it may be that run's).
-	Phase  string `json:"phase"`
-	Ledger string `json:"ledger"`
+	Phase string `json:"phase"`
+	// Interrupted: a killed run's record, which the next explore or
+	// explore --abort cleans up.
+	Interrupted bool   `json:"interrupted"`
+	Ledger      string `json:"ledger"`
 }
 
 // ExploreStatuses lists the explore records in the ledger directory dir
@@ -167,10 +171,10 @@ func ExploreStatuses(dir string) ([]ExploreStatus, error) {
 	if err != nil || len(runs) == 0 {
 		return []ExploreStatus{}, err
 	}
-	_, held := ledger.Holding(dir)
+	held := ledger.Holding(dir)
 	out := make([]ExploreStatus, 0, len(runs))
 	for _, r := range runs {
-		st := ExploreStatus{ExploreRun: *r, Ledger: explorePath(dir, r.Workspace)}
+		st := ExploreStatus{ExploreRun: *r, Interrupted: !held, Ledger: explorePath(dir, r.Workspace)}
 		switch {
 		case held:
 			st.Phase = "running, or interrupted (another jj-openspec holds the lock)"
@@ -439,8 +443,10 @@ func keepFindings(dir string, r *ExploreRun, data []byte) (string, error) {
 		switch {
 		case err == nil && bytes.Equal(old, data):
 			return dst, nil
-		case err == nil || !errors.Is(err, fs.ErrNotExist):
+		case err == nil || errors.Is(err, regfile.ErrNotRegular) || errors.Is(err, syscall.ELOOP):
 			continue // another copy (or something else) is there
+		case !errors.Is(err, fs.ErrNotExist):
+			return "", fmt.Errorf("keep the interrupted run's findings at %s: %w", dst, err)
 		}
 		if err := writeAtomic(art, dst, data); err != nil {
 			return "", fmt.Errorf("keep the interrupted run's findings at %s: %w", dst, err)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/xec"
@@ -31,14 +32,14 @@ const GitHubTimeout = 10 * time.Minute
 
 // gitHubProgram finds gh-specstack: beside jj-openspec's own executable
 // first (make install puts the three there), else on PATH.
-func gitHubProgram() (string, error) {
+func gitHubProgram() string {
 	if self, err := os.Executable(); err == nil {
 		p := filepath.Join(filepath.Dir(self), GitHubProgram)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
+			return p
 		}
 	}
-	return GitHubProgram, nil // looked up on PATH when run
+	return GitHubProgram // looked up on PATH when run
 }
 
 // runGitHub runs `gh-specstack -R dir VERB --json ARGS...` with stdin and
@@ -46,14 +47,11 @@ func gitHubProgram() (string, error) {
 // progress when not nil. A failure keeps gh-specstack's exit code and
 // message.
 func runGitHub(ctx context.Context, dir string, stdin io.Reader, progress io.Writer, out any, verb string, args ...string) error {
-	prog, err := gitHubProgram()
-	if err != nil {
-		return err
-	}
+	prog := gitHubProgram()
 	argv := append([]string{"-R", dir, verb, "--json"}, args...)
 	var stdout bytes.Buffer
 	// Setpgid: a timeout or Ctrl-C kills its jj or git push too.
-	err = xec.Run(ctx, xec.Cmd{Name: prog, Args: argv, Dir: dir, Stdin: stdin, Stdout: &stdout, Stderr: progress, Timeout: GitHubTimeout, Setpgid: true})
+	err := xec.Run(ctx, xec.Cmd{Name: prog, Args: argv, Dir: dir, Stdin: stdin, Stdout: &stdout, Stderr: progress, Timeout: GitHubTimeout, Setpgid: true})
 	if err != nil {
 		if errors.Is(err, xec.ErrNotFound) {
 			return exitcode.New(exitcode.Missing, "%s is not installed: jj-openspec pushes and opens pull requests through it (make install puts it beside jj-openspec); install it, or pass --no-push", GitHubProgram)
@@ -65,7 +63,7 @@ func runGitHub(ctx context.Context, dir string, stdin io.Reader, progress io.Wri
 		return fmt.Errorf("gh specstack %s: %w", verb, err)
 	}
 	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
-		return fmt.Errorf("gh specstack %s printed no report (%v): %q", verb, err, truncate(stdout.String(), 200))
+		return fmt.Errorf("gh specstack %s printed no report (%w): %q", verb, err, truncate(stdout.String(), 200))
 	}
 	return nil
 }
@@ -84,9 +82,13 @@ func failure(stderr string) string {
 	return msg
 }
 
+// truncate cuts s to at most n bytes, at a character boundary.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

@@ -123,10 +123,23 @@ func Candidates(r spec.Root, names []string, sels []Selector) ([]string, error) 
 // Filter prepares each candidate as a single apply would (existence,
 // readiness, health check, risk, distribution) and excludes, with a note,
 // each one that would be refused (its bookmark existing too) or has
-// nothing to do.
-func Filter(ctx context.Context, env *Env, candidates []string, tmpl Request) Supply {
+// nothing to do. A failure that is not the change's own (Ctrl-C, a
+// missing tool, a held lock, a failed jj call) is returned: the pipeline
+// must not go on as if that change had been judged and left out.
+func Filter(ctx context.Context, env *Env, candidates []string, tmpl Request) (Supply, error) {
 	s := Supply{Width: map[string]int{}}
+	exclude := func(name string, err error) error {
+		switch exitcode.Of(err) {
+		case exitcode.Usage, exitcode.Invalid, exitcode.NeedsChoice:
+			s.Excluded = append(s.Excluded, Exclusion{name, firstLine(err.Error())})
+			return nil
+		}
+		return fmt.Errorf("check change %s for the pipeline: %w", name, err)
+	}
 	for _, name := range candidates {
+		if err := ctx.Err(); err != nil {
+			return s, exitcode.Wrap(exitcode.Interrupted, err)
+		}
 		if !memberName.MatchString(name) {
 			s.Excluded = append(s.Excluded, Exclusion{name, "not a change name (letters, digits, '.', '_' and '-' only)"})
 			continue
@@ -134,12 +147,13 @@ func Filter(ctx context.Context, env *Env, candidates []string, tmpl Request) Su
 		req := tmpl
 		req.Change = name
 		p, dec, err := Prepare(ctx, env, req)
-		if err != nil {
-			s.Excluded = append(s.Excluded, Exclusion{name, firstLine(err.Error())})
-			continue
+		if err == nil {
+			err = checkBookmark(ctx, env.Repo, p.Bookmark, "")
 		}
-		if err := checkBookmark(ctx, env.Repo, p.Bookmark, ""); err != nil {
-			s.Excluded = append(s.Excluded, Exclusion{name, firstLine(err.Error())})
+		if err != nil {
+			if err := exclude(name, err); err != nil {
+				return s, err
+			}
 			continue
 		}
 		if dec.Open == 0 {
@@ -149,7 +163,7 @@ func Filter(ctx context.Context, env *Env, candidates []string, tmpl Request) Su
 		s.Members = append(s.Members, name)
 		s.Width[name] = len(dec.Tasks)
 	}
-	return s
+	return s, nil
 }
 
 var memberName = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)

@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 )
 
 // AbortPipeline ends the pipeline in env's ledger: the workspaces of the
-// members that did not land (their own and their workers') are forgotten
+// members that did not land (their own and their workers') are
+// snapshotted (what was edited in them stays in their changes), forgotten
 // and removed, and the run is recorded as aborted. Landed members, their
 // bookmarks and pull requests stay; nothing is restored, since other
 // members' landings came after any one member's start. The caller holds
@@ -35,6 +37,15 @@ func AbortPipeline(ctx context.Context, env *Env) (*PipelineRun, error) {
 	var errs []error
 	drop := func(name, path string) {
 		if name != "" && live[name] {
+			// Snapshot first: edits a person made there while fixing the
+			// member stay in its change (visible in jj log), not lost
+			// with the folder.
+			if _, err := os.Stat(path); path != "" && err == nil {
+				if _, err := env.Repo.At(path).WorkingCopy(ctx); err != nil {
+					errs = append(errs, fmt.Errorf("snapshot workspace %s before forgetting it (kept): %w", name, err))
+					return
+				}
+			}
 			if err := env.Repo.WorkspaceForget(ctx, name); err != nil {
 				errs = append(errs, fmt.Errorf("forget workspace %s: %w", name, err))
 				return
@@ -56,7 +67,7 @@ func AbortPipeline(ctx context.Context, env *Env) (*PipelineRun, error) {
 			}
 		}
 		drop(m.Workspace, m.Path)
-		fmt.Fprintf(env.Out, "pipeline: %s not landed: its workspaces removed\n", m.Change)
+		fmt.Fprintf(env.Out, "pipeline: %s not landed: its workspaces removed (their changes stay in `jj log`)\n", m.Change)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return p, err

@@ -95,7 +95,10 @@ func PlanPipeline(ctx context.Context, env *Env, req PipelineRequest) (*Pipeline
 			before = at.CommitID
 		}
 	}
-	sup := Filter(ctx, env, cands, req.Apply)
+	sup, err := Filter(ctx, env, cands, req.Apply)
+	if err != nil {
+		return nil, err
+	}
 	checked := ""
 	if before != "" {
 		if at, err := env.Repo.One(ctx, "@"); err == nil && at.CommitID == before {
@@ -265,7 +268,7 @@ func (r *PipelineResult) Landed() bool {
 // StartPipeline records a new pipeline run of plan in env's ledger and
 // runs it. The caller holds the project lock (env.Dir).
 func StartPipeline(ctx context.Context, env *Env, plan *PipelinePlan, req PipelineRequest) (*PipelineResult, error) {
-	if err := CheckWorker(req.Apply.Worker); err != nil {
+	if err := engine.NeedWorker(req.Apply.Worker); err != nil {
 		return nil, err
 	}
 	engine.PausePoint("pipeline-planned")

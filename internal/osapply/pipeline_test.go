@@ -1,6 +1,7 @@
 package osapply
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -260,5 +261,20 @@ func TestResumePipelineRecordsSettings(t *testing.T) {
 	}
 	if got, _, _ := ReadPipeline(dir); got.Request.Worker != "w1" {
 		t.Errorf("a refused resume recorded worker %q, want w1 kept", got.Request.Worker)
+	}
+}
+
+// TestFilterStopsOnInterrupt: a candidate Filter could not judge (here,
+// Ctrl-C before it) is an error, never a quiet exclusion that lets the
+// pipeline go on without it.
+func TestFilterStopsOnInterrupt(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	sup, err := Filter(ctx, &Env{}, []string{"add-a"}, Request{})
+	if exitcode.Of(err) != exitcode.Interrupted {
+		t.Fatalf("Filter after Ctrl-C: %v (exit %d), want exit %d", err, exitcode.Of(err), exitcode.Interrupted)
+	}
+	if len(sup.Excluded) != 0 || len(sup.Members) != 0 {
+		t.Errorf("Filter judged candidates it never checked: %+v", sup)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/specstack/specstack/gitx"
 	"github.com/specstack/specstack/internal/lazyregexp"
 
+	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/spec"
@@ -64,7 +65,7 @@ func Preview(ctx context.Context, env *Env, req Request) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckWorker(req.Worker); err != nil {
+	if err := engine.NeedWorker(req.Worker); err != nil {
 		return nil, err
 	}
 	op, err := env.Repo.OpHead(ctx)

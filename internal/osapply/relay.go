@@ -274,8 +274,8 @@ func RelayGo(ctx context.Context, env *Env, req RelayGoRequest) (*RelayRecord, *
 			}
 		} else {
 			// What apply would refuse at once is refused before @ moves.
-			if len(req.Apply.Verify) == 0 && !req.Apply.NoVerify {
-				return exitcode.New(exitcode.Usage, "relay go %s: no verify command: the verify gate cannot pass without one; give --verify CMD (or [openspec] verify)", rec.Change)
+			if err := CheckVerify(req.Apply.Verify, req.Apply.NoVerify); err != nil {
+				return fmt.Errorf("relay go %s: %w", rec.Change, err)
 			}
 			if err := onRevision(ctx, env, rec); err != nil {
 				return err

@@ -189,10 +189,6 @@ func CheckTimeout(s string) error {
 	return nil
 }
 
-// CheckWorker refuses an apply without a worker command (exit 2):
-// engine.NeedWorker, the one refusal every worker verb shares.
-func CheckWorker(worker string) error { return engine.NeedWorker(worker) }
-
 // CheckVerify refuses an apply without a verify command unless
 // --no-verify (exit 2): the verify gate cannot pass without one.
 func CheckVerify(verify []string, noVerify bool) error {
@@ -257,7 +253,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckWorker(req.Worker); err != nil {
+	if err := engine.NeedWorker(req.Worker); err != nil {
 		return nil, err
 	}
 	// The lock first; then, under it, nothing unfinished and the base.

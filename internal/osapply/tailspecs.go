@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/specstack/specstack/internal/engine"
@@ -101,13 +102,9 @@ func MergeForward(ctx context.Context, f Forward) (*drift.RebaseResult, error) {
 				change, strings.Join(items, ", "), f.Halted, f.Rerun)
 		}
 	}
-	proj, err := drift.Open(ctx, f.Root)
+	proj, rep, err := driftOf(ctx, f.Root, change)
 	if err != nil {
-		return nil, fmt.Errorf("read the history of change %s's specs: %w", change, err)
-	}
-	rep, err := proj.Check(ctx, []string{change})
-	if err != nil {
-		return nil, fmt.Errorf("check change %s against the live specs: %w", change, err)
+		return nil, err
 	}
 	movedBy := map[string]string{} // capability/requirement → who moved it
 	var stale bool
@@ -187,22 +184,66 @@ func MergeForward(ctx context.Context, f Forward) (*drift.RebaseResult, error) {
 		change, strings.Join(where, "; "), written, f.Halted, f.Rerun)
 }
 
+// driftOf opens the history around r and checks change against the live
+// specs (drift's findings).
+func driftOf(ctx context.Context, r spec.Root, change string) (*drift.Project, *drift.Report, error) {
+	proj, err := drift.Open(ctx, r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the history of change %s's specs: %w", change, err)
+	}
+	rep, err := proj.Check(ctx, []string{change})
+	if err != nil {
+		return nil, nil, fmt.Errorf("check change %s against the live specs: %w", change, err)
+	}
+	return proj, rep, nil
+}
+
 // staleSince reports whether change's delta specs were written against
 // main specs edited since (drift's stale findings); false when that
 // cannot be told.
 func staleSince(ctx context.Context, r spec.Root, change string) bool {
-	proj, err := drift.Open(ctx, r)
+	_, rep, err := driftOf(ctx, r, change)
 	if err != nil {
 		return false
 	}
-	rep, err := proj.Check(ctx, []string{change})
+	return slices.ContainsFunc(rep.Findings, func(f drift.Finding) bool { return f.Change == change && f.Kind == drift.Stale })
+}
+
+// SyncResult is what Sync did (or, dry, would do): the three-way merge
+// of the change's deltas onto specs edited since its base (nil when none
+// was needed) and the sync of the (merged) deltas into the main specs.
+type SyncResult struct {
+	Merge *drift.RebaseResult
+	Plan  *spec.ArchivePlan
+}
+
+// Sync is `jj openspec sync`: OpenSpec's sync of change's delta specs
+// into openspec/specs/ without archiving, after the drift check and
+// three-way merge apply's archive runs (MergeForward), so a stale
+// MODIFIED requirement is merged, not written over live edits. Dry plans
+// both and writes nothing. On a halt the result holds what was planned
+// (the merge's conflicts; the plan's validation issues). The caller holds
+// the project lock; journal is its intent journal's directory.
+func Sync(ctx context.Context, r spec.Root, journal, change string, dry bool, out io.Writer) (*SyncResult, error) {
+	merge, err := MergeForward(ctx, Forward{Root: r, Journal: journal, Markers: drift.MarkerIssues, Change: change,
+		Verb: "sync", Rerun: "jj openspec sync " + change, Halted: "nothing synced", DryRun: dry, Out: out})
+	res := &SyncResult{Merge: merge}
 	if err != nil {
-		return false
+		return res, err
 	}
-	for _, f := range rep.Findings {
-		if f.Change == change && f.Kind == drift.Stale {
-			return true
-		}
+	if merge != nil && !dry {
+		// The merged delta is written, the specs are not yet: a sync
+		// killed here is run again and goes on from the merged delta.
+		engine.CrashPoint("sync-merged")
 	}
-	return false
+	planRoot := r
+	if dry && merge != nil {
+		// The specs as the merged deltas, not yet written, make them.
+		planRoot = r.WithFiles(merge.Contents())
+	}
+	res.Plan, err = planRoot.PlanArchive(change, spec.ArchiveOptions{Yes: true})
+	if err != nil || dry {
+		return res, err
+	}
+	return res, res.Plan.Sync(journal)
 }

@@ -94,11 +94,16 @@ its feat/ bookmark through this verb before opening the pull request.`,
 			if err != nil {
 				return err
 			}
-			env, _, err := connect(c)
+			// Only the repository: pushing needs no GitHub token.
+			dir, err := cliapp.RepoDir(c)
+			if err != nil {
+				return exitcode.Wrap(exitcode.Usage, err)
+			}
+			vcs, err := stack.OpenVCS(c.Context, dir)
 			if err != nil {
 				return err
 			}
-			pushed, err := env.VCS.Publish(c.Context, branch)
+			pushed, err := vcs.Publish(c.Context, branch)
 			if err != nil {
 				return err
 			}

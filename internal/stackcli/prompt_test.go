@@ -21,13 +21,7 @@ import (
 // explicit yes starts it; a no, an empty line or the end of input start
 // nothing (exit 5); without a terminal, or with --json, --yes is needed.
 func TestRunPrompt(t *testing.T) {
-	vars, err := testenv.Vars(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range vars {
-		t.Setenv(k, v)
-	}
+	testenv.Isolate(t)
 	const question = "Start this run? [y/N] "
 	tests := []struct {
 		name     string
