@@ -98,7 +98,6 @@ func TestStartupInit(t *testing.T) {
 					b.name, b.name, b.name, strings.Join(heavy, "\n  "))
 			}
 			checkNotLinked(t, b.name)
-			checkHugeHeapFirst(t, b.name, first)
 			if first.allocs > b.allocs {
 				t.Errorf("%s: package initialisation allocates %d times, over the budget of %d; the heaviest:\n%s",
 					b.name, first.allocs, b.allocs, top(first.packages, func(p pkgInit) float64 { return float64(p.allocs) }))
@@ -157,29 +156,6 @@ func checkNotLinked(t *testing.T, name string) {
 			t.Errorf("%s links %s (go list -deps -tags TAGS ./cmd/%s shows who imports it)", name, dep, name)
 		}
 	}
-}
-
-// hugeHeap is the package that backs the heap's start with a huge page;
-// it must be initialised before any package allocates (see its doc).
-const hugeHeap = "github.com/specstack/specstack/internal/hugeheap"
-
-// checkHugeHeapFirst fails when the binary does not import hugeheap or
-// initialises it after a package that allocated.
-func checkHugeHeapFirst(t *testing.T, name string, c initCost) {
-	t.Helper()
-	var allocated []string
-	for _, p := range c.packages {
-		if p.name == hugeHeap {
-			if len(allocated) > 0 {
-				t.Errorf("%s initialises %s after packages that allocate (%s): its heap's start is no longer one huge page", name, hugeHeap, strings.Join(allocated, ", "))
-			}
-			return
-		}
-		if p.allocs > 0 {
-			allocated = append(allocated, p.name)
-		}
-	}
-	t.Errorf("%s does not initialise %s: import it in cmd/%s/main.go", name, hugeHeap, name)
 }
 
 // top lists the five packages with the largest key, one a line.

@@ -1,8 +1,10 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -18,41 +20,55 @@ import (
 // answered from it instead of one stat each, which on a project of
 // hundreds of changes is most of the command's system calls.
 type changeScan struct {
-	// wholeReads: the file system fills a directory read with every entry
-	// that fits (see wholeDirReads), so a read that leaves room for
-	// another entry was the last.
-	wholeReads bool
-	dir        string
-	names      map[string]bool     // every entry directly in dir
-	files      map[string]fileStat // the stat of each non-directory entry directly in dir
-	latest     time.Time           // newest file mtime under dir; zero when it holds none
+	dir    string
+	names  map[string]bool     // every entry directly in dir
+	files  map[string]fileStat // the stat of each non-directory entry directly in dir
+	latest time.Time           // newest file mtime under dir; zero when it holds none
 }
 
 // scanChange walks dir as OpenSpec's getLastModified does: directories
 // are entered, every other entry is stat'ed with links followed (one that
 // cannot be is left out), a missing directory is skipped, an unreadable
-// one is an error. The walk itself is walkDir (one per platform).
-//
-// buf, of dirBufSize bytes, is where walkDir may read directory entries;
-// wholeReads is wholeDirReads of the directory holding dir.
-func scanChange(dir string, buf []byte, wholeReads bool) (*changeScan, error) {
-	s := &changeScan{wholeReads: wholeReads, dir: dir, names: map[string]bool{}, files: map[string]fileStat{}}
-	if err := s.walkDir(dir, buf); err != nil {
+// one is an error.
+func scanChange(dir string) (*changeScan, error) {
+	s := &changeScan{dir: dir, names: map[string]bool{}, files: map[string]fileStat{}}
+	if err := s.walk(dir, true); err != nil {
 		return nil, fmt.Errorf("walk %q: %w", dir, err)
 	}
 	return s, nil
 }
 
-// dirBufSize is the size of the buffer a walk reads directories into.
-const dirBufSize = 8192
+func (s *changeScan) walk(dir string, top bool) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if top {
+			s.names[e.Name()] = true
+		}
+		if e.IsDir() {
+			if err := s.walk(p, false); err != nil {
+				return err
+			}
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		s.found(e.Name(), top, fileStat{regular: fi.Mode().IsRegular(), dir: fi.IsDir()}, fi.ModTime())
+	}
+	return nil
+}
 
 // fileStat is what the scan keeps of a file directly in the change: its
-// kind and, where the platform's walk reports them (Linux), its device
-// and inode (0 otherwise), so that reading it needs no second stat.
-type fileStat struct {
-	regular, dir bool
-	dev, ino     uint64
-}
+// kind.
+type fileStat struct{ regular, dir bool }
 
 // found records one stat'ed entry of the walk: name directly in the
 // change when top.
@@ -87,9 +103,9 @@ func (s *changeScan) outputs(generates string) []string {
 }
 
 // read reads path, a file directly in the change or not, as
-// regfile.Read does, without its stat when the walk saw the file: a
-// regular file it saw is read as that file (regfile.ReadSeen), one it did
-// not see is missing (an fs.ErrNotExist error).
+// regfile.Read does; a file directly in the change that the walk did not
+// see is missing (an fs.ErrNotExist error), as it was for the rest of the
+// walk's answers.
 func (s *changeScan) read(path string) ([]byte, error) {
 	if s == nil || filepath.Dir(path) != s.dir {
 		return regfile.Read(path)
@@ -97,9 +113,6 @@ func (s *changeScan) read(path string) ([]byte, error) {
 	name := filepath.Base(path)
 	if !s.names[name] {
 		return nil, fmt.Errorf("stat %q: %w", path, &fs.PathError{Op: "stat", Path: path, Err: fs.ErrNotExist})
-	}
-	if fi, ok := s.files[name]; ok && fi.regular && fi.ino != 0 {
-		return regfile.ReadSeen(path, fi.dev, fi.ino)
 	}
 	return regfile.Read(path)
 }

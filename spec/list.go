@@ -34,23 +34,21 @@ func (r Root) ListChanges(byName bool) ([]ChangeSummary, error) {
 	}
 	// The changes are read side by side (the work is file system calls)
 	// and the schema files once for all of them. A few workers take the
-	// changes in turn, each with its own directory buffer: one goroutine
-	// per change paid for a fresh stack, its growth and a buffer each.
+	// changes in turn: one goroutine per change paid for a fresh stack
+	// and its growth each.
 	m := r.memoized()
-	whole := wholeDirReads(r.ChangesDir())
 	out := make([]ChangeSummary, len(names))
 	errs := make([]error, len(names))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(listWorkers, len(names)) {
 		wg.Go(func() {
-			buf := make([]byte, dirBufSize)
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(names) {
 					return
 				}
-				out[i], errs[i] = m.summarize(names[i], buf, whole)
+				out[i], errs[i] = m.summarize(names[i])
 			}
 		})
 	}
@@ -73,8 +71,8 @@ const listWorkers = 8
 
 // summarize reads one change from a single walk of its directory (see
 // changeScan); it answers as Progress, lastModified and NestedChanges do.
-func (r Root) summarize(n string, buf []byte, wholeReads bool) (ChangeSummary, error) {
-	s, err := scanChange(r.ChangeDir(n), buf, wholeReads)
+func (r Root) summarize(n string) (ChangeSummary, error) {
+	s, err := scanChange(r.ChangeDir(n))
 	if err != nil {
 		return ChangeSummary{}, err
 	}

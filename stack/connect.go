@@ -20,24 +20,21 @@ type ConnectOptions struct {
 	Transport http.RoundTripper
 	// Timeout bounds each request; 0 means ghapi.DefaultTimeout.
 	Timeout time.Duration
-	// Backend supplies host, token and requests; nil means ghapi.Lean.
-	Backend ghapi.Backend
 }
 
 // Connect opens the repository at dir and a GitHub client for it (host,
-// repository and token resolved as gh does; see ghapi.Resolve), through
-// o.Backend.
+// repository and token resolved as gh does; see ghapi.Resolve).
 func Connect(ctx context.Context, dir string, o ConnectOptions) (*Env, error) {
 	v, err := OpenVCS(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	t, err := ghapi.Resolve(ctx, o.Backend, v.OriginURL(ctx))
+	t, err := ghapi.Resolve(ctx, v.OriginURL(ctx))
 	if err != nil {
 		return nil, err
 	}
 	t.Timeout = o.Timeout
-	c, err := ghapi.New(o.Backend, t, o.Transport)
+	c, err := ghapi.New(t, o.Transport)
 	if err != nil {
 		return nil, err
 	}

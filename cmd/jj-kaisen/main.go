@@ -3,7 +3,6 @@ package main
 
 import (
 	"github.com/specstack/specstack/internal/cliapp"
-	_ "github.com/specstack/specstack/internal/hugeheap" // first: see its doc
 	"github.com/specstack/specstack/internal/kaisencli"
 )
 

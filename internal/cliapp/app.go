@@ -56,14 +56,6 @@ type Spec struct {
 	// Skill is the agent-facing guide that `skill` prints (Markdown with
 	// front matter name and description); see skill.go.
 	Skill string
-	// Quick builds, by name, a top-level command that agents run often
-	// and alone (list, validate, status), or returns nil. When a run
-	// names one (see Verb), Main builds the app with only that command,
-	// and Commands is not read: building every command of a binary costs
-	// a start-up about half a millisecond, a twentieth of a validate. The
-	// command must be the one Commands holds under that name (a test of
-	// each binary checks).
-	Quick func(name string) *cli.Command
 }
 
 // New builds the app for s, with the shared flags and commands added.
@@ -117,59 +109,6 @@ func setUsageErrors(c *cli.Command) {
 // Main runs s with the process arguments and exits with the decided code.
 func Main(s Spec) {
 	os.Exit(Run(s, os.Args, os.Stdout, os.Stderr))
-}
-
-// MainQuick is Main for a binary whose quick commands (Spec.Quick of
-// quick's Spec) are built alone; spec is called for the other runs.
-func MainQuick(spec, quick func() Spec) {
-	os.Exit(RunQuick(spec, quick, os.Args, os.Stdout, os.Stderr))
-}
-
-// RunQuick is Run for such a binary.
-func RunQuick(spec, quick func() Spec, args []string, stdout, stderr io.Writer) int {
-	s := quick()
-	if c := quickCommand(s, args); c != nil {
-		s.Commands = []*cli.Command{c}
-		return Run(s, args, stdout, stderr)
-	}
-	return Run(spec(), args, stdout, stderr)
-}
-
-// quickCommand is the command s.Quick builds for the verb args name, or
-// nil.
-func quickCommand(s Spec, args []string) *cli.Command {
-	if s.Quick == nil {
-		return nil
-	}
-	v := Verb(args)
-	if v == "" {
-		return nil
-	}
-	return s.Quick(v)
-}
-
-// Verb is the top-level command args (program name first) name: the
-// first argument after the global flags (--json, --repo DIR, -R DIR,
-// --repo=DIR). It is "" when another flag (--help, --version, one
-// misspelt) or nothing comes first, or for a completion request: those
-// need every command.
-func Verb(args []string) string {
-	if n := len(args); n >= 2 && args[n-1] == CompletionFlag {
-		return ""
-	}
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--json" || a == "-json" || strings.HasPrefix(a, "--repo=") || strings.HasPrefix(a, "-R="):
-		case a == "--repo" || a == "-repo" || a == "-R":
-			i++ // its value
-		case strings.HasPrefix(a, "-"):
-			return ""
-		default:
-			return a
-		}
-	}
-	return ""
 }
 
 // Run runs the app for s with args and returns the exit code. Errors are

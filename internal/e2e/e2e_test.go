@@ -23,7 +23,7 @@ import (
 
 // Commands are the programs scripts can exec, besides those on PATH.
 var Commands = map[string]func(){
-	"jj-openspec":     func() { os.Exit(cliapp.RunQuick(openspeccli.Spec, openspeccli.Quick, os.Args, os.Stdout, os.Stderr)) },
+	"jj-openspec":     func() { os.Exit(cliapp.Run(openspeccli.Spec(), os.Args, os.Stdout, os.Stderr)) },
 	"jj-kaisen":       func() { os.Exit(cliapp.Run(kaisencli.Spec(), os.Args, os.Stdout, os.Stderr)) },
 	"gh-specstack":    func() { os.Exit(cliapp.Run(stackcli.Spec(), os.Args, os.Stdout, os.Stderr)) },
 	"fakegh":          fakegh.Main,

@@ -37,7 +37,7 @@ func setup(t *testing.T) (*ghapi.Client, *fakegh.Server, string) {
 	srv := fakegh.NewServer(st)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	c, err := ghapi.New(nil, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t", APIURL: hs.URL}, nil)
+	c, err := ghapi.New(ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t", APIURL: hs.URL}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,32 +21,6 @@ func Spec() cliapp.Spec {
 	return s
 }
 
-// Quick is Spec without its commands, whose Quick builds the read-only
-// verbs agents and editor hooks run most (list, status, validate, tasks)
-// one at a time: for cliapp.MainQuick.
-func Quick() cliapp.Spec {
-	s := header()
-	s.Quick = quickCommand
-	return s
-}
-
-func quickCommand(name string) *cli.Command {
-	var c *cli.Command
-	switch name {
-	case "list":
-		c = listCommand()
-	case "status":
-		c = statusCommand()
-	case "validate":
-		c = validateCommand()
-	case "tasks":
-		c = tasksCommand()
-	default:
-		return nil
-	}
-	return withRecovery([]*cli.Command{c})[0]
-}
-
 func header() cliapp.Spec {
 	return cliapp.Spec{
 		Name:  "jj-openspec",

@@ -101,11 +101,6 @@ func readStat(path string, before fs.FileInfo, flags int) ([]byte, error) {
 	return readSame(path, uint64(was.Dev), uint64(was.Ino), flags)
 }
 
-// ReadSeen is Read for a file a directory walk has just found regular at
-// path, on device dev with inode ino (links followed): it does not stat
-// path again, and fails as Read does when what it opens is not that file.
-func ReadSeen(path string, dev, ino uint64) ([]byte, error) { return readSame(path, dev, ino, 0) }
-
 // readSame reads the regular file at path, which must be the file dev/ino,
 // opened with the extra open flags.
 func readSame(path string, dev, ino uint64, flags int) ([]byte, error) {

@@ -14,7 +14,6 @@ import (
 	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/stack"
 	"github.com/specstack/specstack/stack/ghapi"
-	"github.com/specstack/specstack/stack/ghapi/gogh"
 )
 
 func commands() []*cli.Command {
@@ -86,7 +85,7 @@ func connect(c *cli.Context) (*stack.Env, settings, error) {
 	if err != nil {
 		return nil, s, err
 	}
-	env, err := stack.Connect(c.Context, dir, stack.ConnectOptions{Timeout: s.timeout, Backend: gogh.Backend{}})
+	env, err := stack.Connect(c.Context, dir, stack.ConnectOptions{Timeout: s.timeout})
 	return env, s, err
 }
 

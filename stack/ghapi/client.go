@@ -18,14 +18,14 @@ import (
 // Client talks to one repository's REST API.
 type Client struct {
 	T    Target
-	rest Requester
+	rest requester
 	base string // REST base URL, ending in "/"
 }
 
-// New returns a client for t through b (Lean when nil). transport, when
-// not nil, carries every request (tests); with t.APIURL set, requests to
-// any other host are refused before they leave the process.
-func New(b Backend, t Target, transport http.RoundTripper) (*Client, error) {
+// New returns a client for t. transport, when not nil, carries every
+// request (tests); with t.APIURL set, requests to any other host are
+// refused before they leave the process.
+func New(t Target, transport http.RoundTripper) (*Client, error) {
 	if transport == nil {
 		transport = http.DefaultTransport
 	}
@@ -34,7 +34,7 @@ func New(b Backend, t Target, transport http.RoundTripper) (*Client, error) {
 		base += "/"
 		t.APIURL = base
 	}
-	opts := RequesterOptions{Host: t.Host, Token: t.Token}
+	opts := requesterOptions{Host: t.Host, Token: t.Token}
 	if base != "" {
 		u, _ := url.Parse(base)
 		// go-gh attaches the token only to the host, its subdomains or the
@@ -49,7 +49,7 @@ func New(b Backend, t Target, transport http.RoundTripper) (*Client, error) {
 		base = restBase(t.Host)
 	}
 	opts.Transport = transport
-	rest, err := backendOr(b).Requester(opts)
+	rest, err := newRequester(opts)
 	if err != nil {
 		return nil, fmt.Errorf("GitHub client for %s: %w", t.Host, err)
 	}
@@ -259,4 +259,34 @@ func wrapError(method, path string, err error) error {
 		}
 	}
 	return e
+}
+
+// gh's host names (go-gh keeps its own copy internal).
+const (
+	hostGitHub    = "github.com"
+	hostLocal     = "github.localhost"
+	tenancySuffix = ".ghe.com"
+)
+
+// normalizeHost is gh's: subdomains of github.com and github.localhost
+// are those hosts, a tenancy host is its last label before ghe.com.
+func normalizeHost(host string) string {
+	h := strings.ToLower(host)
+	switch {
+	case strings.HasSuffix(h, "."+hostGitHub):
+		return hostGitHub
+	case strings.HasSuffix(h, "."+hostLocal):
+		return hostLocal
+	}
+	if before, ok := strings.CutSuffix(h, tenancySuffix); ok {
+		return before[strings.LastIndex(before, ".")+1:] + tenancySuffix
+	}
+	return h
+}
+
+// isEnterprise reports whether host is a GitHub Enterprise Server: not
+// github.com, github.localhost or a tenancy (*.ghe.com).
+func isEnterprise(host string) bool {
+	h := normalizeHost(host)
+	return h != hostGitHub && h != hostLocal && !strings.HasSuffix(h, tenancySuffix)
 }

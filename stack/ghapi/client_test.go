@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,7 +16,6 @@ import (
 	"github.com/specstack/specstack/internal/testenv"
 	"github.com/specstack/specstack/internal/xec"
 	"github.com/specstack/specstack/stack/ghapi"
-	"github.com/specstack/specstack/stack/ghapi/gogh"
 )
 
 // guard fails the test when a request goes anywhere but host.
@@ -43,7 +41,7 @@ func git(t *testing.T, dir string, args ...string) {
 
 // fake starts a fake GitHub holding acme/app, whose origin has main and
 // feature, and returns a client for it and the state.
-func fake(t *testing.T, b ghapi.Backend) (*ghapi.Client, *fakegh.Server) {
+func fake(t *testing.T) (*ghapi.Client, *fakegh.Server) {
 	t.Helper()
 	testenv.Isolate(t)
 	root := t.TempDir()
@@ -59,7 +57,7 @@ func fake(t *testing.T, b ghapi.Backend) (*ghapi.Client, *fakegh.Server) {
 	srv := fakegh.NewServer(st)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	c, err := ghapi.New(b, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t0ken", APIURL: hs.URL + "/"},
+	c, err := ghapi.New(ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t0ken", APIURL: hs.URL + "/"},
 		guard{t: t, host: strings.TrimPrefix(hs.URL, "http://")})
 	if err != nil {
 		t.Fatal(err)
@@ -67,10 +65,8 @@ func fake(t *testing.T, b ghapi.Backend) (*ghapi.Client, *fakegh.Server) {
 	return c, srv
 }
 
-func TestClientAgainstFake(t *testing.T) { forBackends(t, testClientAgainstFake) }
-
-func testClientAgainstFake(t *testing.T, b ghapi.Backend) {
-	c, srv := fake(t, b)
+func TestClientAgainstFake(t *testing.T) {
+	c, srv := fake(t)
 	ctx := t.Context()
 	srv.Do(func(st *fakegh.State) {
 		r := st.Repo("acme/app")
@@ -142,9 +138,7 @@ func testClientAgainstFake(t *testing.T, b ghapi.Backend) {
 	}
 }
 
-func TestOverrideConfinesRequests(t *testing.T) { forBackends(t, testOverrideConfinesRequests) }
-
-func testOverrideConfinesRequests(t *testing.T, b ghapi.Backend) {
+func TestOverrideConfinesRequests(t *testing.T) {
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "token t0ken" {
 			t.Errorf("Authorization = %q", r.Header.Get("Authorization"))
@@ -153,7 +147,7 @@ func testOverrideConfinesRequests(t *testing.T, b ghapi.Backend) {
 		fmt.Fprint(w, `[]`)
 	}))
 	defer hs.Close()
-	c, err := ghapi.New(b, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t0ken", APIURL: hs.URL + "/"}, nil)
+	c, err := ghapi.New(ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t0ken", APIURL: hs.URL + "/"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,9 +157,7 @@ func testOverrideConfinesRequests(t *testing.T, b ghapi.Backend) {
 	}
 }
 
-func TestRateLimitReported(t *testing.T) { forBackends(t, testRateLimitReported) }
-
-func testRateLimitReported(t *testing.T, b ghapi.Backend) {
+func TestRateLimitReported(t *testing.T) {
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-RateLimit-Remaining", "0")
 		w.Header().Set("X-RateLimit-Reset", "1767323045")
@@ -174,7 +166,7 @@ func testRateLimitReported(t *testing.T, b ghapi.Backend) {
 		fmt.Fprint(w, `{"message":"API rate limit exceeded"}`)
 	}))
 	defer hs.Close()
-	c, err := ghapi.New(b, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t", APIURL: hs.URL}, nil)
+	c, err := ghapi.New(ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t", APIURL: hs.URL}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,14 +181,11 @@ func testRateLimitReported(t *testing.T, b ghapi.Backend) {
 	}
 }
 
-func TestResolve(t *testing.T) { forBackends(t, testResolve) }
-
-func testResolve(t *testing.T, b ghapi.Backend) {
+func TestResolve(t *testing.T) {
 	tests := []struct {
 		name    string
 		env     map[string]string
 		origin  string
-		hosts   string // gh's hosts.yml, when not ""
 		want    string // owner/name@host, or "" for an error
 		token   string // the token wanted, when not ""
 		code    exitcode.Code
@@ -210,22 +199,9 @@ func testResolve(t *testing.T, b ghapi.Backend) {
 		{name: "local origin", env: map[string]string{"GH_TOKEN": "x"}, origin: "/srv/origin.git", code: exitcode.Usage, message: "set GH_REPO=OWNER/REPO"},
 		{name: "no origin", env: map[string]string{"GH_TOKEN": "x"}, code: exitcode.Usage, message: "no origin remote; set GH_REPO"},
 		{name: "no token", env: map[string]string{"GH_REPO": "acme/app", "GH_PATH": "/nonexistent/gh"}, code: exitcode.Missing, message: "no GitHub token for github.com: run gh auth login or set GH_TOKEN"},
-		{name: "hosts.yml: the one host is the default, its token", env: map[string]string{"GH_REPO": "acme/app", "GH_PATH": "/nonexistent/gh"},
-			hosts: "ghe.example.com:\n    users:\n        me:\n            oauth_token: nested\n    oauth_token: gho_file\n    user: me\n", want: "acme/app@ghe.example.com", token: "gho_file"},
-		{name: "hosts.yml: two hosts, github.com", env: map[string]string{"GH_REPO": "acme/app", "GH_PATH": "/nonexistent/gh"},
-			hosts: "ghe.example.com:\n    oauth_token: a\ngithub.com:\n    oauth_token: \"gho_b\"\n    git_protocol: https\n", want: "acme/app@github.com", token: "gho_b"},
-		{name: "hosts.yml: the environment wins", env: map[string]string{"GH_REPO": "acme/app", "GH_TOKEN": "env"},
-			hosts: "github.com:\n    oauth_token: file\n", want: "acme/app@github.com", token: "env"},
-		{name: "hosts.yml: no token for the host", env: map[string]string{"GH_REPO": "github.com/acme/app", "GH_PATH": "/nonexistent/gh"},
-			hosts: "ghe.example.com:\n    oauth_token: a\n", code: exitcode.Missing, message: "no GitHub token for github.com"},
 		{name: "bad API URL", env: map[string]string{"GH_REPO": "acme/app", "GH_TOKEN": "x", ghapi.APIURLEnv: "ftp://x"}, code: exitcode.Usage, message: "is not an http(s) URL"},
 	}
 	for _, tt := range tests {
-		if _, isGoGH := b.(gogh.Backend); isGoGH && tt.hosts != "" {
-			// go-gh reads gh's configuration once a process, before
-			// these cases write theirs: they are Lean's.
-			continue
-		}
 		t.Run(tt.name, func(t *testing.T) {
 			testenv.Isolate(t)
 			for _, k := range []string{"GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", ghapi.APIURLEnv, "GH_PATH", "GH_HOST"} {
@@ -234,14 +210,7 @@ func testResolve(t *testing.T, b ghapi.Backend) {
 			for k, v := range tt.env {
 				t.Setenv(k, v)
 			}
-			if tt.hosts != "" {
-				dir := t.TempDir()
-				if err := os.WriteFile(filepath.Join(dir, "hosts.yml"), []byte(tt.hosts), 0o600); err != nil {
-					t.Fatal(err)
-				}
-				t.Setenv("GH_CONFIG_DIR", dir)
-			}
-			got, err := ghapi.Resolve(t.Context(), b, tt.origin)
+			got, err := ghapi.Resolve(t.Context(), tt.origin)
 			if tt.want == "" {
 				if exitcode.Of(err) != tt.code || err == nil || !strings.Contains(err.Error(), tt.message) {
 					t.Fatalf("err = %v (code %d), want code %d containing %q", err, exitcode.Of(err), tt.code, tt.message)
@@ -263,9 +232,8 @@ func testResolve(t *testing.T, b ghapi.Backend) {
 
 // TestOverrideIPv6 reaches an override on an IPv6 literal, which go-gh's
 // APIHost cannot name, with the token.
-func TestOverrideIPv6(t *testing.T) { forBackends(t, testOverrideIPv6) }
 
-func testOverrideIPv6(t *testing.T, b ghapi.Backend) {
+func TestOverrideIPv6(t *testing.T) {
 	ln, err := net.Listen("tcp", "[::1]:0")
 	if err != nil {
 		t.Skipf("no IPv6 loopback: %v", err)
@@ -280,23 +248,12 @@ func testOverrideIPv6(t *testing.T, b ghapi.Backend) {
 	hs.Listener = ln
 	hs.Start()
 	defer hs.Close()
-	c, err := ghapi.New(b, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t0ken", APIURL: hs.URL}, nil)
+	c, err := ghapi.New(ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t0ken", APIURL: hs.URL}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r, err := c.Repository(t.Context())
 	if err != nil || r.DefaultBranch != "trunk" {
 		t.Errorf("Repository = %+v, %v", r, err)
-	}
-}
-
-// forBackends runs test through each Backend: gh-specstack's go-gh and
-// the lean one of jj-openspec must behave alike.
-func forBackends(t *testing.T, test func(*testing.T, ghapi.Backend)) {
-	for _, b := range []struct {
-		name string
-		b    ghapi.Backend
-	}{{"lean", ghapi.Lean{}}, {"go-gh", gogh.Backend{}}} {
-		t.Run(b.name, func(t *testing.T) { test(t, b.b) })
 	}
 }

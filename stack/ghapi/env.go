@@ -1,10 +1,7 @@
 // Package ghapi is gh-specstack's GitHub client (jj-openspec publishes by
 // running gh-specstack): the REST endpoints (and the little GraphQL) it
-// needs, host and credentials from the user's gh setup like every gh
-// extension. A Backend supplies those and sends the requests: gogh
-// through github.com/cli/go-gh/v2 (gh-specstack's); Lean, in this
-// package, with net/http alone (the default of a nil Backend: tests, and
-// any binary that must not pay for go-gh).
+// needs, host, credentials and requests from the user's gh setup through
+// github.com/cli/go-gh/v2, like every gh extension.
 package ghapi
 
 import (
@@ -53,18 +50,15 @@ func (t Target) Repo() string { return t.Owner + "/" + t.Name }
 // when set, else the origin remote's URL (originURL, may be ""); the host
 // from GH_HOST or gh's configured default; the token from GH_TOKEN,
 // GITHUB_TOKEN (GH_ENTERPRISE_TOKEN for other hosts), gh's config or
-// `gh auth token`, run under ctx; and APIURLEnv. It asks b (Lean when
-// nil), reading the gh setup once.
-func Resolve(ctx context.Context, b Backend, originURL string) (Target, error) {
-	b = backendOr(b)
-	auth := b.Auth()
+// `gh auth token`, run under ctx; and APIURLEnv.
+func Resolve(ctx context.Context, originURL string) (Target, error) {
 	var t Target
-	host := auth.DefaultHost()
+	host := defaultHost()
 	var r Target
 	var err error
 	switch {
 	case os.Getenv("GH_REPO") != "":
-		r, err = b.ParseRepo(os.Getenv("GH_REPO"), host)
+		r, err = parseRepo(os.Getenv("GH_REPO"), host)
 		if err != nil {
 			return t, exitcode.New(exitcode.Usage, "GH_REPO=%q: %w (want OWNER/REPO or HOST/OWNER/REPO)", os.Getenv("GH_REPO"), err)
 		}
@@ -77,7 +71,7 @@ func Resolve(ctx context.Context, b Backend, originURL string) (Target, error) {
 		return t, exitcode.New(exitcode.Usage, "cannot tell which GitHub repository to use: the repository has no origin remote; set GH_REPO=OWNER/REPO")
 	}
 	t.Host, t.Owner, t.Name = r.Host, r.Owner, r.Name
-	t.Token = auth.Token(ctx, t.Host)
+	t.Token = token(ctx, t.Host)
 	if t.Token == "" {
 		if err := ctx.Err(); err != nil {
 			return t, exitcode.Wrap(exitcode.Interrupted, fmt.Errorf("read the GitHub token for %s: %w", t.Host, err))

@@ -14,9 +14,8 @@ import (
 
 // A server that accepts and never answers, or stops halfway through its
 // answer, ends the request at the limit with an error naming both.
-func TestRequestDeadline(t *testing.T) { forBackends(t, testRequestDeadline) }
 
-func testRequestDeadline(t *testing.T, b ghapi.Backend) {
+func TestRequestDeadline(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +48,7 @@ func testRequestDeadline(t *testing.T, b ghapi.Backend) {
 	defer close(release)
 
 	for _, url := range []string{"http://" + ln.Addr().String() + "/", halfway.URL + "/"} {
-		c, err := ghapi.New(b, ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t", APIURL: url, Timeout: 300 * time.Millisecond}, nil)
+		c, err := ghapi.New(ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t", APIURL: url, Timeout: 300 * time.Millisecond}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
