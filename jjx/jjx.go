@@ -13,6 +13,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -59,7 +61,8 @@ type versionResult struct {
 	err error
 }
 
-// Find locates jj on PATH and checks its version once per process.
+// Find locates jj on PATH and checks its version: once per process, and
+// once per jj binary across processes (see versionCacheFile).
 func Find(ctx context.Context) (string, Version, error) {
 	bin, err := xec.LookPath("jj")
 	if err != nil {
@@ -75,13 +78,17 @@ func Find(ctx context.Context) (string, Version, error) {
 }
 
 func checkVersion(ctx context.Context, bin string) (Version, error) {
-	out, err := xec.Output(ctx, xec.Cmd{Name: bin, Args: []string{"--version"}})
-	if err != nil {
-		return Version{}, exitcode.Wrap(exitcode.Missing, fmt.Errorf("jj --version: %w", err))
-	}
-	v, err := ParseVersion(string(out))
-	if err != nil {
-		return Version{}, exitcode.Wrap(exitcode.Missing, err)
+	cache := versionCacheFile(bin)
+	v, ok := cachedVersion(cache)
+	if !ok {
+		out, err := xec.Output(ctx, xec.Cmd{Name: bin, Args: []string{"--version"}})
+		if err != nil {
+			return Version{}, exitcode.Wrap(exitcode.Missing, fmt.Errorf("jj --version: %w", err))
+		}
+		if v, err = ParseVersion(string(out)); err != nil {
+			return Version{}, exitcode.Wrap(exitcode.Missing, err)
+		}
+		storeVersion(cache, v)
 	}
 	minV, err := ParseVersion(MinVersion)
 	if err != nil {
@@ -93,17 +100,56 @@ func checkVersion(ctx context.Context, bin string) (Version, error) {
 	return v, nil
 }
 
-// Open returns the jj workspace that encloses dir.
+// Open returns the jj workspace that encloses dir. The workspace is
+// found on the file system as jj finds it (the nearest directory holding
+// .jj, through symlinks), with no process; jj is asked (`jj workspace
+// root`) only when that finds none, for its answer and its error.
 func Open(ctx context.Context, dir string) (*Repo, error) {
 	bin, _, err := Find(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if root := findWorkspace(dir); root != "" {
+		return &Repo{Root: root, Bin: bin}, nil
 	}
 	out, err := xec.Output(ctx, xec.Cmd{Name: bin, Dir: dir, Args: []string{"--no-pager", "--color=never", "--ignore-working-copy", "workspace", "root"}})
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Missing, fmt.Errorf("%s is %w (run `jj git init` or pass --repo): %w", dir, ErrNotWorkspace, err))
 	}
 	return &Repo{Root: strings.TrimSpace(string(out)), Bin: bin}, nil
+}
+
+// findWorkspace is the root of the jj workspace enclosing dir, read from
+// the file system: the nearest directory of dir's physical path holding a
+// .jj directory with a working copy and a repository (a file, in a
+// secondary workspace) — "" when none.
+func findWorkspace(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return ""
+	}
+	for d := abs; ; {
+		meta := filepath.Join(d, ".jj")
+		if fi, err := os.Stat(meta); err == nil && fi.IsDir() {
+			if !exists(filepath.Join(meta, "repo")) || !exists(filepath.Join(meta, "working_copy")) {
+				return "" // a broken workspace: jj says what is wrong
+			}
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // At returns a Repo for a known workspace root without running jj.

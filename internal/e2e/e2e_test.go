@@ -66,6 +66,7 @@ func Params(t *testing.T, dir string) testscript.Params {
 		Dir:                 dir,
 		RequireExplicitExec: true,
 		Setup:               Setup,
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"jjcount": jjcount},
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
 	}
 }

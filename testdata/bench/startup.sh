@@ -152,3 +152,33 @@ for v in version:"jj-kaisen --version" jj:"one jj log call (reference)" status:"
   read -r a m < <(get "${v%%:*}" "$tmp/kaisen.tsv")
   row "${v#*:}" "$a" "$m" "$base_min" "$base_med"
 done
+
+# 4. jj processes per command, counted through a wrapper that logs each
+# call of the real jj: kaisen's collect of the wave above, and an apply of
+# a one-task change (no verify gate, not pushed). Ceilings are held by
+# testdata/script/jj_processes.txtar; before the jj version cache and the
+# file-system workspace lookup: collect 6, apply 24.
+mkdir -p "$tmp/shim"
+realjj="$(command -v jj)"
+printf '#!/bin/sh\necho x >> "$JJ_CALLS"\nexec %s "$@"\n' "'$realjj'" > "$tmp/shim/jj"
+chmod +x "$tmp/shim/jj"
+count() { # count LABEL DIR COMMAND...: jj processes COMMAND starts in DIR
+  local label="$1" dir="$2"; shift 2
+  : > "$tmp/calls"
+  (cd "$dir" && PATH="$tmp/shim:$PATH" JJ_CALLS="$tmp/calls" "$@" >/dev/null 2>&1) || { echo "startup.sh: $label failed" >&2; exit 1; }
+  printf '  %-34s %9s\n' "$label" "$(wc -l < "$tmp/calls")"
+}
+orepo="$tmp/apply-repo"
+jj git init --no-colocate "$orepo" >/dev/null 2>&1
+mkdir -p "$orepo/openspec/specs" "$orepo/openspec/changes/add-export/specs/export"
+printf '# Add export\n\n## Why\nUsers need their data out.\n\n## What Changes\n- An export endpoint.\n' > "$orepo/openspec/changes/add-export/proposal.md"
+printf '## 1. Export API\n- [ ] 1.1 Add `src/export.ts` endpoint\n' > "$orepo/openspec/changes/add-export/tasks.md"
+printf '## ADDED Requirements\n\n### Requirement: Export\nThe system SHALL export data.\n\n#### Scenario: Export works\n- **WHEN** a user exports\n- **THEN** the data is returned\n' > "$orepo/openspec/changes/add-export/specs/export/spec.md"
+printf 'mkdir -p src && echo x > src/export.ts\nsed -i "s/^- \\[ \\] 1.1 /- [x] 1.1 /" openspec/changes/add-export/tasks.md\necho "Status: DONE" > "$SPECSTACK_REPORT"\n' > "$tmp/apply-worker.sh"
+jj -R "$orepo" commit -m base >/dev/null 2>&1
+# The jj version cache is keyed by the binary: the wrapper is a new one,
+# so one command first asks its version, as a user's first command does.
+(cd "$krepo" && PATH="$tmp/shim:$PATH" JJ_CALLS=/dev/null "$bin/jj-kaisen" collect --wave 1 >/dev/null 2>&1)
+printf '\njj processes per command (before this count: collect 6, apply 24)\n'
+count "jj-kaisen collect --wave 1 (4 tasks)" "$krepo" "$bin/jj-kaisen" collect --wave 1
+count "jj-openspec apply (1 task)" "$orepo" "$bin/jj-openspec" apply add-export --worker "sh $tmp/apply-worker.sh" --no-verify --no-push
