@@ -139,4 +139,3 @@ func TestReadNoFollow(t *testing.T) {
 		t.Errorf("ReadNoFollow(missing) err = %v; want not exist", err)
 	}
 }
-
