@@ -56,6 +56,13 @@ type Spec struct {
 	// Skill is the agent-facing guide that `skill` prints (Markdown with
 	// front matter name and description); see skill.go.
 	Skill string
+	// Guide is the section 7 man page of the binary's workflow
+	// (specstack-kaisen); each verb's --help names it.
+	Guide string
+	// Examples holds one example command line per verb, keyed by the
+	// verb's path ("run", "review record"); each verb's --help ends with
+	// it. Every verb has one (a test of each binary checks).
+	Examples map[string]string
 }
 
 // New builds the app for s, with the shared flags and commands added.
@@ -91,8 +98,45 @@ func New(s Spec) *cli.App {
 	for _, c := range app.Commands {
 		setUsageErrors(c)
 		addCommonFlags(c)
+		setHelp(s, c, "")
 	}
 	return app
+}
+
+// builtinExamples are the examples of the verbs every binary has.
+var builtinExamples = map[string]string{
+	"doctor":     "doctor --json",
+	"completion": "completion bash > ~/.local/share/bash-completion/completions/BINARY",
+	"skill":      "skill --install ~/.claude/skills",
+}
+
+// setHelp ends the --help of c (at path parent) and of its subcommands
+// with c's example and the man pages to read.
+func setHelp(s Spec, c *cli.Command, parent string) {
+	p := strings.TrimSpace(parent + " " + c.Name)
+	ex, ok := s.Examples[p]
+	if !ok {
+		ex, ok = builtinExamples[p]
+		ex = strings.ReplaceAll(ex, "BINARY", s.Name)
+	}
+	pages := s.Name + "(1)"
+	if s.Guide != "" {
+		pages += " and " + s.Guide + "(7)"
+	}
+	tail := "\nSEE ALSO:\n   " + pages + "\n"
+	if ok {
+		tail = "\nEXAMPLE:\n   " + s.Name + " " + ex + "\n" + tail
+	}
+	// The text is part of the template: braces in it are printed, not run.
+	tail = strings.ReplaceAll(tail, "{{", `{{"{{"}}`)
+	base := cli.CommandHelpTemplate
+	if len(c.Subcommands) > 0 {
+		base = cli.SubcommandHelpTemplate
+	}
+	c.CustomHelpTemplate = base + tail
+	for _, sub := range c.Subcommands {
+		setHelp(s, sub, p)
+	}
 }
 
 func setUsageErrors(c *cli.Command) {

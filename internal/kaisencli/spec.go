@@ -10,8 +10,10 @@ import (
 // Spec describes the jj-kaisen binary.
 func Spec() cliapp.Spec {
 	return cliapp.Spec{
-		Name:  "jj-kaisen",
-		Usage: "run a plan's tasks in waves across jj workspaces",
+		Name:     "jj-kaisen",
+		Guide:    "specstack-kaisen",
+		Examples: examples,
+		Usage:    "run a plan's tasks in waves across jj workspaces",
 		Description: `jj-kaisen runs a plan's tasks in parallel jj workspaces, in waves that never
 run two tasks touching the same file at once; a worker command you configure
 does each task, a reviewer command reviews it, and the approved changes are

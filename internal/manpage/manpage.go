@@ -22,7 +22,8 @@ func Specs() []cliapp.Spec {
 	return []cliapp.Spec{openspeccli.Spec(), kaisencli.Spec(), stackcli.Spec()}
 }
 
-// Pages returns file name → man page (section 1) for every binary:
+// Pages returns file name → man page for every binary (section 1) and
+// every guide (section 7, see Guides). A binary's page is
 // urfave/cli's rendering of the command definitions, with the DESCRIPTION
 // rendered here (its commands in no-fill blocks) and the sections the
 // definitions do not hold appended.
@@ -40,6 +41,13 @@ func Pages() (map[string]string, error) {
 			return nil, err
 		}
 		pages[s.Name+".1"] = page
+	}
+	guides, err := Guides()
+	if err != nil {
+		return nil, err
+	}
+	for name, page := range guides {
+		pages[name] = page
 	}
 	return pages, nil
 }

@@ -23,8 +23,10 @@ func Spec() cliapp.Spec {
 
 func header() cliapp.Spec {
 	return cliapp.Spec{
-		Name:  "jj-openspec",
-		Usage: "OpenSpec verbs on jj workspaces",
+		Name:     "jj-openspec",
+		Guide:    "specstack-openspec",
+		Examples: examples,
+		Usage:    "OpenSpec verbs on jj workspaces",
 		Description: `jj-openspec runs OpenSpec verbs on jj workspaces: list, status, validate
 and archive natively (with the same results as the OpenSpec CLI), tasks with
 their file areas and a separability verdict for per-group fan-out; check
