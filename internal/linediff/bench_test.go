@@ -34,7 +34,7 @@ func benchEdit(spec string, n, shift int) string {
 }
 
 func BenchmarkUnified(b *testing.B) {
-	for _, n := range []int{30, 300} {
+	for _, n := range []int{2, 30, 300} {
 		old := benchSpec(n)
 		new := benchEdit(old, n, 0)
 		b.Run(fmt.Sprintf("%d-lines", len(Lines(old))), func(b *testing.B) {
@@ -48,7 +48,7 @@ func BenchmarkUnified(b *testing.B) {
 }
 
 func BenchmarkMatch(b *testing.B) {
-	for _, n := range []int{30, 300} {
+	for _, n := range []int{2, 30, 300} {
 		base := Lines(benchSpec(n))
 		left := Lines(benchEdit(benchSpec(n), n, 1))
 		b.Run(fmt.Sprintf("%d-lines", len(base)), func(b *testing.B) {

@@ -20,8 +20,9 @@ const surrogateStart, surrogateEnd = 0xD800, 0xE000
 
 // maxCells bounds the regions go-diff is given, as old lines × new
 // lines: Myers' algorithm takes up to (n+m)·D steps for D differing
-// lines, so about 0.1 s at the bound (4,096 × 4,096 lines all
-// different). A larger region is first cut at its anchors.
+// lines; at the bound, 4,000 lines against the same lines shuffled or
+// reversed take 0.2-0.4 s on the loaded development VM. A larger region
+// is first cut at its anchors.
 const maxCells = 1 << 24
 
 // Match returns a common subsequence of a and b as pairs increasing in
@@ -65,8 +66,8 @@ func encode[T comparable](a, b []T, ids int) (ra []rune, ia []int, rb []rune, ib
 	if len(a) == 0 || len(b) == 0 {
 		return nil, nil, nil, nil, false
 	}
-	seen := make(map[T]int, len(a))
-	var in []uint8 // per distinct line: 1 if in a, 2 if in b
+	seen := make(map[T]int, len(a)+len(b))
+	in := make([]uint8, 0, len(a)+len(b)) // per distinct line: 1 if in a, 2 if in b
 	enc := func(lines []T, side uint8) []int {
 		out := make([]int, len(lines))
 		for i, l := range lines {
@@ -89,6 +90,7 @@ func encode[T comparable](a, b []T, ids int) (ra []rune, ia []int, rb []rune, ib
 		return nil, nil, nil, nil, false
 	}
 	keep := func(xs []int) (rs []rune, idx []int) {
+		rs, idx = make([]rune, 0, len(xs)), make([]int, 0, len(xs))
 		for i, id := range xs {
 			if in[id] == 3 {
 				r := rune(id)
