@@ -158,6 +158,37 @@ func TestMatch(t *testing.T) {
 	}
 }
 
+// TestSlide: runs of deleted or inserted lines move down while the line
+// after them equals their first, joining the runs they meet.
+func TestSlide(t *testing.T) {
+	tests := []struct {
+		a, b      []string
+		raw, want []Pair
+	}{
+		{ // the first of two "x", "" pairs removed reads as the second
+			strings.Split("x_x_y", ""), strings.Split("x_y", ""),
+			[]Pair{{2, 0}, {3, 1}, {4, 2}}, []Pair{{0, 0}, {1, 1}, {4, 2}}},
+		{ // a removed requirement ends with its blank line
+			[]string{"A\n", "a\n", "\n", "B\n", "b\n", "\n", "C\n"}, []string{"A\n", "a\n", "\n", "C\n"},
+			[]Pair{{0, 0}, {1, 1}, {5, 2}, {6, 3}}, []Pair{{0, 0}, {1, 1}, {2, 2}, {6, 3}}},
+		{ // two removed runs slide into one
+			strings.Split("babacba", ""), strings.Split("bcb", ""),
+			[]Pair{{2, 0}, {4, 1}, {5, 2}}, []Pair{{0, 0}, {4, 1}, {5, 2}}},
+		{ // insertions slide the same way
+			strings.Split("x_y", ""), strings.Split("x_x_y", ""),
+			[]Pair{{0, 2}, {1, 3}, {2, 4}}, []Pair{{0, 0}, {1, 1}, {2, 4}}},
+		{ // a run next to a change of the other side stays
+			strings.Split("ab", ""), strings.Split("cab", ""),
+			[]Pair{{0, 1}, {1, 2}}, []Pair{{0, 1}, {1, 2}}},
+	}
+	for _, tt := range tests {
+		checkMatch(t, tt.a, tt.b, tt.raw)
+		if got := slide(tt.a, tt.b, slices.Clone(tt.raw)); !slices.Equal(got, tt.want) {
+			t.Errorf("slide(%q, %q, %v) = %v, want %v", tt.a, tt.b, tt.raw, got, tt.want)
+		}
+	}
+}
+
 // TestMatchIsLongest: over texts of a few repeated lines, what anchors
 // alone cannot match, the matching is valid and as long as the longest
 // common subsequence.
