@@ -52,7 +52,7 @@
 // reworded requirement, a removed scenario and two added requirements:
 //
 //	BenchmarkMatch/28-lines        20-50 µs      63 allocs
-//	BenchmarkMatch/336-lines       90-130 µs     53 allocs
+//	BenchmarkMatch/336-lines       55-130 µs     53 allocs
 //	BenchmarkMatch/3306-lines      0.8-1.8 ms    72 allocs
 //	BenchmarkUnified/336-lines     0.1-0.25 ms   79 allocs
 //
@@ -60,8 +60,8 @@
 // deleted (BenchmarkVersusLinediff in conflict and spec at the commit
 // that added this package), new time over old:
 //
-//	three-way merge's two diffs    28 lines 3-4, 336 lines 1.1-1.4, 3306 lines 0.8-1.4
-//	archive's unified diff         28 lines 0.65-0.8, 336 lines 0.25-0.55, 3306 lines 0.3-0.6
+//	three-way merge's two diffs    28 lines 1.5-4, 336 lines 1.1-1.7, 3306 lines 0.8-1.4
+//	archive's unified diff         28 lines 0.55-0.8, 336 lines 0.25-0.55, 3306 lines 0.3-0.6
 //
 // Tens of microseconds either way, against about 34 ms for one jj
 // process. go-diff's package initialisation (six regular expressions)
