@@ -9,6 +9,7 @@ require (
 	github.com/gofrs/flock v0.13.2
 	github.com/google/renameio/v2 v2.0.2
 	github.com/rogpeppe/go-internal v1.16.0
+	github.com/sergi/go-diff v1.4.5
 	github.com/urfave/cli/v2 v2.27.7
 	golang.org/x/sys v0.49.0
 )

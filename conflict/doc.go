@@ -67,7 +67,7 @@
 // opening markers with a substring search and walks lines with
 // IndexByte; the tasks merge walks the aligned head and tail of the
 // three versions line by line, parsing only lines that differ, and diffs
-// (patience anchors, exact LCS for small gaps) only what lies between.
+// (internal/linediff) only what lies between.
 //
 // # Fuzzing
 //

@@ -3,6 +3,8 @@ package conflict
 import (
 	"slices"
 	"strings"
+
+	"github.com/specstack/specstack/internal/linediff"
 )
 
 // ChunkKind says how a region of a three-way merge came out.
@@ -56,8 +58,8 @@ type span struct {
 // sides at the same offsets are Unchanged; what lies between them is
 // classified by comparing the three versions of the region.
 func spans[T comparable](o, l, r []T) []span {
-	toL := matchMap(len(o), matchLines(o, l))
-	toR := matchMap(len(o), matchLines(o, r))
+	toL := matchMap(len(o), linediff.Match(o, l))
+	toR := matchMap(len(o), linediff.Match(o, r))
 	var out []span
 	i, j, k := 0, 0, 0
 	for {
@@ -84,7 +86,7 @@ func spans[T comparable](o, l, r []T) []span {
 	}
 }
 
-func matchMap(n int, ps []pair) []int {
+func matchMap(n int, ps []linediff.Pair) []int {
 	m := make([]int, n)
 	for i := range m {
 		m[i] = -1

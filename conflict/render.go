@@ -2,6 +2,8 @@ package conflict
 
 import (
 	"strings"
+
+	"github.com/specstack/specstack/internal/linediff"
 )
 
 // Render writes the file back: Render(Parse(x)) == x for every x.
@@ -148,8 +150,7 @@ func Materialize(sides, bases []Term, style Style, n int, info, eol string) stri
 // writeDiff writes the lines of a diff from a to b with ' ', '-' and '+'
 // prefixes: each changed run as its removals, then its additions.
 func writeDiff(b *strings.Builder, a, c []string) {
-	in := interner{}
-	ms := matchLines(in.ids(a), in.ids(c))
+	ms := linediff.Match(a, c)
 	i, j := 0, 0
 	flush := func(ai, cj int) {
 		for ; i < ai; i++ {

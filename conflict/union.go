@@ -1,6 +1,10 @@
 package conflict
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/specstack/specstack/internal/linediff"
+)
 
 // Union returns the lines of every text in order, lines common to all of
 // them kept once: a common supersequence, built by merging each text in
@@ -33,11 +37,10 @@ func Union(texts []string, eol string) string {
 // unionLines merges b into a along their common subsequence: in each gap,
 // a's lines come first, then b's.
 func unionLines(a, b []string) []string {
-	in := interner{}
-	ms := matchLines(in.ids(a), in.ids(b))
+	ms := linediff.Match(a, b)
 	out := make([]string, 0, len(a)+len(b)-len(ms))
 	i, j := 0, 0
-	for _, m := range append(ms, pair{len(a), len(b)}) {
+	for _, m := range append(ms, linediff.Pair{A: len(a), B: len(b)}) {
 		out = append(out, a[i:m.A]...)
 		out = append(out, b[j:m.B]...)
 		if m.A < len(a) {
