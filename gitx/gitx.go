@@ -1,6 +1,8 @@
-// Package gitx is specstack's git layer, all through the git CLI: reads
-// (revisions, commits, refs, merge bases), worktrees, rebase, fetch and a
-// publish-once push.
+// Package gitx is specstack's git layer: reads (revisions, commits, refs,
+// ancestry, merge bases, files at a revision, a local origin's branches)
+// in process through go-git; worktrees, rebase, fetch, the history walks
+// and a publish-once push through the git CLI (see store.go for why each
+// stays there).
 package gitx
 
 import (

@@ -22,7 +22,7 @@ type fixture struct {
 	repo   *gitx.Repo
 }
 
-func run(t *testing.T, dir string, args ...string) string {
+func run(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	out, err := xec.Output(context.Background(), xec.Cmd{Name: "git", Args: args, Dir: dir})
 	if err != nil {
@@ -31,7 +31,7 @@ func run(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func commit(t *testing.T, dir, file, body string) string {
+func commit(t testing.TB, dir, file, body string) string {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, file), []byte(body), 0o644); err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func commit(t *testing.T, dir, file, body string) string {
 	return run(t, dir, "rev-parse", "HEAD")
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	testenv.Isolate(t)
 	root := t.TempDir()

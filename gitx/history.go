@@ -104,17 +104,29 @@ type Blob struct {
 	Type    string // the object's type ("blob", "tree", "commit"); "" when missing
 }
 
-// ReadFiles reads each "REV:PATH" object name in one git cat-file call;
-// a name that does not exist reads as a Blob with Exists false.
+// ReadFiles reads each "REV:PATH" object name, in process (or, for
+// revisions beyond Resolve's own, in one git cat-file call); a name that
+// does not exist reads as a Blob with Exists false.
 func (r *Repo) ReadFiles(ctx context.Context, names []string) ([]Blob, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
-	var in bytes.Buffer
 	for _, n := range names {
 		if strings.ContainsAny(n, "\n") {
 			return nil, fmt.Errorf("read %q: object names cannot hold a line break", n)
 		}
+	}
+	if g, err := r.open(); err == nil {
+		blobs, ok, err := readBlobs(ctx, g, names)
+		if ok {
+			if err != nil {
+				return nil, fmt.Errorf("read %d files in %s: %w", len(names), r.Dir, err)
+			}
+			return blobs, nil
+		}
+	}
+	var in bytes.Buffer
+	for _, n := range names {
 		in.WriteString(n + "\n")
 	}
 	env := append([]string{"GIT_OPTIONAL_LOCKS=0"}, r.Env...)

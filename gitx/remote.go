@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/specstack/specstack/internal/exitcode"
 )
@@ -21,9 +24,24 @@ func (r *Repo) Fetch(ctx context.Context, remote string) error {
 	return nil
 }
 
-// RemoteHead asks remote (git ls-remote) where branch points; ok is false
-// when the remote has no such branch.
+// RemoteHead asks remote where branch points; ok is false when the remote
+// has no such branch. A remote on this machine (a path, or a file:// URL)
+// is read in process through go-git; any other is asked with git
+// ls-remote, which follows the user's credential helpers, SSH
+// configuration, proxies and url.*.insteadOf as every other git command
+// does, under ReadTimeout.
 func (r *Repo) RemoteHead(ctx context.Context, remote, branch string) (sha string, ok bool, err error) {
+	if dir := r.localRemote(remote); dir != "" {
+		if g, err := (&Repo{Dir: dir}).open(); err == nil {
+			ref, err := g.reference(plumbing.NewBranchReferenceName(branch), false)
+			if errors.Is(err, plumbing.ErrReferenceNotFound) {
+				return "", false, nil
+			}
+			if err == nil && ref.Type() == plumbing.HashReference {
+				return ref.Hash().String(), true, nil
+			}
+		}
+	}
 	out, err := r.gitRead(ctx, "ls-remote", "--heads", remote, "refs/heads/"+branch)
 	if err != nil {
 		return "", false, fmt.Errorf("ls-remote %s %s: %w", remote, branch, err)
@@ -35,6 +53,30 @@ func (r *Repo) RemoteHead(ctx context.Context, remote, branch string) (sha strin
 		}
 	}
 	return "", false, nil
+}
+
+// localRemote is the directory of remote (a remote's name, or a URL or
+// path) when it is on this machine, else "".
+func (r *Repo) localRemote(remote string) string {
+	url := remote
+	if u, err := r.RemoteURL(context.Background(), remote); err == nil {
+		url = u
+	}
+	if p, ok := strings.CutPrefix(url, "file://"); ok {
+		return p
+	}
+	if strings.Contains(url, "://") || url == "" {
+		return ""
+	}
+	// scp-like host:path is a network remote; a path has no colon before
+	// its first slash.
+	if i := strings.Index(url, ":"); i >= 0 && (strings.Index(url, "/") < 0 || i < strings.Index(url, "/")) {
+		return ""
+	}
+	if !filepath.IsAbs(url) {
+		url = filepath.Join(r.Dir, url)
+	}
+	return url
 }
 
 // Origin is the one remote specstack publishes to.

@@ -1,13 +1,15 @@
 package gitx
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/xec"
@@ -20,13 +22,9 @@ var ErrNoCommit = errors.New("resolves to no commit")
 const ReadTimeout = time.Minute
 
 // Repo is a git repository: its work tree (or, for a bare repository, its
-// git directory). Everything goes through the git CLI, each read a fresh
-// process, so refs and packs written in between are always seen; reads
-// run with GIT_OPTIONAL_LOCKS=0 and never take a lock.
-//
-// The CLI rather than a Go git library: a library's package initialisation
-// (config parser, OpenPGP, SSH and HTTP transports) would run at every
-// start of every binary, including --version; see cmd/startup_test.go.
+// git directory). Reads go through go-git in process (store.go), the rest
+// through the git CLI; CLI reads run with GIT_OPTIONAL_LOCKS=0, and no
+// read takes a lock.
 type Repo struct {
 	Dir string // work tree root, or the git dir of a bare repository
 	Bin string // git executable; "" means git on PATH
@@ -59,10 +57,27 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 // Resolve returns the full commit SHA that rev names (a full or short SHA,
 // a branch, a tag, "refs/remotes/origin/main", "HEAD", "main~2", ...).
 // A revision that names nothing, or names a non-commit, wraps ErrNoCommit.
+// It is read in process (see store.go); revision syntax beyond names and
+// ~N/^N steps, and short SHAs, go to git rev-parse.
 func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
 	spec := strings.TrimSuffix(rev, "^{commit}")
 	if spec == "" {
 		return "", fmt.Errorf("revision %q: %w", rev, ErrNoCommit)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("resolve revision %q in %s: %w", rev, r.Dir, err)
+	}
+	if g, err := r.open(); err == nil {
+		sha, ok, err := resolve(g, spec)
+		if ok {
+			if errors.Is(err, ErrNoCommit) {
+				return "", fmt.Errorf("revision %q: %w", rev, ErrNoCommit)
+			}
+			if err != nil {
+				return "", fmt.Errorf("resolve revision %q in %s: %w", rev, r.Dir, err)
+			}
+			return sha, nil
+		}
 	}
 	// --end-of-options: a revision is never an option, whatever it starts with.
 	out, err := r.gitRead(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", spec+"^{commit}")
@@ -88,38 +103,36 @@ func (r *Repo) Commit(ctx context.Context, rev string) (Commit, error) {
 	if err != nil {
 		return Commit{}, err
 	}
-	raw, err := r.gitRead(ctx, "cat-file", "commit", sha)
+	g, err := r.open()
+	if err != nil {
+		return Commit{}, err
+	}
+	o, err := g.commit(plumbing.NewHash(sha))
 	if err != nil {
 		return Commit{}, fmt.Errorf("read commit %s in %s: %w", sha, r.Dir, err)
 	}
-	return parseCommit(sha, raw), nil
-}
-
-// parseCommit reads a raw commit object (git cat-file commit): header
-// lines up to the first empty line, then the message.
-func parseCommit(sha string, raw []byte) Commit {
 	c := Commit{SHA: sha}
-	header, message, _ := bytes.Cut(raw, []byte("\n\n"))
-	for _, l := range strings.Split(string(header), "\n") {
-		if p, ok := strings.CutPrefix(l, "parent "); ok {
-			c.Parents = append(c.Parents, p)
-		}
+	for _, p := range o.ParentHashes {
+		c.Parents = append(c.Parents, p.String())
 	}
-	subject, _, _ := bytes.Cut(message, []byte("\n"))
-	c.Subject = string(subject)
-	return c
+	c.Subject, _, _ = strings.Cut(o.Message, "\n")
+	return c, nil
 }
 
 // CurrentBranch returns the branch HEAD is on, or "" when HEAD is detached.
 func (r *Repo) CurrentBranch(ctx context.Context) (string, error) {
-	out, err := r.gitRead(ctx, "symbolic-ref", "--quiet", "HEAD")
-	if xec.ExitCode(err) == 1 {
-		return "", nil // detached
+	g, err := r.open()
+	if err != nil {
+		return "", err
 	}
+	head, err := g.reference(plumbing.HEAD, false)
 	if err != nil {
 		return "", fmt.Errorf("read HEAD of %s: %w", r.Dir, err)
 	}
-	branch, ok := strings.CutPrefix(strings.TrimSpace(string(out)), "refs/heads/")
+	if head.Type() != plumbing.SymbolicReference {
+		return "", nil // detached
+	}
+	branch, ok := strings.CutPrefix(head.Target().String(), "refs/heads/")
 	if !ok {
 		return "", nil
 	}
@@ -172,21 +185,42 @@ type ref struct {
 	symbolic  bool
 }
 
-// forEachRef lists the refs pattern matches (git for-each-ref: the ref
-// itself and, a component at a time, the refs below it), a symbolic ref
-// with the SHA of its target.
+// forEachRef lists the refs pattern matches (as git for-each-ref: the
+// ref itself and, a component at a time, the refs below it), a symbolic
+// ref with the SHA of its target ("" when the target is missing).
 func (r *Repo) forEachRef(ctx context.Context, pattern string) ([]ref, error) {
-	out, err := r.gitRead(ctx, "for-each-ref", "--format=%(objectname)%00%(symref)%00%(refname)", "--", pattern)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	g, err := r.open()
 	if err != nil {
 		return nil, err
 	}
-	var refs []ref
-	for _, l := range strings.Split(string(out), "\n") {
-		if f := strings.Split(l, "\x00"); len(f) == 3 {
-			refs = append(refs, ref{name: f[2], sha: f[0], symbolic: f[1] != ""})
-		}
+	iter, err := g.s.IterReferences()
+	if err != nil {
+		return nil, err
 	}
-	return refs, nil
+	defer iter.Close()
+	prefix := strings.TrimSuffix(pattern, "/") + "/"
+	var refs []ref
+	err = iter.ForEach(func(rf *plumbing.Reference) error {
+		name := rf.Name().String()
+		if name != strings.TrimSuffix(pattern, "/") && !strings.HasPrefix(name, prefix) {
+			return nil
+		}
+		if rf.Type() == plumbing.SymbolicReference {
+			target, err := g.reference(rf.Name(), true)
+			if err != nil {
+				return nil // dangling: git for-each-ref leaves it out too
+			}
+			refs = append(refs, ref{name: name, sha: target.Hash().String(), symbolic: true})
+			return nil
+		}
+		refs = append(refs, ref{name: name, sha: rf.Hash().String()})
+		return nil
+	})
+	slices.SortFunc(refs, func(a, b ref) int { return strings.Compare(a.name, b.name) })
+	return refs, err
 }
 
 // MergeBase returns a best common ancestor of a and b, or "" when they
@@ -196,21 +230,57 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := r.gitRead(ctx, "merge-base", ca, cb)
-	if xec.ExitCode(err) == 1 {
-		return "", nil // no common history
+	g, err := r.open()
+	if err != nil {
+		return "", err
 	}
+	oa, err := g.commit(plumbing.NewHash(ca))
 	if err != nil {
 		return "", fmt.Errorf("merge-base %s %s: %w", a, b, err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	ob, err := g.commit(plumbing.NewHash(cb))
+	if err != nil {
+		return "", fmt.Errorf("merge-base %s %s: %w", a, b, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("merge-base %s %s: %w", a, b, err)
+	}
+	bases, err := oa.MergeBase(ob)
+	if err == nil && len(bases) == 0 {
+		return "", nil // no common history
+	}
+	if err != nil || len(bases) > 1 {
+		// A shallow clone's missing history, or several best bases
+		// (criss-cross merges): git's answer is its own.
+		out, err := r.gitRead(ctx, "merge-base", ca, cb)
+		if err != nil {
+			return "", fmt.Errorf("merge-base %s %s: %w", a, b, err)
+		}
+		return strings.TrimSpace(string(out)), nil
+	}
+	return bases[0].Hash.String(), nil
 }
+
+// ancestorWalk bounds IsAncestor's walk in process: past it (a long
+// history where a is not found), git's commit-graph answers faster.
+const ancestorWalk = 10000
 
 // IsAncestor reports whether a is an ancestor of b (or the same commit).
 func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
 	ca, cb, err := r.resolveBoth(ctx, a, b)
 	if err != nil {
 		return false, err
+	}
+	if ca == cb {
+		return true, nil
+	}
+	if g, err := r.open(); err == nil {
+		if ok, decided, err := isAncestor(ctx, g, plumbing.NewHash(ca), plumbing.NewHash(cb), ancestorWalk); decided {
+			if err != nil {
+				return false, fmt.Errorf("is-ancestor %s %s: %w", a, b, err)
+			}
+			return ok, nil
+		}
 	}
 	_, err = r.gitRead(ctx, "merge-base", "--is-ancestor", ca, cb)
 	if err == nil {
@@ -238,15 +308,18 @@ func (r *Repo) resolveBoth(ctx context.Context, a, b string) (string, string, er
 
 // RemoteURL returns the first URL of remote name, as configured.
 func (r *Repo) RemoteURL(ctx context.Context, name string) (string, error) {
-	out, err := r.gitRead(ctx, "config", "--get-all", "--", "remote."+name+".url")
-	if xec.ExitCode(err) == 1 {
-		return "", fmt.Errorf("remote %q of %s has no URL", name, r.Dir)
-	}
+	g, err := r.open()
 	if err != nil {
-		return "", fmt.Errorf("remote %q of %s: %w", name, r.Dir, err)
+		return "", err
 	}
-	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	return first, nil
+	cfg, err := g.s.Config()
+	if err != nil {
+		return "", fmt.Errorf("remote %q of %s: read the configuration: %w", name, r.Dir, err)
+	}
+	if rem, ok := cfg.Remotes[name]; ok && len(rem.URLs) > 0 {
+		return rem.URLs[0], nil
+	}
+	return "", fmt.Errorf("remote %q of %s has no URL", name, r.Dir)
 }
 
 // git runs the git CLI in the repository and returns stdout.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // ErrConflict reports an integration that conflicts; the error is a
@@ -125,6 +127,13 @@ func (r *Repo) NumStat(ctx context.Context, from, to string) ([]FileStat, error)
 
 // Tree returns the tree SHA of commit rev.
 func (r *Repo) Tree(ctx context.Context, rev string) (string, error) {
+	if g, err := r.open(); err == nil {
+		if sha, ok, err := resolve(g, rev); ok && err == nil {
+			if c, err := g.commit(plumbing.NewHash(sha)); err == nil {
+				return c.TreeHash.String(), nil
+			}
+		}
+	}
 	out, err := r.gitRead(ctx, "rev-parse", "--verify", "--end-of-options", rev+"^{tree}")
 	if err != nil {
 		return "", fmt.Errorf("tree of %s: %w", rev, err)

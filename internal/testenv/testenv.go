@@ -140,7 +140,7 @@ func shellQuote(s string) string {
 
 // Isolate points HOME and the jj/git configuration at a fresh temporary
 // directory for the rest of the test (so it cannot run in parallel).
-func Isolate(t *testing.T) {
+func Isolate(t testing.TB) {
 	t.Helper()
 	vars, err := Vars(t.TempDir())
 	if err != nil {
