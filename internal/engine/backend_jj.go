@@ -149,6 +149,11 @@ func (b *JJBackend) check(ctx context.Context, ws Workspace, known map[string]bo
 		// and calling it one to remake would forget and delete it.
 		return "", fmt.Errorf("check workspace %s: the read of its working copy was stopped (nothing forgotten or removed): %w", ws.Name, err)
 	}
+	if errors.Is(err, jjx.ErrRefused) {
+		// Its files are fine but not all recorded: remaking it would
+		// delete the ones jj left out.
+		return "", fmt.Errorf("check workspace %s (nothing forgotten or removed): %w", ws.Name, err)
+	}
 	if err != nil || len(at) != 1 {
 		return fmt.Sprintf("has a working copy jj cannot read (%v)", err), nil
 	}
@@ -215,7 +220,10 @@ func (b *JJBackend) logIn(ctx context.Context, ws Workspace, revset string) ([]j
 	if !fileExists(ws.Path) {
 		return nil, fmt.Errorf("workspace directory %q is missing", ws.Path)
 	}
+	// Strict: a file jj leaves out of the snapshot (too big) would be
+	// lost with the workspace.
 	r := b.Repo.At(ws.Path)
+	r.Strict = true
 	cs, err := r.LogDetail(ctx, revset)
 	if errors.Is(err, jjx.ErrStale) {
 		if uerr := r.UpdateStale(ctx); uerr == nil {

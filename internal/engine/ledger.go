@@ -88,6 +88,12 @@ const (
 	EvConfidenceOverride = "confidence-override"
 )
 
+// StatusBroken is the status of a task whose worker broke what it was
+// given or what it was not: a file jj refused to snapshot, its
+// workspace's .jj deleted, history rewritten outside its workspace,
+// another task's workspace written. The Reason says which.
+const StatusBroken = "broken"
+
 // Worker statuses, from the worker's report or its exit.
 const (
 	StatusDone          = "done"
