@@ -17,6 +17,7 @@ var (
 	_ Undoer          = (*JJBackend)(nil)
 	_ BatchIntegrator = (*JJBackend)(nil)
 	_ BatchChecker    = (*JJBackend)(nil)
+	_ Historian       = (*JJBackend)(nil)
 	_ Backend         = (*GitBackend)(nil)
 )
 
@@ -527,4 +528,43 @@ func (b *JJBackend) RecordedBy(ctx context.Context, workspace string) string {
 		}
 	}
 	return "no operation of the orchestrating workspace recorded it"
+}
+
+// maxOpsRead bounds how far back Rewrote reads the operation log.
+const maxOpsRead = 1000
+
+// Rewrote finds, among the operations since op of the workspaces (none of
+// them snapshots), those after which target's working copy was another
+// commit than before (Historian). It reads without snapshotting, so a
+// stale working copy (the mark of such a rewrite) is no obstacle.
+func (b *JJBackend) Rewrote(ctx context.Context, since, target string, workspaces []string) ([]Op, error) {
+	ops, err := b.Repo.OpsSince(ctx, since, maxOpsRead)
+	if err != nil {
+		return nil, fmt.Errorf("read the operation log: %w", err)
+	}
+	var out []Op
+	for _, o := range ops {
+		if !slices.Contains(workspaces, o.WorkspaceName) || o.IsSnapshot || len(o.Parents) != 1 ||
+			strings.HasPrefix(o.Description, "snapshot working copy") {
+			continue
+		}
+		after, err := b.Repo.WorkingCopyAt(ctx, o.ID, target)
+		if err != nil {
+			return nil, fmt.Errorf("read workspace %s at operation %s: %w", target, short(o.ID), err)
+		}
+		before, err := b.Repo.WorkingCopyAt(ctx, o.Parents[0], target)
+		if err != nil {
+			return nil, fmt.Errorf("read workspace %s at operation %s: %w", target, short(o.Parents[0]), err)
+		}
+		if after != before {
+			out = append(out, Op{ID: o.ID, Description: o.Description, Args: o.Attributes.Args, Workspace: o.WorkspaceName})
+		}
+	}
+	return out, nil
+}
+
+// RecordedHead reads target's working-copy commit as the newest operation
+// recorded it (Historian).
+func (b *JJBackend) RecordedHead(ctx context.Context, target string) (string, error) {
+	return b.Repo.WorkingCopyAt(ctx, "@", target)
 }

@@ -2,12 +2,14 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/jjx"
 )
 
 // Integrity compares the orchestrating workspace's @ (snapshotted now)
@@ -28,7 +30,27 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 			return nil
 		}
 	}
+	if h, ok := r.Backend.(Historian); ok {
+		var wss []string
+		for _, n := range nums {
+			if t := st.Tasks[n]; t.Workspace != "" && t.Status != StatusBroken {
+				wss = append(wss, t.Workspace)
+			}
+		}
+		ops, err := h.Rewrote(ctx, r.Doc.Header.StartOp, r.Doc.Header.Workspace, wss)
+		if err != nil {
+			return fmt.Errorf("integrity check: %w", err)
+		}
+		if len(ops) > 0 {
+			return r.rewritten(ctx, w, nums, ops)
+		}
+	}
 	leaked, err := r.Backend.ChangedFiles(ctx, st.BaselineCommit)
+	if errors.Is(err, jjx.ErrStale) {
+		// Another workspace's operation rewrote @ (or a revision below
+		// it), none of this wave's workers' that is still in the log.
+		return r.rewritten(ctx, w, nums, nil)
+	}
 	if err != nil {
 		return fmt.Errorf("integrity check: %w", err)
 	}
@@ -68,6 +90,66 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 		return err
 	}
 	return r.halt(ctx, exitcode.New(exitcode.Halted, "%s", reason))
+}
+
+// rewritten fails the tasks of wave w whose workers' operations ops
+// rewrote @ of the orchestrating workspace (or a revision below it) and
+// halts the run for a person: nothing of the wave is merged onto a
+// history a worker changed. No ops: @ was found stale, the operation
+// unknown.
+func (r *Runner) rewritten(ctx context.Context, w int, nums []int, ops []Op) error {
+	st := r.State()
+	byWorkspace := map[string]int{}
+	for _, n := range nums {
+		if t := st.Tasks[n]; t.Workspace != "" {
+			byWorkspace[t.Workspace] = n
+		}
+	}
+	halted := Event{Kind: EvHalted}
+	if h, ok := r.Backend.(Historian); ok {
+		// @ as the rewrite left it: what the working copy shows once
+		// updated, which abort then knows holds no edit of a person's.
+		halted.Commit, _ = h.RecordedHead(ctx, r.Doc.Header.Workspace)
+	}
+	var events []Event
+	var culprits []int
+	var named []string
+	for _, o := range ops {
+		n, ok := byWorkspace[o.Workspace]
+		if !ok {
+			continue
+		}
+		named = append(named, fmt.Sprintf("task %d's worker: %s in workspace %s", n, o, o.Workspace))
+		if slices.Contains(culprits, n) {
+			continue
+		}
+		culprits = append(culprits, n)
+		t := st.Tasks[n]
+		events = append(events, Event{Kind: EvCollected, Task: n, Wave: w, Status: StatusBroken,
+			Change: t.Change, Changes: t.Changes, Files: t.Files, Lines: t.Lines,
+			Reason: fmt.Sprintf("its worker rewrote history outside its workspace: %s", o)})
+	}
+	who := "its working copy is stale; `jj op log` shows the operation"
+	if len(named) > 0 {
+		who = "history was rewritten outside the task workspaces by " + strings.Join(named, "; ")
+	}
+	cmds := r.commands()
+	undo := ""
+	if len(ops) > 0 {
+		var ids []string
+		for _, o := range ops {
+			ids = append(ids, short(o.ID))
+		}
+		undo = fmt.Sprintf("undo it with `jj --ignore-working-copy op revert %s` (newest first) and run `%s`, or ", strings.Join(ids, "`, `jj --ignore-working-copy op revert "), cmds.Resume)
+	}
+	reason := fmt.Sprintf("integrity check: @ of workspace %s was rewritten by another workspace's operation: %s. "+
+		"Nothing of wave %d is merged; %sundo the whole run with `%s`", r.Doc.Header.Workspace, who, w, undo, cmds.Abort)
+	halted.Reason = reason
+	events = append(events, Event{Kind: EvIntegrityFailed, Wave: w, Reason: reason}, halted)
+	if err := r.record(events...); err != nil {
+		return err
+	}
+	return exitcode.New(exitcode.Halted, "%s", reason)
 }
 
 // leakOperation names the operation that recorded the stray edits in
