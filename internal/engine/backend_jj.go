@@ -533,8 +533,9 @@ func (b *JJBackend) RecordedBy(ctx context.Context, workspace string) string {
 // maxOpsRead bounds how far back Rewrote reads the operation log.
 const maxOpsRead = 1000
 
-// Rewrote finds, among the operations since op of the workspaces (none of
-// them snapshots), those after which target's working copy was another
+// Rewrote finds, among the operations since op of the workspaces (no
+// snapshot, no workspace's making, no merge of concurrent operations:
+// the commands their workers ran), those after which target's working copy was another
 // commit than before (Historian). It reads without snapshotting, so a
 // stale working copy (the mark of such a rewrite) is no obstacle.
 func (b *JJBackend) Rewrote(ctx context.Context, since, target string, workspaces []string) ([]Op, error) {
@@ -545,8 +546,9 @@ func (b *JJBackend) Rewrote(ctx context.Context, since, target string, workspace
 	var out []Op
 	for _, o := range ops {
 		if !slices.Contains(workspaces, o.WorkspaceName) || o.IsSnapshot || len(o.Parents) != 1 ||
-			strings.HasPrefix(o.Description, "snapshot working copy") {
-			continue
+			strings.HasPrefix(o.Description, "snapshot working copy") ||
+			strings.HasPrefix(o.Description, "create initial working-copy commit") {
+			continue // not a worker's command: its provisioning, a snapshot, a merge
 		}
 		after, err := b.Repo.WorkingCopyAt(ctx, o.ID, target)
 		if err != nil {

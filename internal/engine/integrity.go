@@ -55,7 +55,7 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 		return fmt.Errorf("integrity check: %w", err)
 	}
 	if len(leaked) == 0 {
-		return nil
+		return r.checkSiblings(ctx, w, nums)
 	}
 	opDesc := r.leakOperation(ctx)
 	var culprits []int
@@ -126,7 +126,7 @@ func (r *Runner) rewritten(ctx context.Context, w int, nums []int, ops []Op) err
 		culprits = append(culprits, n)
 		t := st.Tasks[n]
 		events = append(events, Event{Kind: EvCollected, Task: n, Wave: w, Status: StatusBroken,
-			Change: t.Change, Changes: t.Changes, Files: t.Files, Lines: t.Lines,
+			Change: t.Change, Changes: t.Changes, Commit: t.Commit, Files: t.Files, Lines: t.Lines,
 			Reason: fmt.Sprintf("its worker rewrote history outside its workspace: %s", o)})
 	}
 	who := "its working copy is stale; `jj op log` shows the operation"

@@ -179,6 +179,12 @@ type TaskState struct {
 	Squashed   bool
 	Conflict   []string
 	Released   bool
+
+	// Commit is the newest commit of its change when it was last
+	// collected, at CollectedAt: what its workspace held when its
+	// worker ended.
+	Commit      string
+	CollectedAt time.Time
 }
 
 // Failed reports whether the worker's result cannot be integrated.
@@ -266,6 +272,7 @@ func Fold(d *Doc) *State {
 			t.Collected = true
 			t.Status, t.Reason = e.Status, e.Reason
 			t.Change, t.Changes, t.Files, t.Lines = e.Change, e.Changes, e.Files, e.Lines
+			t.Commit, t.CollectedAt = e.Commit, e.At
 		case EvLeak:
 			t.Leak = true
 			t.Reason = e.Reason
