@@ -133,17 +133,11 @@ func (r *Runner) rewritten(ctx context.Context, w int, nums []int, ops []Op) err
 	if len(named) > 0 {
 		who = "history was rewritten outside the task workspaces by " + strings.Join(named, "; ")
 	}
-	cmds := r.commands()
-	undo := ""
-	if len(ops) > 0 {
-		var ids []string
-		for _, o := range ops {
-			ids = append(ids, short(o.ID))
-		}
-		undo = fmt.Sprintf("undo it with `jj --ignore-working-copy op revert %s` (newest first) and run `%s`, or ", strings.Join(ids, "`, `jj --ignore-working-copy op revert "), cmds.Resume)
-	}
+	// Reverting the operation is no way back: the workspaces updated
+	// since would hold their changes twice (divergent). Abort restores
+	// the operation the run started from.
 	reason := fmt.Sprintf("integrity check: @ of workspace %s was rewritten by another workspace's operation: %s. "+
-		"Nothing of wave %d is merged; %sundo the whole run with `%s`", r.Doc.Header.Workspace, who, w, undo, cmds.Abort)
+		"Nothing of wave %d is merged; undo the run with `%s` (it restores the operation the run started from)", r.Doc.Header.Workspace, who, w, r.commands().Abort)
 	halted.Reason = reason
 	events = append(events, Event{Kind: EvIntegrityFailed, Wave: w, Reason: reason}, halted)
 	if err := r.record(events...); err != nil {

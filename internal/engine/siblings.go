@@ -93,8 +93,11 @@ func declaredBySibling(st *State, nums []int, t *TaskState) string {
 		t.Workspace, strings.Join(parts, "; "))
 }
 
-// writtenSince snapshots t's workspace and, when it changed since its
-// worker ended, names the files and the workers that still ran then.
+// writtenSince snapshots t's workspace and, when its change holds
+// another file or other line counts than when its worker ended, names
+// them and the workers that still ran then. It compares what the change
+// does (files and lines against its parents), so a change only rebased
+// (its base rewritten) is no write.
 func (r *Runner) writtenSince(ctx context.Context, st *State, nums []int, t *TaskState) (string, error) {
 	changes, err := r.Backend.Changes(ctx, Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base})
 	if err != nil {
@@ -106,17 +109,19 @@ func (r *Runner) writtenSince(ctx context.Context, st *State, nums []int, t *Tas
 	if len(changes) > 0 && changes[0].Commit == t.Commit {
 		return "", nil
 	}
-	files := []string{"its files"}
-	if len(changes) > 0 {
-		diff, err := r.Backend.DiffRange(ctx, t.Commit, changes[0].Commit)
-		if err != nil {
-			return "", fmt.Errorf("diff what its worker left with what it holds now: %w", err)
+	files, lines := filesAndLines(changes)
+	var added []string
+	for _, f := range files {
+		if !slices.Contains(t.Files, f) {
+			added = append(added, f)
 		}
-		if fs := diffFiles(diff); len(fs) > 0 {
-			files = fs
-		} else {
-			return "", nil // rewritten, not edited
-		}
+	}
+	what := strings.Join(added, ", ")
+	switch {
+	case len(added) == 0 && lines == t.Lines:
+		return "", nil // rebased, not edited
+	case len(added) == 0:
+		what = fmt.Sprintf("its files: %s when its worker ended, %s now", plural.Count(t.Lines, "line", "lines"), plural.Count(lines, "line", "lines"))
 	}
 	var running []int
 	for _, n := range nums {
@@ -129,20 +134,21 @@ func (r *Runner) writtenSince(ctx context.Context, st *State, nums []int, t *Tas
 		who = "the worker of " + plural.Word(len(running), "task ", "tasks ") + plural.Ints(running) + ", which still ran then"
 	}
 	return fmt.Sprintf("workspace %s changed after its worker ended (%s): written by %s, not by its own worker; the workspace is kept",
-		t.Workspace, strings.Join(files, ", "), who), nil
+		t.Workspace, what, who), nil
 }
 
-// diffFiles lists the files of a git-style diff, in order.
-func diffFiles(diff []byte) []string {
-	var out []string
-	for _, l := range strings.Split(string(diff), "\n") {
-		rest, ok := strings.CutPrefix(l, "diff --git a/")
-		if !ok {
-			continue
-		}
-		if i := strings.Index(rest, " b/"); i >= 0 {
-			out = append(out, rest[:i])
+// filesAndLines lists the files changes touch, in order, and the lines
+// they add and remove, as Collect counts them.
+func filesAndLines(changes []Change) ([]string, int) {
+	var files []string
+	lines := 0
+	for _, c := range changes {
+		for _, f := range c.Files {
+			lines += f.Added + f.Removed
+			if !slices.Contains(files, f.Path) {
+				files = append(files, f.Path)
+			}
 		}
 	}
-	return out
+	return files, lines
 }

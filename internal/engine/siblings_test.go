@@ -6,14 +6,18 @@ import (
 	"testing"
 )
 
-func TestDiffFiles(t *testing.T) {
-	diff := "diff --git a/stray.txt b/stray.txt\nnew file mode 100644\n--- /dev/null\n+++ b/stray.txt\n@@ -0,0 +1 @@\n+stray\n" +
-		"diff --git a/dir/a b.txt b/dir/a b.txt\n--- a/dir/a b.txt\n+++ b/dir/a b.txt\n"
-	if got, want := diffFiles([]byte(diff)), []string{"stray.txt", "dir/a b.txt"}; !slices.Equal(got, want) {
-		t.Errorf("diffFiles = %q, want %q", got, want)
+func TestFilesAndLines(t *testing.T) {
+	changes := []Change{
+		{Files: []FileLines{{Path: "a.txt", Added: 2}, {Path: "b.txt", Removed: 1}}},
+		{Files: []FileLines{{Path: "a.txt", Added: 1, Removed: 1}}},
+		{Empty: true},
 	}
-	if got := diffFiles(nil); got != nil {
-		t.Errorf("diffFiles(nil) = %q, want none", got)
+	files, lines := filesAndLines(changes)
+	if want := []string{"a.txt", "b.txt"}; !slices.Equal(files, want) || lines != 5 {
+		t.Errorf("filesAndLines = %q, %d; want %q, 5", files, lines, want)
+	}
+	if files, lines := filesAndLines(nil); files != nil || lines != 0 {
+		t.Errorf("filesAndLines(nil) = %q, %d; want none", files, lines)
 	}
 }
 
