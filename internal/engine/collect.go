@@ -97,8 +97,8 @@ func (r *Runner) brokenWorkspace(ctx context.Context, t *TaskState, err error) s
 		for i, f := range refused.Files {
 			names[i] = f.String()
 		}
-		return fmt.Sprintf("jj refused to snapshot %s in workspace %s at %s: the file is in no commit; the workspace is kept with it: "+
-			"remove it there, or raise the limit (`jj config set --repo %s BYTES`) or ignore it (.gitignore), then run the task again",
+		return fmt.Sprintf("jj refused to snapshot %s in workspace %s at %s: the file is in no commit, so the workspace is kept with it: "+
+			"remove or ignore (.gitignore) the file there, or raise the limit (`jj config set --repo %s BYTES`), and run again",
 			strings.Join(names, ", "), t.Workspace, t.Path, jjx.MaxNewFileSizeSetting)
 	}
 	if r.Backend.VCS() == "jj" && t.Path != "" && fileExists(t.Path) && !fileExists(filepath.Join(t.Path, ".jj")) {

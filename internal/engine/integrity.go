@@ -12,11 +12,15 @@ import (
 	"github.com/specstack/specstack/jjx"
 )
 
-// Integrity compares the orchestrating workspace's @ (snapshotted now)
-// with the recorded baseline. A difference means a worker wrote outside
+// Integrity checks what wave w's workers did outside their own changes.
+// An operation of a task workspace that rewrote the orchestrating
+// workspace's @ (or a revision below it) fails that task, naming the
+// operation, and halts the run. Then it compares @ (snapshotted now)
+// with the recorded baseline: a difference means a worker wrote outside
 // its workspace: the tasks whose files it touched are marked
 // workspace-leak, the operation that recorded it is named, and the run
-// halts for a person.
+// halts for a person. Last, every task workspace is held to what its own
+// worker may touch (checkSiblings).
 func (r *Runner) Integrity(ctx context.Context, w int) error {
 	st := r.State()
 	nums, err := r.WaveTasks(w)
@@ -124,10 +128,7 @@ func (r *Runner) rewritten(ctx context.Context, w int, nums []int, ops []Op) err
 			continue
 		}
 		culprits = append(culprits, n)
-		t := st.Tasks[n]
-		events = append(events, Event{Kind: EvCollected, Task: n, Wave: w, Status: StatusBroken,
-			Change: t.Change, Changes: t.Changes, Commit: t.Commit, Files: t.Files, Lines: t.Lines,
-			Reason: fmt.Sprintf("its worker rewrote history outside its workspace: %s", o)})
+		events = append(events, brokenEvent(w, st.Tasks[n], "its worker rewrote history outside its workspace: "+o.String()))
 	}
 	who := "its working copy is stale; `jj op log` shows the operation"
 	if len(named) > 0 {

@@ -17,12 +17,13 @@ import (
 // The jj processes a driver run of one wave starts (--skip-review, no
 // test command), from Start to completion: per task, its `workspace add`,
 // the one `jj log` that snapshots its workspace and collects it
-// (integration is one squash for the whole wave) and, when its worker
-// ended before another's, the integrity check's second snapshot of it
-// (what a sibling wrote there since); per run, 15: the start's three
-// reads (@, the workspace list, the operation), the integrity check's
-// two (the operation log, for a worker's rewrite of history outside its
-// workspace, and @), the bulk forget, the membership query, what @ changed
+// (integration is one squash for the whole wave) and the integrity
+// check's second snapshot of it (what a sibling wrote there since its
+// worker ended; not for the task whose worker ended last); per run, 14:
+// the start's three reads (@, the workspace list, the operation), the
+// integrity check's two (the operation log, for a worker's rewrite of
+// history outside its workspace, and @) less the second snapshot the
+// last task does not need, the bulk forget, the membership query, what @ changed
 // since the base (the disjointness check), the squash with a read of the
 // operation log before and after it (the squash's own operation, by which
 // it is taken back), the conflicts check, the wave summary's diff and two
@@ -31,7 +32,7 @@ import (
 // hand-written script needs four per task (add, status, squash, forget).
 const (
 	maxJJPerTask = 3
-	maxJJPerRun  = 15
+	maxJJPerRun  = 14
 	// maxJJRecheck is what checking a wave's recorded workspaces costs
 	// (one `workspace list`, one `jj log` over their working copies).
 	maxJJRecheck = 2

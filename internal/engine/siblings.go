@@ -19,13 +19,13 @@ import (
 // its workspace is kept. The other tasks go on.
 func (r *Runner) checkSiblings(ctx context.Context, w int, nums []int) error {
 	st := r.State()
-	// When the workers the engine ran ended: each was collected as it
-	// ended (in step mode someone else ran them, and a collect's time
-	// says nothing of the worker's end).
-	var last int64
+	// The worker the engine ran that ended last (each was collected as
+	// it ended; in step mode someone else ran them, and a collect's time
+	// says nothing of the worker's end): no sibling ran after it.
+	last := 0
 	for _, n := range nums {
-		if t := st.Tasks[n]; t.Collected && t.Dispatched > 0 {
-			last = max(last, t.CollectedAt.UnixMilli())
+		if t := st.Tasks[n]; t.Collected && t.Dispatched > 0 && (last == 0 || t.CollectedAt.After(st.Tasks[last].CollectedAt)) {
+			last = n
 		}
 	}
 	var events []Event
@@ -38,10 +38,10 @@ func (r *Runner) checkSiblings(ctx context.Context, w int, nums []int) error {
 			events = append(events, brokenEvent(w, t, reason))
 			continue
 		}
-		// Only a workspace whose worker ended before another's can have
-		// been written by a sibling since; one already tested may hold
-		// what its tests wrote.
-		if t.Dispatched == 0 || t.Commit == "" || t.Tests != "" || t.Reviewed || t.CollectedAt.UnixMilli() >= last || !fileExists(t.Path) {
+		// Only a workspace whose worker ended before (or with) another's
+		// can have been written by a sibling since; one already tested
+		// may hold what its tests wrote.
+		if t.Dispatched == 0 || t.Commit == "" || t.Tests != "" || t.Reviewed || t.Num == last || !fileExists(t.Path) {
 			continue
 		}
 		reason, err := r.writtenSince(ctx, st, nums, t)
@@ -125,7 +125,7 @@ func (r *Runner) writtenSince(ctx context.Context, st *State, nums []int, t *Tas
 	}
 	var running []int
 	for _, n := range nums {
-		if o := st.Tasks[n]; n != t.Num && o.Dispatched > 0 && o.CollectedAt.After(t.CollectedAt) {
+		if o := st.Tasks[n]; n != t.Num && o.Dispatched > 0 && !o.CollectedAt.Before(t.CollectedAt) {
 			running = append(running, n)
 		}
 	}
