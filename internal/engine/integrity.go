@@ -34,6 +34,16 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 			return nil
 		}
 	}
+	// @ as recorded at the baseline: nothing wrote into it, and nothing
+	// rewrote it or a revision below it (either makes another commit).
+	at, err := r.Backend.Head(ctx)
+	stale := errors.Is(err, jjx.ErrStale)
+	if err != nil && !stale {
+		return fmt.Errorf("integrity check: read @: %w", err)
+	}
+	if !stale && at == st.BaselineCommit {
+		return r.checkSiblings(ctx, w, nums)
+	}
 	if h, ok := r.Backend.(Historian); ok {
 		var wss []string
 		for _, n := range nums {
@@ -49,12 +59,12 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 			return r.rewritten(ctx, w, nums, ops)
 		}
 	}
-	leaked, err := r.Backend.ChangedFiles(ctx, st.BaselineCommit)
-	if errors.Is(err, jjx.ErrStale) {
+	if stale {
 		// Another workspace's operation rewrote @ (or a revision below
 		// it), none of this wave's workers' that is still in the log.
 		return r.rewritten(ctx, w, nums, nil)
 	}
+	leaked, err := r.Backend.ChangedFiles(ctx, st.BaselineCommit)
 	if err != nil {
 		return fmt.Errorf("integrity check: %w", err)
 	}
