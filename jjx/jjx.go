@@ -46,6 +46,10 @@ type Repo struct {
 	Bin  string // jj executable
 	// Env is appended to every jj process's environment.
 	Env []string
+	// Strict makes every call that snapshots the working copy fail with
+	// a *RefusedError when jj left files out of the snapshot (it only
+	// warns): for workspaces whose files must all reach a commit.
+	Strict bool
 }
 
 // Version is a parsed jj version.
@@ -154,7 +158,7 @@ func exists(path string) bool {
 
 // At returns a Repo for a known workspace root without running jj.
 func (r *Repo) At(root string) *Repo {
-	return &Repo{Root: root, Bin: r.Bin, Env: r.Env}
+	return &Repo{Root: root, Bin: r.Bin, Env: r.Env, Strict: r.Strict}
 }
 
 func (r *Repo) globalArgs() []string {
@@ -179,12 +183,38 @@ func (r *Repo) callRead(ctx context.Context, args ...string) ([]byte, error) {
 func (r *Repo) run(ctx context.Context, extraEnv []string, args []string) ([]byte, error) {
 	argv := append(r.globalArgs(), args...)
 	env := append(append([]string{}, r.Env...), extraEnv...)
-	out, err := xec.Output(ctx, xec.Cmd{Name: r.Bin, Args: argv, Dir: r.Root, Env: env})
+	c := xec.Cmd{Name: r.Bin, Args: argv, Dir: r.Root, Env: env}
+	var warnings *capped
+	if r.Strict && (len(args) == 0 || args[0] != "--ignore-working-copy") {
+		warnings = &capped{max: xec.MaxStderr}
+		c.Stderr = warnings
+	}
+	out, err := xec.Output(ctx, c)
 	if err != nil {
 		return out, &Error{Op: args, Err: err}
 	}
+	if warnings != nil {
+		if files := parseRefused(warnings.String()); len(files) > 0 {
+			return out, &RefusedError{Root: r.Root, Files: files}
+		}
+	}
 	return out, nil
 }
+
+// capped keeps the first max bytes written to it.
+type capped struct {
+	max int
+	buf bytes.Buffer
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string { return c.buf.String() }
 
 // Error is a failed jj call.
 type Error struct {

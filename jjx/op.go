@@ -2,9 +2,13 @@ package jjx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/specstack/specstack/internal/lazyregexp"
+	"github.com/specstack/specstack/internal/xec"
 )
 
 // Operation is one entry of the operation log.
@@ -63,10 +67,66 @@ func (r *Repo) NewestOp(ctx context.Context) (Operation, error) {
 	return ops[0], nil
 }
 
-// OpRestore restores the whole repository to operation op.
+// OpRestore restores the whole repository to operation op. A stale
+// working copy (another workspace's operation rewrote its commit) is
+// first put back where it was last updated, without a snapshot, so the
+// restore checks op's files out over files jj knows (and snapshots what
+// was edited since).
 func (r *Repo) OpRestore(ctx context.Context, op string) error {
 	_, err := r.call(ctx, "op", "restore", op)
+	if since := StaleSince(err); since != "" {
+		if _, rerr := r.callRead(ctx, "op", "restore", since); rerr != nil {
+			return fmt.Errorf("put the stale working copy back at operation %s: %w", since, rerr)
+		}
+		_, err = r.call(ctx, "op", "restore", op)
+	}
 	return err
+}
+
+// staleSince finds the operation of jj's stale-working-copy error.
+var staleSince = lazyregexp.New(`working copy is stale \(not updated since operation ([0-9a-f]+)\)`)
+
+// StaleSince returns, when err is ErrStale, the operation at which the
+// working copy was last updated; "" otherwise.
+func StaleSince(err error) string {
+	var xe *xec.Error
+	if !errors.Is(err, ErrStale) || !errors.As(err, &xe) {
+		return ""
+	}
+	if m := staleSince.FindStringSubmatch(xe.Stderr); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// OpsSince reads the operations after op (op itself excluded), newest
+// first, at most limit of them, without snapshotting the working copy
+// (a stale one included).
+func (r *Repo) OpsSince(ctx context.Context, op string, limit int) ([]Operation, error) {
+	out, err := r.callRead(ctx, "op", "log", "--no-graph", "-n", itoa(limit), "-T", `json(self) ++ "\n"`)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := decodeLines[Operation](out)
+	if err != nil {
+		return nil, err
+	}
+	for i, o := range ops {
+		if strings.HasPrefix(o.ID, op) {
+			return ops[:i], nil
+		}
+	}
+	return ops, nil
+}
+
+// WorkingCopyAt is the commit ID of workspace's working copy as operation
+// op recorded it; "" when it had none then.
+func (r *Repo) WorkingCopyAt(ctx context.Context, op, workspace string) (string, error) {
+	out, err := r.callRead(ctx, "--at-op", op, "log", "--no-graph", "-r", "present("+Quote(workspace)+"@)", "-T", `commit_id ++ "\n"`)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 func itoa(n int) string {

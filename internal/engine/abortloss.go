@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/jjx"
 )
 
 // maxListed bounds the files an abort refusal lists.
@@ -17,6 +19,12 @@ const maxListed = 20
 // person's edits, a conflict resolution) — jj op restore undoes both.
 func (r *Runner) abortLoss(ctx context.Context, st *State) error {
 	files, err := r.Backend.ChangedFiles(ctx, st.Checkpoint)
+	if errors.Is(err, jjx.ErrStale) {
+		// Another workspace's operation rewrote @ (a worker's rewrite of
+		// history): @'s files cannot be read, and the restore snapshots
+		// them first, so `jj op log` keeps what they were.
+		files, err = nil, nil
+	}
 	if err != nil {
 		return fmt.Errorf("abort: compare @ with the run's last record of it (%s): %w", short(st.Checkpoint), err)
 	}

@@ -110,6 +110,38 @@ type Undoer interface {
 	RecordedBy(ctx context.Context, workspace string) string
 }
 
+// Historian is the optional part of a backend whose operation log tells
+// which workspace's operation changed the target (jj): a worker that
+// rewrote history outside its workspace (`jj abandon @-` abandons the
+// revision its workspace stands on, the user's) is found by it.
+type Historian interface {
+	// Rewrote lists, newest first, the operations after operation since
+	// that one of workspaces made and that changed the working-copy
+	// commit of workspace target (it, or a revision below it, was
+	// rewritten or abandoned).
+	Rewrote(ctx context.Context, since, target string, workspaces []string) ([]Op, error)
+	// RecordedHead is the commit of workspace target's working copy as
+	// the VCS last recorded it, its files unread (so a stale working
+	// copy is no obstacle).
+	RecordedHead(ctx context.Context, target string) (string, error)
+}
+
+// Op is an operation of the VCS's operation log, for a person.
+type Op struct {
+	ID          string
+	Description string
+	Args        string // the command that made it, as the VCS recorded it
+	Workspace   string
+}
+
+func (o Op) String() string {
+	s := fmt.Sprintf("operation %s (%s", short(o.ID), o.Description)
+	if o.Args != "" {
+		s += "; `" + o.Args + "`"
+	}
+	return s + ")"
+}
+
 // Abandoner is the optional part of a backend whose released workspace
 // can leave changes visible in the repository (jj: a failed task's empty
 // change stays in `jj log`; git deletes the task branch on release).

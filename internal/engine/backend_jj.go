@@ -17,6 +17,7 @@ var (
 	_ Undoer          = (*JJBackend)(nil)
 	_ BatchIntegrator = (*JJBackend)(nil)
 	_ BatchChecker    = (*JJBackend)(nil)
+	_ Historian       = (*JJBackend)(nil)
 	_ Backend         = (*GitBackend)(nil)
 )
 
@@ -149,6 +150,11 @@ func (b *JJBackend) check(ctx context.Context, ws Workspace, known map[string]bo
 		// and calling it one to remake would forget and delete it.
 		return "", fmt.Errorf("check workspace %s: the read of its working copy was stopped (nothing forgotten or removed): %w", ws.Name, err)
 	}
+	if errors.Is(err, jjx.ErrRefused) {
+		// Its files are fine but not all recorded: remaking it would
+		// delete the ones jj left out.
+		return "", fmt.Errorf("check workspace %s (nothing forgotten or removed): %w", ws.Name, err)
+	}
 	if err != nil || len(at) != 1 {
 		return fmt.Sprintf("has a working copy jj cannot read (%v)", err), nil
 	}
@@ -215,7 +221,10 @@ func (b *JJBackend) logIn(ctx context.Context, ws Workspace, revset string) ([]j
 	if !fileExists(ws.Path) {
 		return nil, fmt.Errorf("workspace directory %q is missing", ws.Path)
 	}
+	// Strict: a file jj leaves out of the snapshot (too big) would be
+	// lost with the workspace.
 	r := b.Repo.At(ws.Path)
+	r.Strict = true
 	cs, err := r.LogDetail(ctx, revset)
 	if errors.Is(err, jjx.ErrStale) {
 		if uerr := r.UpdateStale(ctx); uerr == nil {
@@ -519,4 +528,45 @@ func (b *JJBackend) RecordedBy(ctx context.Context, workspace string) string {
 		}
 	}
 	return "no operation of the orchestrating workspace recorded it"
+}
+
+// maxOpsRead bounds how far back Rewrote reads the operation log.
+const maxOpsRead = 1000
+
+// Rewrote finds, among the operations since op of the workspaces (no
+// snapshot, no workspace's making, no merge of concurrent operations:
+// the commands their workers ran), those after which target's working copy was another
+// commit than before (Historian). It reads without snapshotting, so a
+// stale working copy (the mark of such a rewrite) is no obstacle.
+func (b *JJBackend) Rewrote(ctx context.Context, since, target string, workspaces []string) ([]Op, error) {
+	ops, err := b.Repo.OpsSince(ctx, since, maxOpsRead)
+	if err != nil {
+		return nil, fmt.Errorf("read the operation log: %w", err)
+	}
+	var out []Op
+	for _, o := range ops {
+		if !slices.Contains(workspaces, o.WorkspaceName) || o.IsSnapshot || len(o.Parents) != 1 ||
+			strings.HasPrefix(o.Description, "snapshot working copy") ||
+			strings.HasPrefix(o.Description, "create initial working-copy commit") {
+			continue // not a worker's command: its provisioning, a snapshot, a merge
+		}
+		after, err := b.Repo.WorkingCopyAt(ctx, o.ID, target)
+		if err != nil {
+			return nil, fmt.Errorf("read workspace %s at operation %s: %w", target, short(o.ID), err)
+		}
+		before, err := b.Repo.WorkingCopyAt(ctx, o.Parents[0], target)
+		if err != nil {
+			return nil, fmt.Errorf("read workspace %s at operation %s: %w", target, short(o.Parents[0]), err)
+		}
+		if after != before {
+			out = append(out, Op{ID: o.ID, Description: o.Description, Args: o.Attributes.Args, Workspace: o.WorkspaceName})
+		}
+	}
+	return out, nil
+}
+
+// RecordedHead reads target's working-copy commit as the newest operation
+// recorded it (Historian).
+func (b *JJBackend) RecordedHead(ctx context.Context, target string) (string, error) {
+	return b.Repo.WorkingCopyAt(ctx, "@", target)
 }

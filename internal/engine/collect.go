@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/specstack/specstack/jjx"
@@ -19,6 +21,13 @@ func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event,
 	// range from the base to its @, newest (@) first.
 	ws := Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: fmt.Sprintf("Task %d: %s", t.Num, t.Title)}
 	changes, err := r.Backend.Changes(ctx, ws)
+	if broken := r.brokenWorkspace(ctx, t, err); broken != "" {
+		ev.Status, ev.Reason = StatusBroken, broken
+		if res != nil {
+			ev.ExitCode = res.ExitCode
+		}
+		return ev, nil
+	}
 	if err != nil {
 		// The workspace is gone or unusable: find the change by the
 		// description it was given at provisioning.
@@ -70,6 +79,33 @@ func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event,
 		ev.ExitCode = res.ExitCode
 	}
 	return ev, nil
+}
+
+// brokenWorkspace says, for a person, how task t's workspace is broken
+// given err, what reading its changes returned: files jj refused to
+// snapshot (on disk, in no commit: lost with the workspace, which is
+// therefore kept), or a directory that is no workspace any more (its .jj
+// deleted); "" when it is neither. A workspace whose directory is gone
+// is not broken: its change is recovered by its description.
+func (r *Runner) brokenWorkspace(ctx context.Context, t *TaskState, err error) string {
+	if err == nil || ctx.Err() != nil {
+		return ""
+	}
+	var refused *jjx.RefusedError
+	if errors.As(err, &refused) {
+		names := make([]string, len(refused.Files))
+		for i, f := range refused.Files {
+			names[i] = f.String()
+		}
+		return fmt.Sprintf("jj refused to snapshot %s in workspace %s at %s: the file is in no commit, so the workspace is kept with it: "+
+			"remove or ignore (.gitignore) the file there, or raise the limit (`jj config set --repo %s BYTES`), and run again",
+			strings.Join(names, ", "), t.Workspace, t.Path, jjx.MaxNewFileSizeSetting)
+	}
+	if r.Backend.VCS() == "jj" && t.Path != "" && fileExists(t.Path) && !fileExists(filepath.Join(t.Path, ".jj")) {
+		return fmt.Sprintf("broken workspace %s at %s: it is no jj workspace any more (its .jj is gone: the worker deleted it); what it left there is in no commit. "+
+			"Copy what you need out of it, then `jj workspace forget %s`", t.Workspace, t.Path, t.Workspace)
+	}
+	return ""
 }
 
 func joinReason(a, b string) string {

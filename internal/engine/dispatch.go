@@ -123,6 +123,10 @@ func (r *Runner) collectAndRecord(ctx context.Context, t *TaskState, res *Result
 	if err := r.recordTogether(ev); err != nil {
 		return err
 	}
+	if ev.Status == StatusBroken {
+		r.logf("task %d: %s", t.Num, ev.Reason)
+		return nil
+	}
 	r.logf("task %d: %s, change %s, %s", t.Num, ev.Status, short(ev.Change), plural.Count(len(ev.Files), "file", "files"))
 	return nil
 }

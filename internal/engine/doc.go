@@ -37,5 +37,9 @@
 // output digest, role, tree) and a passing receipt for the same command
 // and tree is reused; BuildLog renders the ledger with the Breakpoint
 // resume continues from. Abort and the naming of a leak's operation need
-// a backend with an operation log (Undoer: jj).
+// a backend with an operation log (Undoer: jj), and so does finding a
+// worker's rewrite of history outside its workspace (Historian). Nothing
+// a worker says is taken for what the repository shows: Collect fails a
+// task whose workspace is broken (files jj refused to snapshot, its .jj
+// gone) and Integrity one another worker wrote into.
 package engine

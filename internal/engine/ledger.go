@@ -88,6 +88,12 @@ const (
 	EvConfidenceOverride = "confidence-override"
 )
 
+// StatusBroken is the status of a task whose worker broke what it was
+// given or what it was not: a file jj refused to snapshot, its
+// workspace's .jj deleted, history rewritten outside its workspace,
+// another task's workspace written. The Reason says which.
+const StatusBroken = "broken"
+
 // Worker statuses, from the worker's report or its exit.
 const (
 	StatusDone          = "done"
@@ -173,6 +179,12 @@ type TaskState struct {
 	Squashed   bool
 	Conflict   []string
 	Released   bool
+
+	// Commit is the newest commit of its change when it was last
+	// collected, at CollectedAt: what its workspace held when its
+	// worker ended.
+	Commit      string
+	CollectedAt time.Time
 }
 
 // Failed reports whether the worker's result cannot be integrated.
@@ -260,6 +272,7 @@ func Fold(d *Doc) *State {
 			t.Collected = true
 			t.Status, t.Reason = e.Status, e.Reason
 			t.Change, t.Changes, t.Files, t.Lines = e.Change, e.Changes, e.Files, e.Lines
+			t.Commit, t.CollectedAt = e.Commit, e.At
 		case EvLeak:
 			t.Leak = true
 			t.Reason = e.Reason

@@ -2,8 +2,10 @@ package openspeccli
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -15,6 +17,7 @@ import (
 	"github.com/specstack/specstack/internal/osapply"
 	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/jjx"
+	"github.com/specstack/specstack/spec"
 	"github.com/specstack/specstack/spec/drift"
 )
 
@@ -163,7 +166,18 @@ func configuredRequest(c *cli.Context, s *applySession) osapply.Request {
 }
 
 func openApply(c *cli.Context) (*applySession, error) {
+	return openSession(c, false)
+}
+
+// openSession is openApply; ledgerOnly (--status, --log, --abort) also
+// opens a jj workspace whose openspec/ directory is gone from the working
+// copy (a worker's rewrite of history took it away): those read the
+// ledger, not the project.
+func openSession(c *cli.Context, ledgerOnly bool) (*applySession, error) {
 	r, err := openRoot(c)
+	if err != nil && ledgerOnly && errors.Is(err, spec.ErrNoRoot) {
+		r, err = ledgerRoot(c, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +214,7 @@ func runApply(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := openApply(c)
+	s, err := openSession(c, modes > 0)
 	if err != nil {
 		return err
 	}
@@ -448,4 +462,22 @@ func shortOp(op string) string {
 		return op[:12]
 	}
 	return op
+}
+
+// ledgerRoot is the jj workspace around --repo (or the current
+// directory) as the project's root, when it holds a jj-openspec ledger;
+// else noRoot, the error of looking for openspec/.
+func ledgerRoot(c *cli.Context, noRoot error) (spec.Root, error) {
+	dir, err := cliapp.RepoDir(c)
+	if err != nil {
+		return spec.Root{}, exitcode.Wrap(exitcode.Usage, err)
+	}
+	rp, err := repo.Find(dir)
+	if err != nil || !rp.IsJJ() {
+		return spec.Root{}, noRoot
+	}
+	if _, err := os.Stat(rp.LedgerDir(binary)); err != nil {
+		return spec.Root{}, noRoot
+	}
+	return spec.Root{Dir: rp.Root, Bound: rp.Root}, nil
 }
