@@ -86,6 +86,9 @@ func (r *Runner) Gate(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 	}
+	if CannotStart(res.ExitCode) {
+		return r.cannotStartError(ctx, cmd, root, log, res.ExitCode)
+	}
 	if res.ExitCode != 0 || res.Err != nil {
 		reason := fmt.Sprintf("full test command %q failed in @ (exit %d); log %s. The merged work is in @: fix it there, then %s", cmd, res.ExitCode, log, r.gateHint())
 		if err := r.record(Event{Kind: EvGate, Status: GateFailed, Reason: reason}); err != nil {

@@ -117,6 +117,9 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 			return nil, err
 		}
 	}
+	if err := engine.CheckTestsStart(c.Context, s.repo.Root, opts); err != nil {
+		return nil, err
+	}
 	v, err := engine.BuildPlanView(c.Context, p, label, s.repo)
 	if err != nil {
 		return nil, err
@@ -210,6 +213,9 @@ why.`,
 				if err := r.Rebaseline(c.Context); err != nil {
 					return err
 				}
+			}
+			if err := r.CheckTestsStart(c.Context); err != nil {
+				return err
 			}
 			if err := r.Resume(); err != nil {
 				return err
