@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/specstack/specstack/internal/regfile"
 )
 
 // ChangeSummary is one change as `openspec list --json` reports it.
@@ -136,7 +135,7 @@ func (r Root) ListSpecs() ([]SpecSummary, error) {
 	out := make([]SpecSummary, 0, len(files))
 	for _, f := range files {
 		s := SpecSummary{ID: f.ID}
-		b, err := regfile.Read(f.Path)
+		b, err := r.ReadFile(f.Path)
 		if err != nil {
 			return nil, err
 		}
