@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
 )
 
 // ChangeSummary is one change as `openspec list --json` reports it.

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"sync"
-
 )
 
 // schemaMemo remembers, for one operation over many changes, the schema
