@@ -176,6 +176,7 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 // finish prints the coverage report and returns the run's error.
 func finish(c *cli.Context, r *engine.Runner, err error) error {
 	cov := r.Report()
+	cov.Settle(r.Dir, engine.KaisenCommands) // this driver ends here
 	if eerr := cliapp.Emit(c, cov, cov.Text); eerr != nil && err == nil {
 		err = eerr
 	}

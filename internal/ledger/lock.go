@@ -80,15 +80,22 @@ func (l *Lock) Release() error {
 // host (or one of another host, whose liveness cannot be known). A holder
 // killed leaves a file naming a process that is gone: not holding.
 func Holding(dir string) bool {
-	var h Holder
+	_, ok := LiveHolder(dir)
+	return ok
+}
+
+// LiveHolder is the process that holds the lock of dir, as its holder
+// file names it, when it may still run (as Holding decides); ok is false
+// when no process holds it.
+func LiveHolder(dir string) (h Holder, ok bool) {
 	if err := ReadFile(filepath.Join(dir, HolderFile), &h); err != nil {
-		return false
+		return Holder{}, false
 	}
 	host, err := os.Hostname()
 	if err != nil {
 		host = ""
 	}
-	return h.live(host)
+	return h, h.live(host)
 }
 
 // live reports whether h, read from a holder file, names a holder that

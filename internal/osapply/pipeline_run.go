@@ -956,7 +956,7 @@ func (run *PipelineRun) outcome(m *Member) MemberReport {
 		if u := unticked(run.projectIn(m.Path), m.Change); u != nil {
 			rep.Unticked = u
 		}
-		if rep.Phase == "tail" && len(rep.Unticked) > 0 {
+		if rep.Phase == PhaseTail && len(rep.Unticked) > 0 {
 			rep.Reason = "tasks not done block the archive: finish and tick them in its workspace, then resume"
 		}
 	}
