@@ -89,7 +89,7 @@ type tailState struct {
 	// VerifyNote: the last verify gate's commands (passed) or reason
 	// (failed).
 	VerifyNote string
-	Bookmarked  string
+	Bookmarked string
 	// SpecsConflict: the last forward merge of the delta specs wrote
 	// conflict markers.
 	SpecsConflict bool
