@@ -122,7 +122,8 @@ func (r *Runner) Complete(ctx context.Context) error {
 
 // Sweep releases the workspaces of tasks that no longer need them
 // (squashed, leaked into @). Failed tasks' workspaces are preserved
-// unless all is set.
+// unless all is set, which releases those that earlier runs of the
+// ledger kept too.
 func (r *Runner) Sweep(ctx context.Context, all bool) error {
 	st := r.State()
 	var errs []error
@@ -150,6 +151,11 @@ func (r *Runner) Sweep(ctx context.Context, all bool) error {
 				}
 				r.logf("task %d: abandoned %s (empty)", t.Num, plural.Word(len(empty), "its change", "its changes"))
 			}
+		}
+	}
+	if all {
+		if err := r.sweepEarlier(ctx); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	r.removeWorkspacesDir()
