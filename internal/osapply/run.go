@@ -289,6 +289,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 	if err := settleBase(ctx, env, pl); err != nil {
 		return nil, err
 	}
+	engine.CrashPoint("apply-base-settled")
 	r, err := res.Start(ctx, env.Repo, engine.StartRequest{
 		Binary: Binary, Plan: pl.Change, Tasks: dec.Tasks, Waves: dec.Waves, Briefs: dec.Briefs,
 		Options: engine.Options{Worker: req.Worker, Timeout: req.Timeout, SkipReview: true, WorkspacesDir: req.WorkspacesDir},
