@@ -255,3 +255,22 @@ func (r *Repo) FileShow(ctx context.Context, rev, path string) ([]byte, error) {
 
 // rootFile is the fileset naming exactly the repository path p.
 func rootFile(p string) string { return "root-file:" + Quote(p) }
+
+// Trunk returns the change ID of trunk() and whether it is root(): jj's
+// trunk() falls back to root() in a repository with no remote trunk
+// bookmark (main, master or trunk).
+func (r *Repo) Trunk(ctx context.Context) (id string, isRoot bool, err error) {
+	out, err := r.call(ctx, "log", "--no-graph", "-r", "trunk()", "-T", `change_id ++ " " ++ self.root() ++ "\n"`)
+	if err != nil {
+		return "", false, err
+	}
+	ls := lines(out)
+	if len(ls) != 1 {
+		return "", false, fmt.Errorf("trunk() names %d revisions, want 1 (set revset-aliases.\"trunk()\")", len(ls))
+	}
+	id, root, ok := strings.Cut(ls[0], " ")
+	if !ok {
+		return "", false, fmt.Errorf("decode jj output %q", ls[0])
+	}
+	return id, root == "true", nil
+}

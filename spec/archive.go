@@ -220,7 +220,7 @@ func (r Root) hasDeltaSpecs(change string) (bool, error) {
 		return false, err
 	}
 	for _, f := range files {
-		b, err := regfile.Read(f.Path)
+		b, err := r.ReadFile(f.Path)
 		if errors.Is(err, regfile.ErrNotRegular) {
 			return false, err
 		}
@@ -235,7 +235,7 @@ func (r Root) hasDeltaSpecs(change string) (bool, error) {
 func (r Root) tasks(change string) (TasksFile, error) {
 	var all TasksFile
 	for _, f := range r.TaskFiles(change) {
-		b, err := regfile.Read(f)
+		b, err := r.ReadFile(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

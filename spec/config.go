@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/specstack/specstack/internal/regfile"
 )
 
 // projectConfig is what specstack reads of openspec/config.yaml.
@@ -47,7 +45,7 @@ func (r Root) loadProjectConfig() (projectConfig, error) {
 	if c.path == "" {
 		return c, nil
 	}
-	raw, err := regfile.Read(c.path)
+	raw, err := r.ReadFile(c.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return projectConfig{}, nil
 	}

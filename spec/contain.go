@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/specstack/specstack/internal/confine"
 	"github.com/specstack/specstack/internal/regfile"
 )
 
@@ -49,64 +49,26 @@ func (r Root) Show(p string) string {
 // Resolve returns the real path of p, a path under Dir, with every
 // symbolic link along it followed; the parts that do not exist yet are kept
 // as they are. A link that leads out of Bound (resolved the same way) is a
-// *LinkError wrapping ErrOutside, and so is p itself outside Dir.
+// *LinkError wrapping ErrOutside, and so is p itself outside Dir. The walk
+// is internal/confine's, the one confinement of every reader.
 func (r Root) Resolve(p string) (string, error) {
-	bound, err := filepath.EvalSymlinks(r.bound())
-	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", r.bound(), err)
-	}
 	rel, err := filepath.Rel(r.Dir, p)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", &LinkError{Link: p, Target: p, Bound: bound}
+		return "", &LinkError{Link: p, Target: p, Bound: r.realBound()}
 	}
-	cur, err := filepath.EvalSymlinks(r.Dir)
-	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", r.Dir, err)
+	real, err := confine.Within(r.bound(), r.Dir, rel)
+	if esc := (*confine.EscapeError)(nil); errors.As(err, &esc) {
+		return "", &LinkError{Link: esc.Link, Target: esc.Resolved, Bound: r.realBound()}
 	}
-	if !inside(cur, bound) {
-		return "", &LinkError{Link: r.Dir, Target: cur, Bound: bound}
-	}
-	if rel == "." {
-		return cur, nil
-	}
-	parts := strings.Split(rel, string(filepath.Separator))
-	for i, part := range parts {
-		next := filepath.Join(cur, part)
-		fi, err := os.Lstat(next)
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
-			return filepath.Join(append([]string{cur}, parts[i:]...)...), nil
-		}
-		if err != nil {
-			return "", fmt.Errorf("resolve %s: %w", p, err)
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		real, err := filepath.EvalSymlinks(next)
-		if err != nil {
-			// dangling (or looping): judge where it points, as written
-			target, rerr := os.Readlink(next)
-			if rerr != nil {
-				return "", fmt.Errorf("resolve %s: %w", p, rerr)
-			}
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(cur, target)
-			}
-			real = filepath.Clean(target)
-		}
-		if !inside(real, bound) {
-			return "", &LinkError{Link: filepath.ToSlash(filepath.Join(parts[:i+1]...)), Target: real, Bound: bound}
-		}
-		cur = real
-	}
-	return cur, nil
+	return real, err
 }
 
-// inside reports whether p is dir or below it.
-func inside(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+// realBound is Bound with every link in it followed, for messages.
+func (r Root) realBound() string {
+	if b, err := filepath.EvalSymlinks(r.bound()); err == nil {
+		return b
+	}
+	return r.bound()
 }
 
 // checkTree resolves every symbolic link under dir (not following

@@ -11,7 +11,6 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/spec/tasksmd"
 )
 
@@ -182,7 +181,7 @@ func (r Root) LoadSchema(name string) (Schema, error) {
 
 func (r Root) loadSchema(name string) (Schema, error) {
 	path := filepath.Join(r.OpenSpecDir(), "schemas", name, "schema.yaml")
-	raw, err := regfile.Read(path)
+	raw, err := r.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if name == "spec-driven" {
 			return SpecDriven, nil

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/specstack/specstack/internal/regfile"
 )
 
 // ChangeSummary is one change as `openspec list --json` reports it.
@@ -134,7 +132,7 @@ func (r Root) ListSpecs() ([]SpecSummary, error) {
 	out := make([]SpecSummary, 0, len(files))
 	for _, f := range files {
 		s := SpecSummary{ID: f.ID}
-		b, err := regfile.Read(f.Path)
+		b, err := r.ReadFile(f.Path)
 		if err != nil {
 			return nil, err
 		}

@@ -159,7 +159,7 @@ func mentionsKey(raw, key string) bool {
 // commit ID recording the main specs the change's deltas were written
 // against), or "" when there is none.
 func (r Root) ChangeBase(change string) string {
-	raw, err := regfile.Read(filepath.Join(r.ChangeDir(change), ".openspec.yaml"))
+	raw, err := r.ReadFile(filepath.Join(r.ChangeDir(change), ".openspec.yaml"))
 	if err != nil {
 		return ""
 	}

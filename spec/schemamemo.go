@@ -2,8 +2,6 @@ package spec
 
 import (
 	"sync"
-
-	"github.com/specstack/specstack/internal/regfile"
 )
 
 // schemaMemo remembers, for one operation over many changes, the schema
@@ -43,18 +41,19 @@ func (r Root) memoized() Root {
 	return r
 }
 
-// readFile is regfile.Read, once per path for a memoized root. Callers
-// must not modify the returned bytes.
+// readFile is ReadFile (nothing read through a symbolic link that leaves
+// Bound), once per path for a memoized root. Callers must not modify the
+// returned bytes.
 func (r Root) readFile(path string) ([]byte, error) {
 	if r.memo == nil {
-		return regfile.Read(path)
+		return r.ReadFile(path)
 	}
 	m := r.memo
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	f, ok := m.files[path]
 	if !ok {
-		f.b, f.err = regfile.Read(path)
+		f.b, f.err = r.ReadFile(path)
 		m.files[path] = f
 	}
 	return f.b, f.err

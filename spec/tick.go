@@ -27,7 +27,7 @@ func (r Root) Tasks(change string) (TasksFile, string, error) {
 	var content string
 	found := false
 	for _, f := range r.TaskFiles(change) {
-		b, err := regfile.Read(f)
+		b, err := r.ReadFile(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

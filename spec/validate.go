@@ -425,9 +425,9 @@ func (r Root) taskIssues(change string) ([]Issue, error) {
 	var docs []doc
 	unreadable := 0
 	for _, f := range files {
-		b, err := regfile.Read(f)
+		b, err := r.ReadFile(f)
 		if err != nil {
-			if errors.Is(err, regfile.ErrNotRegular) {
+			if errors.Is(err, regfile.ErrNotRegular) || errors.Is(err, ErrOutside) {
 				return nil, err
 			}
 			if !errors.Is(err, fs.ErrNotExist) {

@@ -283,10 +283,6 @@ func (d *driver) perChangeUnion() []string {
 	return res
 }
 
-// cannotStart reports whether a command run by sh -c could not start at
-// all: not found (127) or not executable (126).
-func cannotStart(code int) bool { return code == 126 || code == 127 }
-
 // baseline measures every per-change command once at the pinned base SHA
 // (those a resumed run measured already are kept).
 func (d *driver) baseline(ctx context.Context) error {
@@ -326,7 +322,7 @@ func (d *driver) measure(ctx context.Context, name string, cmds []string, what s
 		if ctx.Err() != nil {
 			return exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 		}
-		if cannotStart(res.ExitCode) {
+		if engine.CannotStart(res.ExitCode) {
 			reason := fmt.Sprintf("environment blocker: %s command %q cannot start at the base (exit %d: %s); install or fix it, check with: (cd %s && %s), then gh specstack resume",
 				what, c, res.ExitCode, lastLine(tail(log, 400)), ws.Path, c)
 			return &blockerError{reason: reason}

@@ -220,7 +220,7 @@ func (d *driver) runChecks(ctx context.Context, n int, dir, sha, stage string, c
 		status := "passed"
 		if res.ExitCode != 0 {
 			status = "failed"
-			if bl, ok := d.baselineOf(c); ok && bl.ExitCode != 0 && !cannotStart(res.ExitCode) {
+			if bl, ok := d.baselineOf(c); ok && bl.ExitCode != 0 && !engine.CannotStart(res.ExitCode) {
 				status = "waived"
 			} else {
 				red = append(red, fmt.Sprintf("%q exited %d", c, res.ExitCode))

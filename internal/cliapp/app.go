@@ -163,7 +163,12 @@ func Run(s Spec, args []string, stdout, stderr io.Writer) int {
 }
 
 // RunStreams is Run with the app's streams and terminal check given.
+// A command whose standard output's reader went away (`… | head` read
+// what it wanted and closed the pipe) ends quietly with code 0.
 func RunStreams(s Spec, args []string, st Streams) int {
+	if st.Out == os.Stdout {
+		st.Out = pipeStdout()
+	}
 	stdout, stderr := st.Out, st.Err
 	app := New(s)
 	app.Reader = st.In
@@ -182,7 +187,7 @@ func RunStreams(s Spec, args []string, st Streams) int {
 	ctx, stop := interruptible(s.Name, stderr)
 	defer stop()
 	err := app.RunContext(ctx, args)
-	if err == nil {
+	if err == nil || closedPipe(err, stdout) {
 		return 0
 	}
 	code := exitCodeOf(err)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/specstack/specstack/internal/exitcode"
 )
@@ -22,6 +23,9 @@ type EscapeError struct {
 	Path   string // the path asked for, relative to Root
 	Link   string // the link on the way, relative to Root ("..": no link)
 	Target string // what the link points to, as written in it
+	// Resolved is where the link leads, every link in it followed (as
+	// written when it leads nowhere).
+	Resolved string
 }
 
 func (e *EscapeError) Error() string {
@@ -41,14 +45,31 @@ func (e *EscapeError) Error() string {
 // *EscapeError with exit code invalid. Components that do not exist yet
 // are joined as they are.
 func Path(root, rel string) (string, error) {
+	return Within(root, root, rel)
+}
+
+// Within is Path for rel taken from dir, a directory at or below root
+// (through no link that leads out of root): the same walk, each link
+// judged against root. A dir that resolves outside root is an
+// *EscapeError naming dir as the link. A path on the way that is a
+// file, not a directory, ends the walk as a missing part does.
+func Within(root, dir, rel string) (string, error) {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return "", fmt.Errorf("resolve repository root %s: %w", root, err)
 	}
-	escape := func(link, target string) error {
-		return exitcode.Wrap(exitcode.Invalid, &EscapeError{Root: root, Path: rel, Link: link, Target: target})
+	escape := func(link, target, resolved string) error {
+		return exitcode.Wrap(exitcode.Invalid, &EscapeError{Root: root, Path: rel, Link: link, Target: target, Resolved: resolved})
 	}
 	cur := realRoot
+	if dir != root {
+		if cur, err = filepath.EvalSymlinks(dir); err != nil {
+			return "", fmt.Errorf("resolve %s: %w", dir, err)
+		}
+		if !inside(realRoot, cur) {
+			return "", escape(dir, cur, cur)
+		}
+	}
 	parts := strings.Split(filepath.ToSlash(rel), "/")
 	for i, part := range parts {
 		if part == "" || part == "." {
@@ -56,14 +77,14 @@ func Path(root, rel string) (string, error) {
 		}
 		if part == ".." {
 			if cur == realRoot {
-				return "", escape("..", "")
+				return "", escape("..", "", "")
 			}
 			cur = filepath.Dir(cur)
 			continue
 		}
 		next := filepath.Join(cur, part)
 		fi, err := os.Lstat(next)
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return filepath.Join(append([]string{next}, parts[i+1:]...)...), nil
 		}
 		if err != nil {
@@ -80,16 +101,17 @@ func Path(root, rel string) (string, error) {
 		}
 		resolved, err := filepath.EvalSymlinks(next)
 		if errors.Is(err, fs.ErrNotExist) {
-			// A dangling link: judge where it points as written.
+			// dangling: judged by where it points, as written
 			resolved = target
 			if !filepath.IsAbs(resolved) {
 				resolved = filepath.Join(cur, resolved)
 			}
+			resolved = filepath.Clean(resolved)
 		} else if err != nil {
 			return "", fmt.Errorf("%s: follow link %s: %w", rel, link, err)
 		}
 		if !inside(realRoot, resolved) {
-			return "", escape(link, target)
+			return "", escape(link, target, resolved)
 		}
 		cur = resolved
 	}

@@ -3,18 +3,24 @@ package engine
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/plural"
 )
 
 // Coverage is the plan-coverage report: per wave, per task, what became
 // of it and why, and which workspaces were preserved.
 type Coverage struct {
-	RunID     string         `json:"run_id"`
-	Plan      string         `json:"plan"`
-	Phase     string         `json:"phase"` // running, halted, complete, aborted
+	RunID string `json:"run_id"`
+	Plan  string `json:"plan"`
+	Phase string `json:"phase"` // running, interrupted, gate-failed, halted, complete, aborted
+	// PID is the live process driving a running run (the ledger lock's
+	// holder); Next says how to go on with one nobody drives.
+	PID       int            `json:"pid,omitempty"`
+	Next      string         `json:"next,omitempty"`
 	Halted    string         `json:"halted,omitempty"`
 	Merged    int            `json:"merged"`
 	Empty     int            `json:"empty"` // squashed tasks whose change was empty
@@ -43,7 +49,7 @@ type WaveCoverage struct {
 type TaskCoverage struct {
 	Task      int      `json:"task"`
 	Title     string   `json:"title"`
-	Outcome   string   `json:"outcome"` // merged, empty, blocked, failed, leaked, pending, provisioned, running, collected, approved, review-failed, conflict
+	Outcome   string   `json:"outcome"` // merged, empty, blocked, failed, leaked, pending, provisioned, running, interrupted, collected, approved, review-failed, conflict
 	Status    string   `json:"status,omitempty"`
 	Why       string   `json:"why,omitempty"`
 	Change    string   `json:"change,omitempty"`
@@ -130,6 +136,51 @@ func BuildCoverage(d *Doc, artifacts string) *Coverage {
 	return c
 }
 
+// Settle tells a running run from a dead one by the ledger lock of dir:
+// a live process holding it (not this one, which reports as it ends) is
+// the run's driver, named by PID; else nobody drives the run, which is
+// "interrupted" (its running tasks too), or "gate-failed" when its final
+// gate is red, with Next naming cmds' verbs to go on. A run the ledger
+// says halted, complete or aborted is left as it is.
+func (c *Coverage) Settle(dir string, cmds Commands) {
+	if c.Phase != "running" {
+		return
+	}
+	if pid := Driver(dir); pid != 0 {
+		c.PID = pid
+		return
+	}
+	c.Phase = PhaseInterrupted
+	c.Next = fmt.Sprintf("no process is driving the run: resume with `%s`, or undo it with `%s`", cmds.Resume, cmds.Abort)
+	if c.Gate == GateFailed {
+		c.Phase = PhaseGateFailed
+		c.Next = fmt.Sprintf("the final gate is red: fix the merged work, then resume with `%s`, or undo it with `%s`", cmds.Resume, cmds.Abort)
+	}
+	for i := range c.Waves {
+		for j := range c.Waves[i].Tasks {
+			if t := &c.Waves[i].Tasks[j]; t.Outcome == "running" {
+				t.Outcome = PhaseInterrupted
+			}
+		}
+	}
+}
+
+// Driver is the pid of the live process that holds the ledger lock of
+// dir, driving its run; 0 when none does, or when the holder is this
+// process (which reports as it ends).
+func Driver(dir string) int {
+	if h, ok := ledger.LiveHolder(dir); ok && h.PID != os.Getpid() {
+		return h.PID
+	}
+	return 0
+}
+
+// Phases of a run nobody drives (Settle).
+const (
+	PhaseInterrupted = "interrupted"
+	PhaseGateFailed  = "gate-failed"
+)
+
 // Text renders the report for people.
 func (c *Coverage) Text(w io.Writer) error {
 	var b strings.Builder
@@ -145,7 +196,14 @@ func (c *Coverage) Text(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "run complete: %d/%d tasks merged%s across %d %s\n", c.Merged, c.Total, empty, len(c.Waves), waves)
 	default:
-		fmt.Fprintf(&b, "run %s: %s (%d/%d tasks merged%s)\n", c.RunID, c.Phase, c.Merged, c.Total, empty)
+		phase := c.Phase
+		if c.PID != 0 {
+			phase = fmt.Sprintf("%s (pid %d)", phase, c.PID)
+		}
+		fmt.Fprintf(&b, "run %s: %s (%d/%d tasks merged%s)\n", c.RunID, phase, c.Merged, c.Total, empty)
+	}
+	if c.Next != "" {
+		fmt.Fprintf(&b, "%s: %s\n", c.Phase, c.Next)
 	}
 	if c.Halted != "" && c.Phase == "halted" {
 		fmt.Fprintf(&b, "halted: %s\n", c.Halted)

@@ -86,6 +86,9 @@ func (r *Runner) Gate(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 	}
+	if CannotStart(res.ExitCode) {
+		return r.cannotStartError(ctx, cmd, root, log, res.ExitCode)
+	}
 	if res.ExitCode != 0 || res.Err != nil {
 		reason := fmt.Sprintf("full test command %q failed in @ (exit %d); log %s. The merged work is in @: fix it there, then %s", cmd, res.ExitCode, log, r.gateHint())
 		if err := r.record(Event{Kind: EvGate, Status: GateFailed, Reason: reason}); err != nil {
@@ -119,7 +122,8 @@ func (r *Runner) Complete(ctx context.Context) error {
 
 // Sweep releases the workspaces of tasks that no longer need them
 // (squashed, leaked into @). Failed tasks' workspaces are preserved
-// unless all is set.
+// unless all is set, which releases those that earlier runs of the
+// ledger kept too.
 func (r *Runner) Sweep(ctx context.Context, all bool) error {
 	st := r.State()
 	var errs []error
@@ -147,6 +151,11 @@ func (r *Runner) Sweep(ctx context.Context, all bool) error {
 				}
 				r.logf("task %d: abandoned %s (empty)", t.Num, plural.Word(len(empty), "its change", "its changes"))
 			}
+		}
+	}
+	if all {
+		if err := r.sweepEarlier(ctx); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	r.removeWorkspacesDir()

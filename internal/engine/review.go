@@ -258,6 +258,9 @@ func (r *Runner) testTask(ctx context.Context, w int, t *TaskState) ([]Finding, 
 		if ctx.Err() != nil {
 			return nil, true, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 		}
+		if CannotStart(res.ExitCode) {
+			return nil, true, r.cannotStartError(ctx, c, t.Path, log, res.ExitCode)
+		}
 		if res.ExitCode != 0 || res.Err != nil {
 			status = GateFailed
 			fs = append(fs, Finding{Task: t.Num, Severity: SeverityCritical,

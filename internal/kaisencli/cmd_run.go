@@ -117,6 +117,9 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 			return nil, err
 		}
 	}
+	if err := engine.CheckTestsStart(c.Context, s.repo.Root, opts); err != nil {
+		return nil, err
+	}
 	v, err := engine.BuildPlanView(c.Context, p, label, s.repo)
 	if err != nil {
 		return nil, err
@@ -173,6 +176,7 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 // finish prints the coverage report and returns the run's error.
 func finish(c *cli.Context, r *engine.Runner, err error) error {
 	cov := r.Report()
+	cov.Settle(r.Dir, engine.KaisenCommands) // this driver ends here
 	if eerr := cliapp.Emit(c, cov, cov.Text); eerr != nil && err == nil {
 		err = eerr
 	}
@@ -210,6 +214,9 @@ why.`,
 				if err := r.Rebaseline(c.Context); err != nil {
 					return err
 				}
+			}
+			if err := r.CheckTestsStart(c.Context); err != nil {
+				return err
 			}
 			if err := r.Resume(); err != nil {
 				return err

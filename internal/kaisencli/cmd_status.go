@@ -33,6 +33,7 @@ func statusCommand() *cli.Command {
 			v := StatusView{LedgerDir: dir}
 			if ok {
 				v.Run = engine.BuildCoverage(d, engine.ArtifactsDir(dir))
+				v.Run.Settle(dir, engine.KaisenCommands)
 			}
 			return cliapp.Emit(c, v, func(w io.Writer) error {
 				if v.Run == nil {

@@ -16,7 +16,8 @@ func sweepCommand() *cli.Command {
 		Usage: "release the run's workspaces that are no longer needed (failed ones too with --all)",
 		Description: `Forgets and removes the workspaces of squashed tasks and of tasks whose
 edits leaked into @. Workspaces of failed or blocked tasks are preserved for
-inspection unless --all is given.`,
+inspection unless --all is given, which also releases the workspaces earlier
+runs of the ledger kept (a change holding work stays in jj log).`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "also release failed and blocked tasks' workspaces"}},
 		Action: func(c *cli.Context) error {
 			r, err := openRunner(c)

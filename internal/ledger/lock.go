@@ -57,9 +57,7 @@ func Acquire(dir string) (*Lock, error) {
 		if !ok {
 			return nil, exitcode.New(exitcode.Locked, "ledger %s is locked by another run (holder unknown): wait for it to finish", dir)
 		}
-		return nil, exitcode.New(exitcode.Locked,
-			"ledger %s is locked by pid %d (%s, started %s on %s): wait for that run to finish, or stop it and resume",
-			dir, h.PID, h.Command, h.Start.Format(time.RFC3339), h.Host)
+		return nil, h.lockedError(dir)
 	}
 	h := Holder{PID: os.Getpid(), Start: time.Now().UTC().Truncate(time.Second), Host: host, Command: strings.Join(os.Args, " ")}
 	if err := WriteFile(filepath.Join(dir, HolderFile), h); err != nil {
@@ -80,15 +78,40 @@ func (l *Lock) Release() error {
 // host (or one of another host, whose liveness cannot be known). A holder
 // killed leaves a file naming a process that is gone: not holding.
 func Holding(dir string) bool {
-	var h Holder
+	_, ok := LiveHolder(dir)
+	return ok
+}
+
+// LiveHolder is the process that holds the lock of dir, as its holder
+// file names it, when it may still run (as Holding decides); ok is false
+// when no process holds it.
+func LiveHolder(dir string) (h Holder, ok bool) {
 	if err := ReadFile(filepath.Join(dir, HolderFile), &h); err != nil {
-		return false
+		return Holder{}, false
 	}
 	host, err := os.Hostname()
 	if err != nil {
 		host = ""
 	}
-	return h.live(host)
+	return h, h.live(host)
+}
+
+// lockedError is the refusal of a lock h holds (exit 3), naming h.
+func (h Holder) lockedError(dir string) error {
+	return exitcode.New(exitcode.Locked,
+		"ledger %s is locked by pid %d (%s, started %s on %s): wait for that run to finish, or stop it and resume",
+		dir, h.PID, h.Command, h.Start.Format(time.RFC3339), h.Host)
+}
+
+// Busy is the error Acquire would return while a live process holds the
+// lock of dir (exit 3, naming it), without taking the lock; nil when no
+// process holds it. A command that would refuse for what the ledger
+// holds says first that a live run holds it.
+func Busy(dir string) error {
+	if h, ok := LiveHolder(dir); ok {
+		return h.lockedError(dir)
+	}
+	return nil
 }
 
 // live reports whether h, read from a holder file, names a holder that

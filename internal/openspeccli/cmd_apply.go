@@ -388,37 +388,34 @@ func writeManifest(w io.Writer, m *osapply.Manifest) error {
 	return err
 }
 
-// ApplyStatusView is `apply --status --json`: one shape whether or not a
-// run exists (plan and run are null when the ledger holds none).
-type ApplyStatusView struct {
-	LedgerDir string           `json:"ledger_dir"`
-	Plan      *osapply.Plan    `json:"plan"`
-	Run       *engine.Coverage `json:"run"`
-	Phase     string           `json:"phase"`
-}
-
 func emitApplyStatus(c *cli.Context, dir string) error {
-	v := ApplyStatusView{LedgerDir: dir, Phase: "none"}
-	p, ok, err := osapply.ReadPlan(dir)
+	v, err := osapply.Status(dir)
 	if err != nil {
 		return err
-	}
-	d, dok, err := engine.Load(dir)
-	if err != nil {
-		return err
-	}
-	if ok && dok && d.Header.RunID == p.RunID {
-		v.Plan, v.Run = p, engine.BuildCoverage(d, engine.ArtifactsDir(dir))
-		v.Phase = osapply.PhaseOf(d)
 	}
 	return cliapp.Emit(c, v, func(w io.Writer) error {
 		if v.Plan == nil {
 			_, err := fmt.Fprintf(w, "no apply run in the ledger (%s)\n", dir)
 			return err
 		}
-		fmt.Fprintf(w, "apply of %s: %s (%s, bookmark %s)\n", v.Plan.Change, v.Phase, v.Plan.Distribution, v.Plan.Bookmark)
+		phase := v.Phase
+		switch {
+		case v.PID != 0:
+			phase += fmt.Sprintf(", running (pid %d)", v.PID)
+		case v.Next != "":
+			phase += ", " + engine.PhaseInterrupted
+		}
+		fmt.Fprintf(w, "apply of %s: %s (%s, bookmark %s)\n", v.Plan.Change, phase, v.Plan.Distribution, v.Plan.Bookmark)
+		if v.Next != "" {
+			fmt.Fprintf(w, "%s: %s\n", engine.PhaseInterrupted, v.Next)
+		}
 		if err := v.Run.Text(w); err != nil {
 			return err
+		}
+		if v.VerifyNote != "" {
+			fmt.Fprintf(w, "verify: %s (%s)\n", v.Verify, v.VerifyNote)
+		} else {
+			fmt.Fprintf(w, "verify: %s\n", v.Verify)
 		}
 		_, err := fmt.Fprintf(w, "ledger: %s\n", engine.LedgerPath(dir))
 		return err

@@ -29,7 +29,9 @@ func authorCommands() []*cli.Command {
 			Name:      verb,
 			Usage:     usage[verb],
 			ArgsUsage: "CHANGE",
-			Description: `The authoring shape. A jj workspace is provisioned on trunk() and the worker
+			Description: `The authoring shape. A jj workspace is provisioned on trunk() (when trunk()
+is root(), a repository without a remote trunk bookmark: on the revision
+your work is on, @ when it holds changes, else its parent) and the worker
 (--worker, or [worker] command) runs there with its brief in
 $SPECSTACK_BRIEF and the change's name in $SPECSTACK_CHANGE; it writes
 openspec/changes/CHANGE/ (proposal.md, specs/, design.md, tasks.md) and
@@ -154,7 +156,11 @@ func writeAuthorResult(w io.Writer, res *osapply.AuthorResult, next bool) error 
 	fmt.Fprintf(&b, "health check: %s\n", res.Health)
 	fmt.Fprintf(&b, "worker: %s\n", res.Worker)
 	if res.Commit != "" {
-		fmt.Fprintf(&b, "bookmark: %s on %s (based on trunk() %s)\n", res.Bookmark, shortOp(res.Commit), shortOp(res.Base))
+		if res.BaseOnWork {
+			fmt.Fprintf(&b, "bookmark: %s on %s (based on %s, the revision your work is on: trunk() is root())\n", res.Bookmark, shortOp(res.Commit), shortOp(res.Base))
+		} else {
+			fmt.Fprintf(&b, "bookmark: %s on %s (based on trunk() %s)\n", res.Bookmark, shortOp(res.Commit), shortOp(res.Base))
+		}
 		for _, f := range res.Files {
 			fmt.Fprintf(&b, "  %s\n", f)
 		}
@@ -174,7 +180,14 @@ func writeAuthorResult(w io.Writer, res *osapply.AuthorResult, next bool) error 
 		fmt.Fprintf(&b, "draft pull request: #%d %s (%s)\n", res.PR.Number, res.PR.Action, res.PR.URL)
 	}
 	if next && res.Valid && res.Ready {
-		fmt.Fprintf(&b, "next: review %s, then `jj openspec apply %s` on it\n", res.Bookmark, res.Change)
+		// Never a step that would take the user's files out of the
+		// working copy.
+		if res.HoldsWork {
+			fmt.Fprintf(&b, "next: review %s, then `jj new %s` and `jj openspec apply %s`\n", res.Bookmark, res.Bookmark, res.Change)
+		} else {
+			fmt.Fprintf(&b, "next: review %s, then `jj openspec apply %s` in a working copy holding it and your work (`jj new @ %s`; `jj new %s` alone would leave @ out)\n",
+				res.Bookmark, res.Change, res.Bookmark, res.Bookmark)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

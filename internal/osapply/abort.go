@@ -28,7 +28,7 @@ func PhaseOf(d *engine.Doc) string {
 	case st.Halted != "":
 		return "halted"
 	case st.Complete:
-		return "tail"
+		return PhaseTail
 	}
 	return PhaseWorkers
 }
@@ -63,4 +63,60 @@ func Abort(ctx context.Context, env *Env, yes bool) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// StatusView is `apply --status --json`: one shape whether or not a run
+// exists (plan and run are null when the ledger holds none).
+type StatusView struct {
+	LedgerDir string           `json:"ledger_dir"`
+	Plan      *Plan            `json:"plan"`
+	Run       *engine.Coverage `json:"run"`
+	Phase     string           `json:"phase"`
+	// PID is the live process driving an unfinished apply; Next, when
+	// none does, how to go on.
+	PID  int    `json:"pid,omitempty"`
+	Next string `json:"next,omitempty"`
+	// Verify is the verify gate: passed, failed or not-run; VerifyNote
+	// its commands or why it failed.
+	Verify     string `json:"verify"`
+	VerifyNote string `json:"verify_note,omitempty"`
+}
+
+// Status reads the apply run in dir's ledger: where it stands, whether a
+// live process drives it (the ledger lock's holder) and its verify gate,
+// which is apply's gate (the engine's own final gate never runs a
+// command for apply, so it is left out).
+func Status(dir string) (*StatusView, error) {
+	v := &StatusView{LedgerDir: dir, Phase: "none"}
+	p, ok, err := ReadPlan(dir)
+	if err != nil {
+		return nil, err
+	}
+	d, dok, err := engine.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || !dok || d.Header.RunID != p.RunID {
+		return v, nil
+	}
+	cmds := Commands(p.Change)
+	v.Plan, v.Run, v.Phase = p, engine.BuildCoverage(d, engine.ArtifactsDir(dir)), PhaseOf(d)
+	v.Run.Settle(dir, cmds)
+	v.Run.Next = "" // the apply's own, below
+	v.Run.Gate, v.Run.GateNote = "", ""
+	t := tailOf(d)
+	switch {
+	case t.VerifyGreen:
+		v.Verify, v.VerifyNote = engine.GatePassed, t.VerifyNote
+	case t.VerifyRed:
+		v.Verify, v.VerifyNote = engine.GateFailed, t.VerifyNote
+	default:
+		v.Verify = "not-run"
+	}
+	if v.Phase == PhaseWorkers || v.Phase == PhaseTail {
+		if v.PID = engine.Driver(dir); v.PID == 0 {
+			v.Next = fmt.Sprintf("no process is driving the apply: resume with `%s`, or undo it with `%s`", cmds.Resume, cmds.Abort)
+		}
+	}
+	return v, nil
 }

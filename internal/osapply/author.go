@@ -56,9 +56,15 @@ type AuthorResult struct {
 	Valid        bool         `json:"valid"`
 	Issues       []spec.Issue `json:"issues"`
 	Ready        bool         `json:"apply_ready"`
-	Worker       string       `json:"worker_status"`
-	Published    string       `json:"published,omitempty"`
-	PR           *PRView      `json:"pr,omitempty"`
+	// BaseOnWork: trunk() is root(), so the change was based on the
+	// revision the user's work is on instead (Base).
+	BaseOnWork bool `json:"base_on_work"`
+	// HoldsWork: the change descends from the revision the user's work
+	// is on, so `jj new` on it keeps the user's files.
+	HoldsWork bool    `json:"holds_work"`
+	Worker    string  `json:"worker_status"`
+	Published string  `json:"published,omitempty"`
+	PR        *PRView `json:"pr,omitempty"`
 }
 
 // ProposalBookmark is the bookmark an authored change is surfaced on
@@ -142,14 +148,11 @@ func newAuthorRun(ctx context.Context, env *Env, req AuthorRequest) (*AuthorDoc,
 	if err := checkBookmark(ctx, env.Repo, h.Bookmark, ""); err != nil {
 		return nil, err
 	}
-	base, err := env.Repo.ChangeIDs(ctx, "trunk()")
-	if err == nil && len(base) != 1 {
-		err = fmt.Errorf("it names %d revisions, want 1 (set revset-aliases.\"trunk()\")", len(base))
-	}
+	base, onWork, err := authorBase(ctx, env.Repo)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Missing, fmt.Errorf("resolve trunk(), the base of an authored change: %w", err))
+		return nil, err
 	}
-	h.Base = base[0]
+	h.Base, h.BaseOnWork = base, onWork
 	op, err := env.Repo.OpHead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the operation before %s: %w", req.Verb, err)
@@ -168,7 +171,7 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 		return d.Append(path, e)
 	}
 	st := foldAuthor(d)
-	res := &AuthorResult{Verb: h.Verb, Change: name, Bookmark: h.Bookmark, Base: h.Base, Health: h.Health, Issues: []spec.Issue{}}
+	res := &AuthorResult{Verb: h.Verb, Change: name, Bookmark: h.Bookmark, Base: h.Base, BaseOnWork: h.BaseOnWork, Health: h.Health, Issues: []spec.Issue{}}
 	b := engine.NewJJBackend(env.Repo, h.WorkspacesDir, "openspec-author-")
 	ws := engine.Workspace{Name: h.Workspace, Base: []string{h.Base}, Message: AuthorMessage(h.Verb, name), Path: b.Path(h.Workspace)}
 	art := engine.ArtifactsDir(env.Dir)
@@ -311,7 +314,63 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 	if !res.Valid {
 		return res, exitcode.New(exitcode.Invalid, "%s %s: the change the worker wrote is not valid (see the issues); it is on %s for you to fix, nothing was pushed", h.Verb, name, res.Bookmark)
 	}
+	work, err := holdsWork(ctx, env.Repo, res.Commit)
+	if err != nil {
+		return res, err
+	}
+	res.HoldsWork = work
 	return res, nil
+}
+
+// authorBase is the revision an authored change is based on: trunk(),
+// or, when trunk() is root() (a repository with no remote trunk
+// bookmark), the revision the user's work is on, so that the change
+// holds the project's files (based on root(), a working copy made on it
+// would hold none of them). onWork says which.
+func authorBase(ctx context.Context, repo *jjx.Repo) (base string, onWork bool, err error) {
+	id, isRoot, err := repo.Trunk(ctx)
+	if err != nil {
+		return "", false, exitcode.Wrap(exitcode.Missing, fmt.Errorf("resolve trunk(), the base of an authored change: %w", err))
+	}
+	if !isRoot {
+		return id, false, nil
+	}
+	w, err := workRevision(ctx, repo)
+	if err != nil {
+		return "", false, err
+	}
+	return w, true, nil
+}
+
+// workRevision is the revision the user's work is on: @ when it holds
+// changes, else its parent (when it has exactly one).
+func workRevision(ctx context.Context, repo *jjx.Repo) (string, error) {
+	ats, err := repo.LogDetail(ctx, "@")
+	if err == nil && len(ats) != 1 {
+		err = fmt.Errorf("@ names %d revisions", len(ats))
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the working copy @: %w", err)
+	}
+	if at := ats[0]; at.Empty && len(at.ParentChangeIDs) == 1 {
+		return at.ParentChangeIDs[0], nil
+	}
+	return ats[0].ChangeID, nil
+}
+
+// holdsWork reports whether commit descends from the revision the user's
+// work is on, so that a working copy made on it (`jj new COMMIT`) holds
+// the user's files.
+func holdsWork(ctx context.Context, repo *jjx.Repo, commit string) (bool, error) {
+	w, err := workRevision(ctx, repo)
+	if err != nil {
+		return false, err
+	}
+	in, err := repo.Contained(ctx, jjx.ID(w), "::"+jjx.ID(commit))
+	if err != nil {
+		return false, fmt.Errorf("is the revision your work is on (%s) below %s: %w", shortID(w), shortID(commit), err)
+	}
+	return in[w], nil
 }
 
 // provisionAuthor makes the authoring workspace for a worker run: a new

@@ -22,17 +22,20 @@ const AuthorDir = "author"
 // AuthorRun is an authoring run's header: what was asked and decided
 // before the workspace was provisioned.
 type AuthorRun struct {
-	RunID     string `toml:"run_id" json:"run_id"`
-	Verb      string `toml:"verb" json:"verb"`
-	Change    string `toml:"change" json:"change"`
-	Idea      string `toml:"idea,omitempty" json:"-"`
-	Bookmark  string `toml:"bookmark" json:"bookmark"`
-	Worker    string `toml:"worker" json:"worker"`
-	Timeout   string `toml:"timeout,omitempty" json:"timeout,omitempty"`
-	Publish   bool   `toml:"publish,omitempty" json:"publish"`
-	Health    string `toml:"health" json:"health_check"`
-	Base      string `toml:"base" json:"base"`
-	Workspace string `toml:"workspace" json:"workspace"`
+	RunID    string `toml:"run_id" json:"run_id"`
+	Verb     string `toml:"verb" json:"verb"`
+	Change   string `toml:"change" json:"change"`
+	Idea     string `toml:"idea,omitempty" json:"-"`
+	Bookmark string `toml:"bookmark" json:"bookmark"`
+	Worker   string `toml:"worker" json:"worker"`
+	Timeout  string `toml:"timeout,omitempty" json:"timeout,omitempty"`
+	Publish  bool   `toml:"publish,omitempty" json:"publish"`
+	Health   string `toml:"health" json:"health_check"`
+	Base     string `toml:"base" json:"base"`
+	// BaseOnWork: trunk() was root(); Base is the revision the user's
+	// work was on.
+	BaseOnWork bool   `toml:"base_on_work,omitempty" json:"base_on_work"`
+	Workspace  string `toml:"workspace" json:"workspace"`
 	// WorkspacesDir is where the workspace is (the resumed run's too).
 	WorkspacesDir string    `toml:"workspaces_dir" json:"-"`
 	Started       time.Time `toml:"started" json:"started"`

@@ -703,8 +703,8 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 		}
 		for _, w := range wss {
 			if w.Name == name {
-				if err := repo.WorkspaceForget(ctx, name); err != nil {
-					return fmt.Errorf("forget the half-made workspace %s: %w", name, err)
+				if err := dropHalfMade(ctx, repo, m, w); err != nil {
+					return err
 				}
 			}
 		}
@@ -739,7 +739,39 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 	if err := repo.At(m.Path).RestoreDir(ctx, m.ProposalRev, "@", restore); err != nil {
 		return fmt.Errorf("bring change %s's artifacts from %s onto %s: %w", m.Change, shortID(m.ProposalRev), m.Below, err)
 	}
+	engine.CrashPoint("pipeline-artifacts-restored")
 	return pr.keepBase(ctx, m, base)
+}
+
+// dropHalfMade forgets member m's workspace w, which a killed pipeline
+// left half made (its apply never started, so no worker ran in it), with
+// what was committed in it on its recorded base: the artifacts brought
+// onto a stacked member, the implementation change its apply began
+// (empty, described, so jj would keep it). The workspace is made again
+// from the base; nothing of the attempt is left in `jj log`.
+func dropHalfMade(ctx context.Context, repo *jjx.Repo, m *Member, w jjx.WorkspaceInfo) error {
+	var made []string
+	if m.Base != "" && w.CommitID != "" {
+		var err error
+		if made, err = repo.CommitIDs(ctx, jjx.ID(m.Base)+".."+jjx.ID(w.CommitID)); err != nil {
+			return fmt.Errorf("read what the half-made workspace %s committed on %s: %w", w.Name, shortID(m.Base), err)
+		}
+	}
+	// Abandoned first: jj gives the workspace a new empty change on the
+	// base, which forgetting it then discards.
+	if len(made) > 0 {
+		revs := make([]string, len(made))
+		for i, c := range made {
+			revs[i] = jjx.ID(c)
+		}
+		if err := repo.Abandon(ctx, revs...); err != nil {
+			return fmt.Errorf("abandon what the half-made workspace %s committed: %w", w.Name, err)
+		}
+	}
+	if err := repo.WorkspaceForget(ctx, w.Name); err != nil {
+		return fmt.Errorf("forget the half-made workspace %s: %w", w.Name, err)
+	}
+	return nil
 }
 
 // keepBase records, in a stacked member's .openspec.yaml (unless it names
@@ -956,7 +988,7 @@ func (run *PipelineRun) outcome(m *Member) MemberReport {
 		if u := unticked(run.projectIn(m.Path), m.Change); u != nil {
 			rep.Unticked = u
 		}
-		if rep.Phase == "tail" && len(rep.Unticked) > 0 {
+		if rep.Phase == PhaseTail && len(rep.Unticked) > 0 {
 			rep.Reason = "tasks not done block the archive: finish and tick them in its workspace, then resume"
 		}
 	}

@@ -266,6 +266,9 @@ func RelayGo(ctx context.Context, env *Env, req RelayGoRequest) (*RelayRecord, *
 			return err
 		}
 		if p != nil && p.Change != rec.Change {
+			if err := ledger.Busy(env.Dir); err != nil {
+				return err // a live apply: locked, no decision to make
+			}
 			return exitcode.New(exitcode.NeedsChoice, "an unfinished apply of change %q (run %s) is in the ledger: finish it (`jj openspec apply %s`) or abort it (`jj openspec apply --abort`) before the relay of %s goes", p.Change, p.RunID, p.Change, rec.Change)
 		}
 		if p != nil {

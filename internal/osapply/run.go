@@ -10,6 +10,7 @@ import (
 
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
@@ -210,6 +211,10 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 	}
 	if p != nil {
 		if req.Change != "" && req.Change != p.Change {
+			// A live apply is no decision to make: it is locked.
+			if err := ledger.Busy(env.Dir); err != nil {
+				return nil, err
+			}
 			return nil, exitcode.New(exitcode.NeedsChoice, "an unfinished apply of change %q (run %s) is in the ledger: `jj openspec apply %s` resumes it, `jj openspec apply --abort` undoes it", p.Change, p.RunID, p.Change)
 		}
 		engine.PausePoint("apply-resume-read")
@@ -284,6 +289,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 	if err := settleBase(ctx, env, pl); err != nil {
 		return nil, err
 	}
+	engine.CrashPoint("apply-base-settled")
 	r, err := res.Start(ctx, env.Repo, engine.StartRequest{
 		Binary: Binary, Plan: pl.Change, Tasks: dec.Tasks, Waves: dec.Waves, Briefs: dec.Briefs,
 		Options: engine.Options{Worker: req.Worker, Timeout: req.Timeout, SkipReview: true, WorkspacesDir: req.WorkspacesDir},

@@ -40,6 +40,7 @@ const (
 // Phases a Result reports.
 const (
 	PhaseWorkers = "workers" // the engine's phases did not finish
+	PhaseTail    = "tail"    // the workers are in; verify, archive, push and PR are under way
 	// PhaseWorkersFailed: a group's worker failed; nothing for the tail.
 	PhaseWorkersFailed = "workers-failed"
 	PhaseVerify        = "verify-failed" // the gate is red: nothing archived or pushed
@@ -85,7 +86,10 @@ type tailState struct {
 	VerifyRed bool
 	// VerifyGreen: the last verify gate passed.
 	VerifyGreen bool
-	Bookmarked  string
+	// VerifyNote: the last verify gate's commands (passed) or reason
+	// (failed).
+	VerifyNote string
+	Bookmarked string
 	// SpecsConflict: the last forward merge of the delta specs wrote
 	// conflict markers.
 	SpecsConflict bool
@@ -100,6 +104,7 @@ func tailOf(d *engine.Doc) tailState {
 		case EvVerify:
 			t.VerifyRed = e.Status == engine.GateFailed
 			t.VerifyGreen = e.Status == engine.GatePassed
+			t.VerifyNote = e.Reason
 		case EvTicked:
 			t.Ticked = append(t.Ticked, e.Files...)
 		case EvArchiving:

@@ -1,9 +1,13 @@
 package stackcli
 
 import (
+	"fmt"
+	"io"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/stack"
 )
@@ -16,16 +20,53 @@ func statusCommand() *cli.Command {
 published (with its pull request), gating, publishing, failed, unmet,
 needs-decision, subsumed, not-started — its receipts (command, exit code,
 SHA; waived when it failed at the base too), the baseline's pre-existing
-failures, and why the run halted.`,
+failures, and why the run halted. A running run is "running" while a live
+process holds the ledger lock (its pid shown), else "interrupted", with the
+command that resumes it.`,
 		Action: func(c *cli.Context) error {
-			doc, _, err := recordedRun(c, "no run in this repository")
+			doc, dir, err := recordedRun(c, "no run in this repository")
 			if err != nil {
 				return err
 			}
-			st := stack.StatusOf(doc)
-			return cliapp.Emit(c, st, st.WriteText)
+			v := statusView{RunStatus: stack.StatusOf(doc)}
+			v.settle(dir)
+			return cliapp.Emit(c, v, v.writeText)
 		},
 	}
+}
+
+// statusView is the run's status with who drives it: PID, the live
+// process that holds the ledger lock of a running run; Next, when none
+// does, how to go on (the state is then "interrupted").
+type statusView struct {
+	*stack.RunStatus
+	PID  int    `json:"pid,omitempty"`
+	Next string `json:"next,omitempty"`
+}
+
+// settle tells a running run from a dead one by the ledger lock of dir.
+func (v *statusView) settle(dir string) {
+	if v.State != "running" {
+		return
+	}
+	if v.PID = engine.Driver(dir); v.PID == 0 {
+		v.State = engine.PhaseInterrupted
+		v.Next = "no process is driving the run: resume with `gh specstack resume`"
+	}
+}
+
+func (v statusView) writeText(w io.Writer) error {
+	if err := v.RunStatus.WriteText(w); err != nil {
+		return err
+	}
+	var err error
+	switch {
+	case v.PID != 0:
+		_, err = fmt.Fprintf(w, "running: pid %d holds the run\n", v.PID)
+	case v.Next != "":
+		_, err = fmt.Fprintf(w, "%s: %s\n", v.State, v.Next)
+	}
+	return err
 }
 
 func resumeCommand() *cli.Command {

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/spec"
 )
 
@@ -124,12 +123,12 @@ func (p *Project) loadDeltas(ctx context.Context, changes []string) ([]*delta, m
 			meta[c] = b
 		}
 		for _, f := range files {
-			raw, err := regfile.Read(f.Path)
+			raw, err := p.Root.ReadFile(f.Path)
 			if err != nil {
 				return nil, nil, fmt.Errorf("read delta %s: %w", f.Path, err)
 			}
 			d := &delta{change: c, cap: f.ID, path: p.rel(f.Path), text: string(raw), plan: spec.ParseDelta(string(raw))}
-			live, err := regfile.Read(p.specPath(f.ID))
+			live, err := p.Root.ReadFile(p.specPath(f.ID))
 			switch {
 			case err == nil:
 				d.live, d.liveExists = string(live), true
@@ -431,7 +430,7 @@ func overlaps(r spec.Root, all, report []string) ([]Finding, error) {
 			return nil, err
 		}
 		for _, f := range files {
-			raw, err := regfile.Read(f.Path)
+			raw, err := r.ReadFile(f.Path)
 			if err != nil {
 				return nil, fmt.Errorf("read delta %s: %w", f.Path, err)
 			}
@@ -546,7 +545,7 @@ func (p *Project) archivedBy(capability, requirement string) string {
 		if !e.IsDir() {
 			continue
 		}
-		raw, err := regfile.Read(filepath.Join(p.Root.ArchiveDir(), e.Name(), "specs", filepath.FromSlash(capability), "spec.md"))
+		raw, err := p.Root.ReadFile(filepath.Join(p.Root.ArchiveDir(), e.Name(), "specs", filepath.FromSlash(capability), "spec.md"))
 		if err != nil {
 			continue
 		}

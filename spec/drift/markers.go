@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/conflict"
-	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/spec"
 )
 
@@ -31,7 +30,7 @@ func MarkerIssues(r spec.Root, change string) ([]spec.Issue, error) {
 		if !e.Type().IsRegular() || !(strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".yaml")) {
 			return nil
 		}
-		raw, err := regfile.Read(p)
+		raw, err := r.ReadFile(p) // nothing through a link out (not read, not reported)
 		if err != nil {
 			return nil
 		}

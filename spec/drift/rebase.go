@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/journal"
-	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/spec"
 )
 
@@ -180,7 +179,7 @@ func (p *Project) show(abs string) string {
 // creating it (with the change's schema) when there is none.
 func (p *Project) recordBase(change, commit string) (*FileRewrite, error) {
 	abs := filepath.Join(p.Root.ChangeDir(change), ".openspec.yaml")
-	raw, err := regfile.Read(abs)
+	raw, err := p.Root.ReadFile(abs)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", abs, err)
