@@ -110,7 +110,7 @@ func TestGoGitReadsAgreeWithCLI(t *testing.T) {
 				t.Errorf("in %s: IsAncestor(%s, %s) = %v, %v; git: %v", dir, pair[0], pair[1], ok, err, cliErr)
 			}
 		}
-		names := []string{"HEAD:b.txt", "HEAD:dir", "HEAD:dir/sub/x.md", "HEAD:link", "HEAD~3:b.txt", "side:side.txt", "HEAD:none", "nonesuch:b.txt", "HEAD:dir/sub/"}
+		names := []string{"HEAD:b.txt", "HEAD:dir", "HEAD:dir/sub/x.md", "HEAD:link", "HEAD~3:b.txt", "side:side.txt", "HEAD:none", "nonesuch:b.txt", "HEAD:dir/sub/", "HEAD:b.txt/x", "HEAD:link/x", "HEAD:dir/sub/x.md/y"}
 		blobs, err := r.ReadFiles(ctx, names)
 		if err != nil {
 			t.Fatal(err)

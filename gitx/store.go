@@ -312,12 +312,12 @@ func readBlobs(ctx context.Context, g *store, names []string) ([]Blob, bool, err
 		if t == nil {
 			continue // no such revision: missing, as cat-file says
 		}
-		e, err := t.FindEntry(strings.Trim(path, "/"))
-		if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
-			continue
-		}
+		e, err := findEntry(g, t, strings.Trim(path, "/"))
 		if err != nil {
 			return nil, true, fmt.Errorf("read %s: %w", n, err)
+		}
+		if e == nil {
+			continue // missing, or under a file where a directory would be
 		}
 		switch {
 		case e.Mode.IsFile():
@@ -376,4 +376,32 @@ func isAncestor(ctx context.Context, g *store, a, b plumbing.Hash, limit int) (o
 		}
 	}
 	return false, true, nil
+}
+
+// findEntry finds path in t a component at a time, as git does: a
+// component that is not a directory (a file, a symbolic link) ends the
+// walk with nothing found, nil.
+func findEntry(g *store, t *object.Tree, path string) (*object.TreeEntry, error) {
+	parts := strings.Split(path, "/")
+	for i, name := range parts {
+		var found *object.TreeEntry
+		for k := range t.Entries {
+			if t.Entries[k].Name == name {
+				found = &t.Entries[k]
+				break
+			}
+		}
+		if found == nil || i == len(parts)-1 {
+			return found, nil
+		}
+		if found.Mode != filemode.Dir {
+			return nil, nil
+		}
+		sub, err := object.GetTree(g.s, found.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("read tree %s: %w", found.Hash, err)
+		}
+		t = sub
+	}
+	return nil, nil
 }
