@@ -116,7 +116,7 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 		return nil, err
 	}
 	if needWorker {
-		if err := engine.NeedWorker(opts.Worker); err != nil {
+		if err := engine.NeedWorker(opts.Worker, s.repo.Root); err != nil {
 			return nil, err
 		}
 	}
