@@ -31,6 +31,7 @@
 package cliapp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -40,6 +41,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/specstack/specstack/internal/doctor"
 	"github.com/specstack/specstack/internal/exitcode"
 )
 
@@ -56,6 +58,9 @@ type Spec struct {
 	// Skill is the agent-facing guide that `skill` prints (Markdown with
 	// front matter name and description); see skill.go.
 	Skill string
+	// Doctor, when set, adds the binary's own checks to doctor's report
+	// of dir (jj-openspec and gh-specstack: what publishing needs).
+	Doctor func(ctx context.Context, dir string, rep *doctor.Report)
 }
 
 // New builds the app for s, with the shared flags and commands added.
@@ -82,7 +87,7 @@ func New(s Spec) *cli.App {
 	}
 	app.Commands = append(app.Commands, s.Commands...)
 	app.Commands = append(app.Commands,
-		doctorCommand(s.Name),
+		doctorCommand(s.Name, s.Doctor),
 		completionCommand(app),
 	)
 	if s.Skill != "" {

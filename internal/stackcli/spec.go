@@ -10,8 +10,9 @@ import (
 // Spec describes the gh-specstack binary.
 func Spec() cliapp.Spec {
 	return cliapp.Spec{
-		Name:  "gh-specstack",
-		Usage: "build a GitHub spec issue's tickets as a stack of pull requests",
+		Name:   "gh-specstack",
+		Doctor: doctorGitHub,
+		Usage:  "build a GitHub spec issue's tickets as a stack of pull requests",
 		Description: `gh-specstack reads a GitHub spec issue and its sub-issue tickets, plans them
 in dependency layers, extracts their validation recipes, and links branches
 (jj bookmarks or git branches) into a stack of draft pull requests, registered
