@@ -140,6 +140,9 @@ func RunStreams(s Spec, args []string, st Streams) int {
 		complete(app, args, stdout)
 		return 0
 	}
+	if st.In == os.Stdin {
+		defer takeForeground()()
+	}
 	ctx, stop := interruptible(s.Name, stderr)
 	defer stop()
 	err := app.RunContext(ctx, args)

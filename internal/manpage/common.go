@@ -111,11 +111,12 @@ that looks like a task but is not one, or a task naming no files, needs --yes
 (else 5). conflicts exits 4 when there are some. SIGINT or SIGTERM
 cancels the command: exit 10, and resume continues from the ledger. Through
 the jj alias (jj kaisen run ..., which is jj util exec -- jj-kaisen run ...)
-Ctrl-C reaches jj as well, and jj 0.46 ends util exec at once with status 1,
-without waiting for jj-kaisen: the shell sees 1, and jj-kaisen, which got the
-same SIGINT, still stops its workers, leaves the run resumable and prints its
-"resume continues" line after the prompt has returned. jj kaisen status shows
-the run; run jj-kaisen itself to see 10.`,
+from a terminal, jj-kaisen moves to a process group of its own and takes the
+terminal's foreground (giving it back at exit; Ctrl-Z is ignored meanwhile),
+so Ctrl-C reaches jj-kaisen and not jj, which would end util exec at once
+with status 1 (jj 0.46): the exit is 10, with the "resume continues" line.
+A SIGINT sent to jj's process group without a terminal still reaches jj: 1,
+and jj-kaisen's line comes after jj has exited.`,
 	"jj-openspec": `A change that does not exist is 2 (the message names those there are);
 failed validation, a delta that cannot be applied, an input that is not a
 regular file or a symbolic link out of the repository is 6; unchecked tasks
@@ -124,9 +125,8 @@ directory, no openspec on PATH for cli, or a worker command whose program
 (or the script after sh) does not exist, is 7; an existing archive folder
 or a spec changed under the archive is 1. cli returns openspec's own code.
 SIGINT or SIGTERM: exit 10 (an interrupted archive is finished by the next
-command). Through the jj alias (jj openspec ...) Ctrl-C reaches jj as well,
-which ends util exec at once with status 1 (jj 0.46) while jj-openspec
-finishes stopping on its own: run jj-openspec itself to see 10.`,
+command). Through the jj alias (jj openspec ...) from a terminal jj-openspec
+takes the terminal's foreground, so Ctrl-C gives 10 there too, not jj's 1.`,
 	"gh-specstack": `A checkout off the default branch without --base, or stacks not enabled
 without --stack-mode, is 5; a cycle among tickets, a ticket without a
 recipe or GitHub data that makes no sense is 6, every such ticket named;
