@@ -1,5 +1,6 @@
 # specstack — build, install, test.
 #   make install PREFIX=~/.local   build and install the binaries, man pages, completions
+#                                  (and jj, openspec, gh when missing)
 #   make test                      provision jj (and openspec, gh) and run every test
 GO       ?= go
 PREFIX   ?= /usr/local
@@ -35,7 +36,8 @@ build:
 	@CGO_ENABLED=$(CGO) $(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BUILD)/ ./cmd/... && echo "built $(BINARIES) ($(VERSION)) in $(BUILD)/"
 
 # One line per installed thing, then where it went and whether it is on PATH.
-# jj too, when none >= 0.30 is on PATH (testdata/tools/install).
+# jj too, when none >= 0.30 is on PATH, and openspec and gh when none is
+# (testdata/tools/install).
 install: build
 	@CACHE='$(CACHE)' testdata/tools/install '$(BUILD)' '$(PREFIX)' '$(DESTDIR)'
 

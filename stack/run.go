@@ -50,6 +50,9 @@ func SettleRun(ctx context.Context, env *Env, req RunRequest) (RunHeader, *Plan,
 	if strings.TrimSpace(req.Worker) == "" {
 		return RunHeader{}, nil, exitcode.New(exitcode.Usage, "run: name the worker command with --worker (or [worker] command in specstack.toml)")
 	}
+	if err := engine.CheckWorkerProgram(req.Worker, env.VCS.Root()); err != nil {
+		return RunHeader{}, nil, err
+	}
 	if _, err := worktreeRepo(env.VCS); err != nil {
 		return RunHeader{}, nil, err
 	}

@@ -31,6 +31,7 @@
 package cliapp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -40,6 +41,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/specstack/specstack/internal/doctor"
 	"github.com/specstack/specstack/internal/exitcode"
 )
 
@@ -63,6 +65,9 @@ type Spec struct {
 	// verb's path ("run", "review record"); each verb's --help ends with
 	// it. Every verb has one (a test of each binary checks).
 	Examples map[string]string
+	// Doctor, when set, adds the binary's own checks to doctor's report
+	// of dir (jj-openspec and gh-specstack: what publishing needs).
+	Doctor func(ctx context.Context, dir string, rep *doctor.Report)
 }
 
 // New builds the app for s, with the shared flags and commands added.
@@ -89,7 +94,7 @@ func New(s Spec) *cli.App {
 	}
 	app.Commands = append(app.Commands, s.Commands...)
 	app.Commands = append(app.Commands,
-		doctorCommand(s.Name),
+		doctorCommand(s.Name, s.Doctor),
 		completionCommand(app),
 	)
 	if s.Skill != "" {
@@ -183,6 +188,9 @@ func RunStreams(s Spec, args []string, st Streams) int {
 	if n := len(args); n >= 2 && args[n-1] == CompletionFlag {
 		complete(app, args, stdout)
 		return 0
+	}
+	if st.In == os.Stdin {
+		defer takeForeground()()
 	}
 	ctx, stop := interruptible(s.Name, stderr)
 	defer stop()

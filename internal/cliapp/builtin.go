@@ -1,6 +1,7 @@
 package cliapp
 
 import (
+	"context"
 	"io"
 	"strings"
 
@@ -10,7 +11,7 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 )
 
-func doctorCommand(binary string) *cli.Command {
+func doctorCommand(binary string, own func(context.Context, string, *doctor.Report)) *cli.Command {
 	return &cli.Command{
 		Name:  "doctor",
 		Usage: "report the repository kind, jj and git versions, jj user, ledger and workspaces directories and config files",
@@ -18,6 +19,9 @@ func doctorCommand(binary string) *cli.Command {
 			"the kind of repository (jj, jj-colocated, git), where ledgers are kept and which config files were read.\n" +
 			"It warns when jj's user.name or user.email is not set, naming the `jj config set --user` commands,\n" +
 			"and names the folder task workspaces are created in (SPECSTACK_WORKSPACES or [kaisen] workspaces-dir).\n" +
+			"jj-kaisen in a git repository without jj is a problem (its verbs need jj workspaces). jj-openspec and\n" +
+			"gh-specstack report what publishing needs (gh-specstack, a GitHub repository, a token) on a github line,\n" +
+			"each thing missing a warning (jj-openspec apply --no-push works without them).\n" +
 			"Exits 0 when all is well (warnings included), 7 (missing-tool) otherwise.",
 		Action: func(c *cli.Context) error {
 			dir, err := RepoDir(c)
@@ -25,6 +29,9 @@ func doctorCommand(binary string) *cli.Command {
 				return exitcode.Wrap(exitcode.Usage, err)
 			}
 			rep := doctor.Gather(c.Context, binary, c.App.Version, dir)
+			if own != nil {
+				own(c.Context, dir, rep)
+			}
 			if err := Emit(c, rep, func(w io.Writer) error {
 				_, err := io.WriteString(w, rep.Text())
 				return err

@@ -38,9 +38,19 @@ type Report struct {
 	// repository's task workspaces.
 	WorkspacesDir string   `json:"workspaces_dir,omitempty"`
 	ConfigFiles   []string `json:"config_files"`
+	// GitHub is what publishing needs (jj-openspec, gh-specstack); nil
+	// where the binary does not publish or doctor could not look.
+	GitHub *GitHub `json:"github,omitempty"`
 	// Warnings do not make the report fail: things work, but not as well.
 	Warnings []string `json:"warnings"`
 	Problems []string `json:"problems"`
+}
+
+// AddGitHub records what publishing needs; each thing missing is a
+// warning.
+func (r *Report) AddGitHub(g *GitHub) {
+	r.GitHub = g
+	r.Warnings = append(r.Warnings, g.Missing...)
 }
 
 // OK reports whether nothing is wrong.
@@ -92,6 +102,15 @@ func Gather(ctx context.Context, binary, version, dir string) *Report {
 	} else {
 		rep.RepoKind, rep.RepoRoot, rep.LedgerDir = string(found.Kind), found.Root, found.LedgerDir(binary)
 		root = found.Root
+		if !found.IsJJ() {
+			switch binary {
+			case "jj-kaisen":
+				// run, plan's base check and every step verb need jj.
+				rep.Problems = append(rep.Problems, found.Root+" is a git repository without jj: jj-kaisen runs tasks in jj workspaces; make it a jj repository with `jj git init --colocate` (git keeps working)")
+			case "jj-openspec":
+				rep.Warnings = append(rep.Warnings, found.Root+" is a git repository without jj: list, status, validate and archive work, but apply, propose, relay and explore need jj workspaces (`jj git init --colocate` makes it one; git keeps working)")
+			}
+		}
 	}
 	if cfg, err := config.Load(root); err != nil {
 		rep.Problems = append(rep.Problems, err.Error())
@@ -123,6 +142,9 @@ func (r *Report) Text() string {
 		line("config", "none read (specstack.toml, "+config.UserFile()+")")
 	} else {
 		line("config", strings.Join(r.ConfigFiles, ", "))
+	}
+	if r.GitHub != nil {
+		line("github", r.GitHub.text())
 	}
 	for _, w := range r.Warnings {
 		line("warning", w)

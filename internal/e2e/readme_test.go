@@ -19,7 +19,7 @@ import (
 // readmeSetUp is the README's set-up block, word for word. It is not run
 // here (it would run the tests inside the tests): CI runs it, `make test`
 // through .ci/run and `make install` through testdata/tools/smoke-install.
-const readmeSetUp = `make install PREFIX=$HOME/.local   # build and install the binaries, man pages, completions (and jj if you have none)
+const readmeSetUp = `make install PREFIX=$HOME/.local   # build and install the binaries, man pages, completions (and jj, openspec, gh if you have none)
 make test                          # provision jj, openspec and gh under ~/.cache/specstack; run every test
 `
 

@@ -41,7 +41,7 @@ func Parallel[T any](ctx context.Context, items []T, limit int, fn func(context.
 // collected from its report when the worker finished, else its orphaned
 // worker is stopped and started again in the same workspace.
 func (r *Runner) Dispatch(ctx context.Context, w int) error {
-	if err := NeedWorker(r.worker()); err != nil {
+	if err := NeedWorker(r.worker(), r.Doc.Header.Root); err != nil {
 		return err
 	}
 	nums, err := r.WaveTasks(w)

@@ -17,11 +17,11 @@ func TestNeedWorker(t *testing.T) {
 	}{
 		{command: "", refused: true},
 		{command: "  \t\n", refused: true},
-		{command: "claude -p", refused: false},
+		{command: "sh -c 'claude -p'", refused: false},
 		{command: "true", refused: false},
 	}
 	for _, tt := range tests {
-		err := NeedWorker(tt.command)
+		err := NeedWorker(tt.command, "")
 		if (err != nil) != tt.refused {
 			t.Errorf("NeedWorker(%q) = %v, want refused %t", tt.command, err, tt.refused)
 			continue

@@ -51,8 +51,43 @@ type OverlapView struct {
 }
 
 // NeedsDecision reports whether running the plan needs a person's yes:
-// tasks overlap, or too few of them run in parallel.
-func (v *PlanView) NeedsDecision() bool { return len(v.Overlaps) > 0 || v.LowParallelism }
+// tasks overlap, too few of them run in parallel, or a pre-flight finding
+// says the plan may not be what its author meant (Blocking).
+func (v *PlanView) NeedsDecision() bool {
+	return len(v.Overlaps) > 0 || v.LowParallelism || v.blockingCount() > 0
+}
+
+// Why says why the plan needs a decision, for the message that asks for
+// --yes.
+func (v *PlanView) Why() string {
+	var why []string
+	if len(v.Overlaps) > 0 {
+		why = append(why, "tasks overlap")
+	}
+	if v.LowParallelism {
+		why = append(why, "parallelism is low")
+	}
+	if n, kinds := v.blocking(); n > 0 {
+		why = append(why, "the plan has "+plural.Count(n, "pre-flight finding", "pre-flight findings")+" ("+strings.Join(kinds, ", ")+")")
+	}
+	return strings.Join(why, "; ")
+}
+
+// blockingCount is how many findings are blocking.
+func (v *PlanView) blockingCount() int { n, _ := v.blocking(); return n }
+
+// blocking counts the blocking findings and lists their kinds, once each.
+func (v *PlanView) blocking() (int, []string) {
+	n := 0
+	var kinds []string
+	for _, f := range v.Findings {
+		if f.Blocking() {
+			n++
+			kinds = appendUnique(kinds, f.Kind)
+		}
+	}
+	return n, kinds
+}
 
 // BuildPlanView computes waves, overlaps, parallelism and the pre-flight
 // findings. repo may be nil: then Modify: paths are not checked.

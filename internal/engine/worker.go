@@ -47,15 +47,17 @@ type Job struct {
 }
 
 // NeedWorker refuses a worker run without a worker command (exit 2),
-// naming the flag and the setting that give one. A command of only
-// blanks is none: sh -c would run nothing and end with status 0. Every
-// verb that starts a worker (kaisen run, apply, propose, relay, explore)
+// naming the flag and the setting that give one, and one whose program
+// is missing (exit 7, CheckWorkerProgram; relative paths against root,
+// the repository the workspaces copy). A command of only blanks is none:
+// sh -c would run nothing and end with status 0. Every verb that starts a
+// worker (kaisen run, apply, propose, relay, explore, gh specstack run)
 // refuses with it, before anything is provisioned.
-func NeedWorker(command string) error {
+func NeedWorker(command, root string) error {
 	if strings.TrimSpace(command) == "" {
 		return exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
 	}
-	return nil
+	return CheckWorkerProgram(command, root)
 }
 
 // Result is how a worker process ended.

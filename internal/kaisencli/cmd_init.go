@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/jjx"
 )
 
 // examplePlan is the commented plan `init` writes; a test checks that
@@ -31,7 +33,10 @@ func initCommand() *cli.Command {
 lists in the forms plan and run read, two of which share a file (so they run
 in two waves). Edit it, check it with ` + "`jj kaisen plan PLAN`" + `, run it with
 ` + "`jj kaisen run PLAN --worker CMD`" + `. An existing PLAN is never overwritten
-(exit 2: name another file). "-" prints the plan instead.`,
+(exit 2: name another file). "-" prints the plan instead. In a jj workspace
+whose @ was blank (empty, no description) init describes @ "plan: PLAN (jj
+kaisen init)" and says so, so that run can squash the tasks into it; an @
+holding edits or a description of yours is left as it is.`,
 		Action: func(c *cli.Context) error {
 			args, err := cliapp.Args(c)
 			if err != nil {
@@ -48,25 +53,39 @@ in two waves). Edit it, check it with ` + "`jj kaisen plan PLAN`" + `, run it wi
 				_, err := fmt.Fprint(c.App.Writer, examplePlan)
 				return err
 			}
-			// O_EXCL: a plan that exists, or appears meanwhile, is kept.
-			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-			if errors.Is(err, fs.ErrExist) {
-				return exitcode.New(exitcode.Usage, "init: %s already exists: name another file (`jj kaisen init other.md`) or remove it", path)
-			}
+			message := "plan: " + filepath.Base(path) + " (jj kaisen init)"
+			described, err := jjx.WriteOnBlank(c.Context, filepath.Dir(path), message, func() error { return writePlan(path) })
 			if err != nil {
-				return exitcode.New(exitcode.Failure, "init: create %s: %w", path, err)
-			}
-			if _, err := f.WriteString(examplePlan); err != nil {
-				f.Close()
-				os.Remove(path)
-				return exitcode.New(exitcode.Failure, "init: write %s: %w", path, err)
-			}
-			if err := f.Close(); err != nil {
-				os.Remove(path)
-				return exitcode.New(exitcode.Failure, "init: write %s: %w", path, err)
+				return err
 			}
 			fmt.Fprintf(cliapp.Stderr(c), "wrote an example plan to %s: edit it, then `jj kaisen plan %s`\n", path, path)
+			if described != "" {
+				// A run squashes into @ and refuses an undescribed one.
+				fmt.Fprintf(cliapp.Stderr(c), "described @ %q: the plan is its change, and `jj kaisen run` squashes the tasks into it\n", message)
+			}
 			return nil
 		},
 	}
+}
+
+// writePlan writes the example plan to path, never over a file (O_EXCL:
+// a plan that exists, or appears meanwhile, is kept).
+func writePlan(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return exitcode.New(exitcode.Usage, "init: %s already exists: name another file (`jj kaisen init other.md`) or remove it", path)
+	}
+	if err != nil {
+		return exitcode.New(exitcode.Failure, "init: create %s: %w", path, err)
+	}
+	if _, err := f.WriteString(examplePlan); err != nil {
+		f.Close()
+		os.Remove(path)
+		return exitcode.New(exitcode.Failure, "init: write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return exitcode.New(exitcode.Failure, "init: write %s: %w", path, err)
+	}
+	return nil
 }

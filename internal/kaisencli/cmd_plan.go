@@ -31,7 +31,8 @@ overlapping tasks never run together and always run in plan order. Warns when
 the largest wave holds under 40% of the tasks, and lists the findings of a
 mechanical scan: two tasks creating one file, a task naming no files, a line
 that starts like a file list but names no file (with the accepted forms), a
-Modify: path missing at the base. Changes nothing. ` + "`jj kaisen init`" + ` writes
+Modify: path missing at the base, a heading that looks like a task's but is
+not one ("### Taks 1: alpha": its section runs as no task). Changes nothing. ` + "`jj kaisen init`" + ` writes
 an example plan.`,
 		Flags: []cli.Flag{taskFlag},
 		Action: func(c *cli.Context) error {

@@ -37,7 +37,10 @@ Exit status: 0 when every task was merged (or empty); 9 when the run completed
 with a task not merged, naming each and why (its workspace is kept); 8 when
 the final gate is red; 3 when another process holds the ledger lock (a live
 run: the message names its pid); 5 when an unfinished run nobody drives is in
-the ledger. Overlaps or low parallelism need --yes. A killed run continues
+the ledger. Overlaps, low parallelism, and the pre-flight findings that may
+mean the plan is not what its author meant (near-heading: a line that looks
+like a task heading but is not one; no-files; unread-files) need --yes (else
+exit 5, the wave plan and findings printed). A killed run continues
 with "resume"; "abort" undoes it.`,
 		Flags: runFlags(),
 		Action: func(c *cli.Context) error {
@@ -113,7 +116,7 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 		return nil, err
 	}
 	if needWorker {
-		if err := engine.NeedWorker(opts.Worker); err != nil {
+		if err := engine.NeedWorker(opts.Worker, s.repo.Root); err != nil {
 			return nil, err
 		}
 	}
@@ -143,11 +146,7 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 			if err := cliapp.Emit(c, v, v.Text); err != nil {
 				return nil, err
 			}
-			why := "tasks overlap"
-			if v.LowParallelism {
-				why = "parallelism is low"
-			}
-			return nil, exitcode.New(exitcode.NeedsChoice, "%s: review the wave plan above, then re-run with --yes to proceed", why)
+			return nil, exitcode.New(exitcode.NeedsChoice, "%s: review the wave plan above, then re-run with --yes to proceed", v.Why())
 		}
 	}
 	briefs := map[int]string{}

@@ -103,7 +103,7 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "merge-order", Value: "auto", Usage: "fan-in order: auto (smallest diff first) or a task `LIST` such as 3,1,2"},
 		&cli.BoolFlag{Name: "skip-review", Usage: "skip tests and review per wave: collected tasks go straight to fan-in"},
 		&cli.StringFlag{Name: "timeout", Usage: "per-worker `DURATION` such as 30m (default: [worker] timeout, else 1h)"},
-		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "accept a wave plan with overlaps or low parallelism"},
+		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "accept a wave plan with overlaps, low parallelism or pre-flight findings (a heading that is not a task, a task naming no files)"},
 		&cli.BoolFlag{Name: "fresh", Usage: "start over although an unfinished run is in the ledger (its workspaces are kept)"},
 		confidenceOverrideFlag,
 		heartbeatFlag,

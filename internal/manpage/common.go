@@ -105,21 +105,34 @@ was empty, 9 when it completed with a task not merged (each named with why;
 its workspace is kept), 8 when the final gate is red. While a run is live,
 another run, start or ledger command exits 3 naming the pid that holds the
 lock; an unfinished run nobody drives makes run and start exit 5 (resume,
-abort or --fresh). conflicts exits 4 when there are some. SIGINT or SIGTERM
-cancels the command: exit 10, and resume continues from the ledger.`,
+abort or --fresh). A worker command whose program (or the script after sh)
+does not exist is 7, before anything is provisioned; a plan with a heading
+that looks like a task but is not one, or a task naming no files, needs --yes
+(else 5). conflicts exits 4 when there are some. SIGINT or SIGTERM
+cancels the command: exit 10, and resume continues from the ledger. Through
+the jj alias (jj kaisen run ..., which is jj util exec -- jj-kaisen run ...)
+from a terminal, jj-kaisen moves to a process group of its own and takes the
+terminal's foreground (giving it back at exit; Ctrl-Z is ignored meanwhile),
+so Ctrl-C reaches jj-kaisen and not jj, which would end util exec at once
+with status 1 (jj 0.46): the exit is 10, with the "resume continues" line.
+A SIGINT sent to jj's process group without a terminal still reaches jj: 1,
+and jj-kaisen's line comes after jj has exited.`,
 	"jj-openspec": `A change that does not exist is 2 (the message names those there are);
 failed validation, a delta that cannot be applied, an input that is not a
 regular file or a symbolic link out of the repository is 6; unchecked tasks
 without --yes are 5; another archive holding the lock is 3; no openspec/
-directory, or no openspec on PATH for cli, is 7; an existing archive folder
+directory, no openspec on PATH for cli, or a worker command whose program
+(or the script after sh) does not exist, is 7; an existing archive folder
 or a spec changed under the archive is 1. cli returns openspec's own code.
 SIGINT or SIGTERM: exit 10 (an interrupted archive is finished by the next
-command).`,
+command). Through the jj alias (jj openspec ...) from a terminal jj-openspec
+takes the terminal's foreground, so Ctrl-C gives 10 there too, not jj's 1.`,
 	"gh-specstack": `A checkout off the default branch without --base, or stacks not enabled
 without --stack-mode, is 5; a cycle among tickets, a ticket without a
 recipe or GitHub data that makes no sense is 6, every such ticket named;
 another link, run or resume holding the lock is 3; a GitHub request that
-fails or is not answered in time is 1; no gh for install-extension is 7.
+fails or is not answered in time is 1; no gh for install-extension, or a
+worker command whose program (or the script after sh) does not exist, is 7.
 run without a terminal and without --yes, or while an unfinished run
 exists, is 5; a per-change command that cannot start at the base SHA is 7
 (an environment blocker, before any ticket); a ticket whose worker fails,

@@ -13,7 +13,9 @@ wave after those of the earlier tasks it shares a file with. A plain Markdown
 list, or repeated --task TEXT, is an ad-hoc plan whose items are the tasks.
 "jj kaisen plan PLAN" shows the waves and the pre-flight findings (two tasks
 creating one file, a task naming no files, a Modify: path missing at the
-base) and changes nothing.
+base, a heading that looks like a task's but is not one, such as "### Taks
+1: alpha", whose section no task runs) and changes nothing; run needs --yes
+for the last kind, a task naming no files, or a file line it cannot read.
 
     # Widgets
 

@@ -71,7 +71,7 @@ func Match(line string) (Filter, bool) {
 func Path() (string, error) {
 	p, err := xec.LookPath(Binary)
 	if err != nil {
-		return "", exitcode.Wrap(exitcode.Missing, fmt.Errorf("%w on PATH: install it with `npm install -g @fission-ai/openspec@1.13` (or `make tools`) and retry: %w", ErrNotFound, err))
+		return "", exitcode.Wrap(exitcode.Missing, fmt.Errorf("%w on PATH: install it with `npm install -g @fission-ai/openspec@1.13` (or `make install` in the specstack source tree, which installs it beside jj-openspec when npm is there) and retry: %w", ErrNotFound, err))
 	}
 	return p, nil
 }

@@ -54,7 +54,7 @@ func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Req
 		}
 		preq.After = append(preq.After, d)
 	}
-	if err := engine.NeedWorker(req.Worker); err != nil {
+	if err := engine.NeedWorker(req.Worker, s.env.Repo.Root); err != nil {
 		return err
 	}
 	if err := osapply.CheckVerify(req.Verify, req.NoVerify); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 )
 
@@ -25,7 +26,10 @@ spec-driven, with its commented examples), openspec/specs/ and
 openspec/changes/archive/ (each with an empty .gitkeep). The AI-tool files of
 "openspec init --tools ..." are not written: use "jj openspec cli -- init" for
 those. An existing openspec/ is never touched (exit 2); the tree appears
-whole or not at all. Holds the project's jj-openspec lock.`,
+whole or not at all. In a jj workspace whose @ was blank (empty, no
+description) init describes @ "openspec: spec tree (jj openspec init)" and
+says so, so that apply can build on it; an @ holding edits or a description
+of yours is left as it is. Holds the project's jj-openspec lock.`,
 		Action: func(c *cli.Context) error {
 			args, err := cliapp.Args(c)
 			if err != nil {
@@ -56,14 +60,27 @@ whole or not at all. Holds the project's jj-openspec lock.`,
 				return err
 			}
 			defer l.Release()
-			target, err := spec.InitLayout(dir)
-			if errors.Is(err, spec.ErrTreeExists) {
-				return exitcode.New(exitcode.Usage, "init: %s already exists: nothing was changed (the project is set up; `jj openspec list` shows it)", target)
-			}
+			var target string
+			message := "openspec: spec tree (jj openspec init)"
+			described, err := jjx.WriteOnBlank(c.Context, dir, message, func() error {
+				var err error
+				target, err = spec.InitLayout(dir)
+				if errors.Is(err, spec.ErrTreeExists) {
+					return exitcode.New(exitcode.Usage, "init: %s already exists: nothing was changed (the project is set up; `jj openspec list` shows it)", target)
+				}
+				if err != nil {
+					return exitcode.New(exitcode.Failure, "init: %w", err)
+				}
+				return nil
+			})
 			if err != nil {
-				return exitcode.New(exitcode.Failure, "init: %w", err)
+				return err
 			}
-			return cliapp.Emit(c, map[string]any{"root": dir, "created": []string{"openspec/config.yaml", "openspec/specs/", "openspec/changes/archive/"}}, func(w io.Writer) error {
+			if described != "" {
+				// apply refuses an undescribed @ holding files outside the change.
+				fmt.Fprintf(cliapp.Stderr(c), "described @ %q: the tree is its change, and `jj openspec apply` builds on it\n", message)
+			}
+			return cliapp.Emit(c, map[string]any{"root": dir, "created": []string{"openspec/config.yaml", "openspec/specs/", "openspec/changes/archive/"}, "described_at": described != ""}, func(w io.Writer) error {
 				_, err := fmt.Fprintf(w, "created %s: config.yaml (schema: spec-driven), specs/, changes/archive/\nnext: write a change under openspec/changes/NAME/ (proposal.md, tasks.md, specs/), then `jj openspec status NAME`\n", target)
 				return err
 			})

@@ -17,6 +17,7 @@ import (
 // Spec describes the jj-openspec binary.
 func Spec() cliapp.Spec {
 	s := header()
+	s.Doctor = doctorPublishing
 	s.Commands = withRecovery(append(append([]*cli.Command{initCommand(), listCommand(), statusCommand(), validateCommand(), checkCommand(), rebaseCommand(), archiveCommand(), applyCommand(), syncCommand(), tasksCommand(), cliCommand(), exploreCommand()}, authorCommands()...), conflictcli.CommandsWith(conflictcli.Options{TextMarkers: textMarkers})...))
 	return s
 }

@@ -126,7 +126,7 @@ func Author(ctx context.Context, env *Env, req AuthorRequest) (*AuthorResult, er
 // change's existence, the bookmark, trunk()) and returns its document.
 func newAuthorRun(ctx context.Context, env *Env, req AuthorRequest) (*AuthorDoc, error) {
 	name := req.Change
-	if err := engine.NeedWorker(req.Worker); err != nil {
+	if err := engine.NeedWorker(req.Worker, env.Repo.Root); err != nil {
 		return nil, err
 	}
 	h := AuthorRun{Verb: req.Verb, Change: name, Idea: req.Idea, Bookmark: ProposalBookmark(name), Worker: req.Worker,

@@ -103,7 +103,7 @@ func FindingsPath(root, cwd, given string) (rel, disk string, err error) {
 // before its workspace is provisioned until it ends: what a killed run
 // left (its worker, its workspace) is cleaned up first (CleanExplores).
 func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult, error) {
-	if err := engine.NeedWorker(req.Worker); err != nil {
+	if err := engine.NeedWorker(req.Worker, env.Repo.Root); err != nil {
 		return nil, err
 	}
 	if err := CheckTimeout(req.Timeout); err != nil {

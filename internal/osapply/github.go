@@ -42,6 +42,19 @@ func gitHubProgram() string {
 	return GitHubProgram // looked up on PATH when run
 }
 
+// GitHubProgramPath is the gh-specstack jj-openspec publishes through
+// (beside it, else on PATH); "" when there is none.
+func GitHubProgramPath() string {
+	p := gitHubProgram()
+	if p != GitHubProgram {
+		return p
+	}
+	if lp, err := xec.LookPath(p); err == nil {
+		return lp
+	}
+	return ""
+}
+
 // runGitHub runs `gh-specstack -R dir VERB --json ARGS...` with stdin and
 // decodes its JSON report into out. Its progress (stderr) goes to
 // progress when not nil. A failure keeps gh-specstack's exit code and

@@ -268,7 +268,7 @@ func (r *PipelineResult) Landed() bool {
 // StartPipeline records a new pipeline run of plan in env's ledger and
 // runs it. The caller holds the project lock (env.Dir).
 func StartPipeline(ctx context.Context, env *Env, plan *PipelinePlan, req PipelineRequest) (*PipelineResult, error) {
-	if err := engine.NeedWorker(req.Apply.Worker); err != nil {
+	if err := engine.NeedWorker(req.Apply.Worker, env.Repo.Root); err != nil {
 		return nil, err
 	}
 	engine.PausePoint("pipeline-planned")

@@ -65,7 +65,7 @@ func Preview(ctx context.Context, env *Env, req Request) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := engine.NeedWorker(req.Worker); err != nil {
+	if err := engine.NeedWorker(req.Worker, env.Repo.Root); err != nil {
 		return nil, err
 	}
 	op, err := env.Repo.OpHead(ctx)

@@ -176,7 +176,7 @@ func Relay(ctx context.Context, env *Env, req RelayRequest) (*RelayView, error) 
 				return nil
 			}
 		}
-		if err := engine.NeedWorker(req.Worker); err != nil {
+		if err := engine.NeedWorker(req.Worker, env.Repo.Root); err != nil {
 			return err
 		}
 		verb := "propose"

@@ -258,7 +258,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := engine.NeedWorker(req.Worker); err != nil {
+	if err := engine.NeedWorker(req.Worker, env.Repo.Root); err != nil {
 		return nil, err
 	}
 	// The lock first; then, under it, nothing unfinished and the base.

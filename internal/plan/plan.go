@@ -26,6 +26,10 @@ type Plan struct {
 	Preamble string     `json:"preamble"`
 	Tasks    []PlanTask `json:"tasks"`
 	AdHoc    bool       `json:"ad_hoc"`
+	// NearHeadings are the lines that look like a task heading but are
+	// not read as one: their text belongs to the preamble or to the task
+	// before them.
+	NearHeadings []PlanLine `json:"near_headings,omitempty"`
 }
 
 // PlanTask is one numbered task of a plan.
@@ -127,10 +131,15 @@ func ParsePlan(data []byte) (*Plan, error) {
 			}
 		}
 	}
+	near := nearTaskHeadings(lines, inFence)
 	if len(spans) == 0 {
-		return parseAdHoc(lines, inFence)
+		p, err := parseAdHoc(lines, inFence)
+		if p != nil {
+			p.NearHeadings = near
+		}
+		return p, err
 	}
-	p := &Plan{Preamble: strings.TrimRight(strings.Join(lines[:spans[0].start], "\n"), "\n \t")}
+	p := &Plan{Preamble: strings.TrimRight(strings.Join(lines[:spans[0].start], "\n"), "\n \t"), NearHeadings: near}
 	seen := map[int]int{}
 	for _, s := range spans {
 		if s.end < 0 {

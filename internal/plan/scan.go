@@ -22,7 +22,19 @@ const (
 	FindingNoFiles       = "no-files"       // a task names no files
 	FindingMissingModify = "missing-modify" // a Modify: path does not exist at the base
 	FindingUnreadFiles   = "unread-files"   // a line that looks like a file list names no file
+	FindingNearHeading   = "near-heading"   // a line that looks like a task heading is not one
 )
+
+// Blocking reports whether a finding of this kind needs a person's yes
+// before a run: the plan may not say what its author meant (a task lost
+// in another's text, a task whose files are unknown).
+func (f PlanFinding) Blocking() bool {
+	switch f.Kind {
+	case FindingNearHeading, FindingNoFiles, FindingUnreadFiles:
+		return true
+	}
+	return false
+}
 
 // FileForms lists the ways a plan task names its files.
 const FileForms = `"Files: a.txt, b.txt" on one line (or "**Files:** a.txt, b.txt"), or a "**Files:**" line followed by list items such as "- Create: path", "- Modify: path:10-40", "- Test: path" or "- path" (paths may be backticked)`
@@ -35,6 +47,10 @@ const AdHocFileForms = "backticked paths in the task text, as in \"fix the bug i
 // creates counts as present.
 func (p *Plan) Preflight(exists func(t PlanTask, path string) bool) []PlanFinding {
 	var res []PlanFinding
+	for _, h := range p.NearHeadings {
+		res = append(res, PlanFinding{Kind: FindingNearHeading, Tasks: []int{}, Line: h.Line,
+			Message: fmt.Sprintf("line %d: %q looks like a task heading but is not read as one, so no task runs its section (a typo?); write \"### Task N: title\" (## to ######)", h.Line, h.Text)})
+	}
 	creators := map[string][]int{}
 	var created []string
 	for _, t := range p.Tasks {

@@ -13,6 +13,7 @@ func Spec() cliapp.Spec {
 		Name:     "gh-specstack",
 		Guide:    "specstack-stack",
 		Examples: examples,
+		Doctor:   doctorGitHub,
 		Usage:    "build a GitHub spec issue's tickets as a stack of pull requests",
 		Description: `gh-specstack reads a GitHub spec issue and its sub-issue tickets, plans them
 in dependency layers, extracts their validation recipes, and links branches

@@ -29,10 +29,11 @@ func DefaultDir() (string, error) {
 }
 
 // ghMissing says how to get gh: the distribution's package first, else
-// the specstack source tree's `make tools`.
+// the specstack source tree's `make install` (it installs gh when none
+// is on PATH).
 const ghMissing = "gh is not on PATH: install the GitHub CLI from your distribution " +
 	"(Debian and Ubuntu: `sudo apt install gh`; Fedora: `sudo dnf install gh`; macOS: `brew install gh`; others: https://cli.github.com), " +
-	"or run `make tools` in the specstack source tree and put ~/.cache/specstack/gh/bin on PATH; then run install-extension again"
+	"or run `make install` in the specstack source tree (it installs gh beside gh-specstack when none is on PATH); then run install-extension again"
 
 // Install links the running executable into dir (DefaultDir when empty)
 // and registers it with gh, writing what it did to w. Already registered:
