@@ -11,8 +11,10 @@ import (
 // Collect reads what task t's worker left: the change from the
 // workspace's own revset (never from the worker's word), recovered by
 // its description when the workspace is gone; the files it touched; and
-// the status from the report, falling back to the exit code (res nil:
-// the worker was run by someone else, as in step mode).
+// the status: the report's, when the worker exited 0 (the exit code wins)
+// and the report is a regular file naming one; else crashed (res nil:
+// the worker was run by someone else, as in step mode, and the report
+// alone speaks).
 func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event, error) {
 	ev := Event{Kind: EvCollected, Task: t.Num, Wave: t.Wave}
 	// One call in the workspace snapshots it and reads its changes: the
@@ -53,18 +55,21 @@ func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event,
 		}
 	}
 
-	status, ok := ReportStatus(r.ReportPath(t.Num))
 	switch {
-	case ok:
-		ev.Status = status
 	case res == nil:
-		ev.Status, ev.Reason = StatusCrashed, joinReason(ev.Reason, "no status in the report "+r.ReportPath(t.Num))
+		// Nobody saw the worker end (step mode, or a run killed while
+		// it ran): its report alone speaks, and no status is not done.
+		status, err := ReadReport(r.ReportPath(t.Num))
+		if err != nil {
+			status = StatusCrashed
+			ev.Reason = joinReason(ev.Reason, err.Error())
+		}
+		ev.Status = status
 	case res.TimedOut:
 		ev.Status, ev.Reason = StatusCrashed, joinReason(ev.Reason, fmt.Sprintf("worker timed out after %s; log %s", r.timeout(), r.LogPath(t.Num)))
-	case res.ExitCode == 0 && res.Err == nil:
-		ev.Status, ev.Reason = StatusDone, joinReason(ev.Reason, "no status in the report; the worker exited 0")
 	default:
-		ev.Status, ev.Reason = StatusCrashed, joinReason(ev.Reason, fmt.Sprintf("worker exited %d without a status in its report; log %s", res.ExitCode, r.LogPath(t.Num)))
+		status, why := Outcome(*res, r.ReportPath(t.Num), r.LogPath(t.Num))
+		ev.Status, ev.Reason = status, joinReason(ev.Reason, why)
 	}
 	if res != nil {
 		ev.ExitCode = res.ExitCode
