@@ -17,44 +17,9 @@ import (
 // alone speaks).
 func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event, error) {
 	ev := Event{Kind: EvCollected, Task: t.Num, Wave: t.Wave}
-	// One call in the workspace snapshots it and reads its changes: the
-	// range from the base to its @, newest (@) first.
-	ws := Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: fmt.Sprintf("Task %d: %s", t.Num, t.Title)}
-	changes, err := r.Backend.Changes(ctx, ws)
-	if err != nil {
-		// The workspace is gone or unusable: find the change by the
-		// description it was given at provisioning.
-		ws.Message = fmt.Sprintf("Task %d:", t.Num)
-		cs, ferr := r.Backend.Find(ctx, ws)
-		if ferr != nil || len(cs) == 0 {
-			ev.Status, ev.Reason = StatusNoChange, fmt.Sprintf("no change in workspace %s (%v) and none described \"Task %d:\"", t.Workspace, err, t.Num)
-			return ev, nil
-		}
-		ev.Reason = "recovered by description"
-		changes = cs
-	}
-	if len(changes) == 0 {
-		ev.Status, ev.Reason = StatusNoChange, fmt.Sprintf("workspace %s holds no change above its base", t.Workspace)
+	if !r.readChanges(ctx, t, &ev) {
 		return ev, nil
 	}
-	ev.Change, ev.Commit = changes[0].Change, changes[0].Commit
-	seen := map[string]bool{}
-	for _, c := range changes {
-		if c.Divergent {
-			ev.Status = StatusDivergent
-			ev.Reason = fmt.Sprintf("change %s is divergent: inspect `jj log -r %s`, then `jj abandon` the unwanted commit (by commit ID)", short(c.Change), short(c.Change))
-			return ev, nil
-		}
-		ev.Changes = append(ev.Changes, c.Change)
-		for _, f := range c.Files {
-			ev.Lines += f.Added + f.Removed
-			if !seen[f.Path] {
-				seen[f.Path] = true
-				ev.Files = append(ev.Files, f.Path)
-			}
-		}
-	}
-
 	switch {
 	case res == nil:
 		// Nobody saw the worker end (step mode, or a run killed while
@@ -74,7 +39,95 @@ func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event,
 	if res != nil {
 		ev.ExitCode = res.ExitCode
 	}
+	if r.Screen != nil && (ev.Status == StatusDone || ev.Status == StatusConcerns) {
+		if err := r.screen(ctx, t, &ev); err != nil {
+			return ev, err
+		}
+	}
 	return ev, nil
+}
+
+// Screening is what a front end's Runner.Screen found in what a worker
+// that reported done left in its workspace.
+type Screening struct {
+	// Note is recorded with the collection and shown (jj-openspec: the
+	// ticks it reverted).
+	Note string
+	// Fail, when set, fails the task (StatusRejected) with this reason.
+	Fail string
+	// Edited: Screen edited the workspace; its changes are read again.
+	Edited bool
+}
+
+// screen runs r.Screen on task t's collection ev and applies its verdict.
+func (r *Runner) screen(ctx context.Context, t *TaskState, ev *Event) error {
+	sc, err := r.Screen(ctx, t, ev.Files)
+	if err != nil {
+		return fmt.Errorf("screen task %d's workspace %s: %w", t.Num, t.Workspace, err)
+	}
+	if sc.Note != "" {
+		ev.Reason = joinReason(ev.Reason, sc.Note)
+		r.logf("task %d: %s", t.Num, sc.Note)
+	}
+	if sc.Fail != "" {
+		ev.Status, ev.Reason = StatusRejected, joinReason(ev.Reason, sc.Fail)
+		return nil
+	}
+	if sc.Edited {
+		again := Event{Kind: EvCollected, Task: t.Num, Wave: t.Wave}
+		if !r.readChanges(ctx, t, &again) {
+			ev.Status, ev.Reason = again.Status, joinReason(ev.Reason, again.Reason)
+			return nil
+		}
+		ev.Change, ev.Commit, ev.Changes, ev.Files, ev.Lines = again.Change, again.Commit, again.Changes, again.Files, again.Lines
+	}
+	return nil
+}
+
+// readChanges reads the changes task t's workspace holds above its base
+// into ev (change, commit, changes, files, lines), from the workspace's
+// own revset, or by the description it was given when the workspace is
+// gone. It returns false, ev's status and reason saying why, when there
+// is nothing to collect (no change, or a divergent one).
+func (r *Runner) readChanges(ctx context.Context, t *TaskState, ev *Event) bool {
+	// One call in the workspace snapshots it and reads its changes: the
+	// range from the base to its @, newest (@) first.
+	ws := Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: fmt.Sprintf("Task %d: %s", t.Num, t.Title)}
+	changes, err := r.Backend.Changes(ctx, ws)
+	if err != nil {
+		// The workspace is gone or unusable: find the change by the
+		// description it was given at provisioning.
+		ws.Message = fmt.Sprintf("Task %d:", t.Num)
+		cs, ferr := r.Backend.Find(ctx, ws)
+		if ferr != nil || len(cs) == 0 {
+			ev.Status, ev.Reason = StatusNoChange, fmt.Sprintf("no change in workspace %s (%v) and none described \"Task %d:\"", t.Workspace, err, t.Num)
+			return false
+		}
+		ev.Reason = "recovered by description"
+		changes = cs
+	}
+	if len(changes) == 0 {
+		ev.Status, ev.Reason = StatusNoChange, fmt.Sprintf("workspace %s holds no change above its base", t.Workspace)
+		return false
+	}
+	ev.Change, ev.Commit = changes[0].Change, changes[0].Commit
+	seen := map[string]bool{}
+	for _, c := range changes {
+		if c.Divergent {
+			ev.Status = StatusDivergent
+			ev.Reason = fmt.Sprintf("change %s is divergent: inspect `jj log -r %s`, then `jj abandon` the unwanted commit (by commit ID)", short(c.Change), short(c.Change))
+			return false
+		}
+		ev.Changes = append(ev.Changes, c.Change)
+		for _, f := range c.Files {
+			ev.Lines += f.Added + f.Removed
+			if !seen[f.Path] {
+				seen[f.Path] = true
+				ev.Files = append(ev.Files, f.Path)
+			}
+		}
+	}
+	return true
 }
 
 func joinReason(a, b string) string {

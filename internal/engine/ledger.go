@@ -94,7 +94,11 @@ const (
 	StatusConcerns      = "done_with_concerns"
 	StatusBlocked       = "blocked"
 	StatusNeedsContext  = "needs_context"
-	StatusCrashed       = "crashed" // exited non-zero (or was killed) without a report
+	StatusCrashed       = "crashed" // exited non-zero (or was killed), or without a status in its report
+	// StatusRejected: the worker said done, but its change breaks a rule
+	// the front end checks (Runner.Screen: jj-openspec's worker rewrote
+	// the change's own artifacts).
+	StatusRejected = "rejected"
 	StatusDivergent     = "divergent"
 	StatusNoChange      = "lost" // no change found, in the workspace or by description
 	GatePassed          = "passed"

@@ -1,0 +1,121 @@
+package osapply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/jjx"
+	"github.com/specstack/specstack/spec"
+)
+
+// screen is apply's check of what a worker that reported done left in
+// its workspace, before the engine collects it (engine.Runner.Screen):
+//
+//   - the change must still be the change: a worker that removed or
+//     rewrote the change's proposal.md or anything under its specs/
+//     fails its task, naming the files (its workspace is kept; nothing
+//     of it is merged);
+//   - under fan-out a worker ticks only its own group's tasks: a box it
+//     ticked in another group is unticked again in its workspace (the
+//     other group's worker, and the facts, decide that task) and named.
+func screen(env *Env, p *Plan) func(context.Context, *engine.TaskState, []string) (engine.Screening, error) {
+	return func(ctx context.Context, t *engine.TaskState, files []string) (engine.Screening, error) {
+		var sc engine.Screening
+		changeDir, err := repoRel(env, env.Root.ChangeDir(p.Change))
+		if err != nil {
+			return sc, err
+		}
+		_, statErr := os.Stat(t.Path)
+		gone := statErr != nil
+		var touched []string
+		for _, f := range files {
+			rel, ok := strings.CutPrefix(f, changeDir+"/")
+			if !ok || rel != "proposal.md" && !strings.HasPrefix(rel, "specs/") {
+				continue
+			}
+			what := "rewrote"
+			if _, err := os.Lstat(filepath.Join(t.Path, filepath.FromSlash(f))); gone {
+				what = "changed"
+			} else if errors.Is(err, fs.ErrNotExist) {
+				what = "removed"
+			}
+			touched = append(touched, what+" "+f)
+		}
+		if len(touched) > 0 {
+			sc.Fail = fmt.Sprintf("its worker %s: the change's own artifacts (proposal.md, specs/) are the change, not a worker's to edit; its workspace %s is kept and nothing of it is merged", strings.Join(touched, ", "), t.Workspace)
+			return sc, nil
+		}
+		tasksPath := changeDir + "/tasks.md"
+		if len(p.TaskGroups) == 0 || t.Num-1 >= len(p.TaskGroups) || !slices.Contains(files, tasksPath) {
+			return sc, nil
+		}
+		if gone || len(t.Base) != 1 {
+			sc.Fail = fmt.Sprintf("its worker edited %s, but its ticks cannot be checked against its group (its workspace %s is gone or has no single base)", tasksPath, t.Workspace)
+			return sc, nil
+		}
+		foreign, err := foreignTicks(ctx, env, p, t, tasksPath)
+		if err != nil || len(foreign) == 0 {
+			return sc, err
+		}
+		ws, err := workspaceRoot(env, t.Path)
+		if err != nil {
+			return sc, err
+		}
+		if _, err := ws.Tick(p.Change, foreign, false); err != nil {
+			return sc, fmt.Errorf("revert the ticks of tasks %s outside group %s in %s: %w", strings.Join(foreign, ", "), strings.Join(p.TaskGroups[t.Num-1], ", "), t.Path, err)
+		}
+		sc.Edited = true
+		sc.Note = fmt.Sprintf("reverted its worker's %s outside its %s %s: %s (a worker ticks only its own group's tasks)",
+			plural.Word(len(foreign), "tick", "ticks"), plural.Word(len(p.TaskGroups[t.Num-1]), "group", "groups"), strings.Join(p.TaskGroups[t.Num-1], ", "), strings.Join(foreign, ", "))
+		return sc, nil
+	}
+}
+
+// foreignTicks lists the tasks, outside task t's groups, that are ticked
+// in t's workspace and were not at its base.
+func foreignTicks(ctx context.Context, env *Env, p *Plan, t *engine.TaskState, tasksPath string) ([]string, error) {
+	own := p.TaskGroups[t.Num-1]
+	base, err := env.Repo.FileShow(ctx, jjx.ID(t.Base[0]), tasksPath)
+	if err != nil {
+		return nil, fmt.Errorf("read %s at task %d's base %s: %w", tasksPath, t.Num, shortID(t.Base[0]), err)
+	}
+	was := map[string]bool{}
+	for _, task := range spec.ParseTasks(string(base)).Tasks {
+		if task.ID != "" {
+			was[task.ID] = task.Checked
+		}
+	}
+	ws, err := workspaceRoot(env, t.Path)
+	if err != nil {
+		return nil, err
+	}
+	now, _, err := ws.Tasks(p.Change)
+	if err != nil {
+		return nil, fmt.Errorf("read the tasks in task %d's workspace %s: %w", t.Num, t.Path, err)
+	}
+	var foreign []string
+	for _, task := range now.Tasks {
+		if task.Checked && task.ID != "" && !was[task.ID] && !slices.Contains(own, strings.TrimLeft(task.Group, "0")) {
+			foreign = append(foreign, task.ID)
+		}
+	}
+	return foreign, nil
+}
+
+// workspaceRoot is the OpenSpec project as it is in the jj workspace at
+// path (a project in a subfolder of the repository is there too).
+func workspaceRoot(env *Env, path string) (spec.Root, error) {
+	rel, err := repoRel(env, env.Root.Dir)
+	if err != nil {
+		return spec.Root{}, err
+	}
+	return spec.Root{Dir: filepath.Join(path, filepath.FromSlash(rel)), Bound: path}, nil
+}
