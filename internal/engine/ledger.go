@@ -95,10 +95,7 @@ const (
 	StatusBlocked       = "blocked"
 	StatusNeedsContext  = "needs_context"
 	StatusCrashed       = "crashed" // exited non-zero (or was killed), or without a status in its report
-	// StatusRejected: the worker said done, but its change breaks a rule
-	// the front end checks (Runner.Screen: jj-openspec's worker rewrote
-	// the change's own artifacts).
-	StatusRejected = "rejected"
+	StatusRejected      = "rejected" // reported done, but its change breaks a rule Runner.Screen checks
 	StatusDivergent     = "divergent"
 	StatusNoChange      = "lost" // no change found, in the workspace or by description
 	GatePassed          = "passed"
