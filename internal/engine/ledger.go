@@ -94,7 +94,7 @@ const (
 	StatusConcerns      = "done_with_concerns"
 	StatusBlocked       = "blocked"
 	StatusNeedsContext  = "needs_context"
-	StatusCrashed       = "crashed" // exited non-zero (or was killed), or without a status in its report
+	StatusCrashed       = "crashed"  // exited non-zero (or was killed), or without a status in its report
 	StatusRejected      = "rejected" // reported done, but its change breaks a rule Runner.Screen checks
 	StatusDivergent     = "divergent"
 	StatusNoChange      = "lost" // no change found, in the workspace or by description
