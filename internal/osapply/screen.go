@@ -23,9 +23,11 @@ import (
 //     rewrote the change's proposal.md or anything under its specs/
 //     fails its task, naming the files (its workspace is kept; nothing
 //     of it is merged);
-//   - under fan-out a worker ticks only its own group's tasks: a box it
-//     ticked in another group is unticked again in its workspace (the
-//     other group's worker, and the facts, decide that task) and named.
+//   - a tick is the worker's word, kept only when it is a fact: a box it
+//     ticked in another group (under fan-out) is unticked again in its
+//     workspace (the other group's worker, and the facts, decide that
+//     task), and so is one whose task names files its change did not
+//     touch; each is named.
 func screen(env *Env, p *Plan) func(context.Context, *engine.TaskState, []string) (engine.Screening, error) {
 	return func(ctx context.Context, t *engine.TaskState, files []string) (engine.Screening, error) {
 		var sc engine.Screening
@@ -54,35 +56,68 @@ func screen(env *Env, p *Plan) func(context.Context, *engine.TaskState, []string
 			return sc, nil
 		}
 		tasksPath := changeDir + "/tasks.md"
-		if len(p.TaskGroups) == 0 || t.Num-1 >= len(p.TaskGroups) || !slices.Contains(files, tasksPath) {
+		if !slices.Contains(files, tasksPath) {
 			return sc, nil
 		}
 		if gone || len(t.Base) != 1 {
-			sc.Fail = fmt.Sprintf("its worker edited %s, but its ticks cannot be checked against its group (its workspace %s is gone or has no single base)", tasksPath, t.Workspace)
+			sc.Fail = fmt.Sprintf("its worker edited %s, but its ticks cannot be checked (its workspace %s is gone or has no single base)", tasksPath, t.Workspace)
 			return sc, nil
 		}
-		foreign, err := foreignTicks(ctx, env, p, t, tasksPath)
-		if err != nil || len(foreign) == 0 {
+		ticks, err := newTicks(ctx, env, p, t, tasksPath)
+		if err != nil {
 			return sc, err
+		}
+		// A tick is the worker's word: one outside its groups is another
+		// worker's to make, one whose files its change did not touch
+		// is not a fact.
+		own := ownGroups(p, t.Num)
+		prefix, _ := repoRel(env, env.Root.Dir)
+		var foreign, unproven []string
+		for _, task := range ticks {
+			switch {
+			case own != nil && !slices.Contains(own, strings.TrimLeft(task.Group, "0")):
+				foreign = append(foreign, task.ID)
+			case len(spec.TaskPaths(task.Text)) > 0 && !touchesNamed(spec.TaskPaths(task.Text), files, prefix):
+				unproven = append(unproven, task.ID)
+			}
+		}
+		if len(foreign)+len(unproven) == 0 {
+			return sc, nil
 		}
 		ws, err := workspaceRoot(env, t.Path)
 		if err != nil {
 			return sc, err
 		}
-		if _, err := ws.Tick(p.Change, foreign, false); err != nil {
-			return sc, fmt.Errorf("revert the ticks of tasks %s outside group %s in %s: %w", strings.Join(foreign, ", "), strings.Join(p.TaskGroups[t.Num-1], ", "), t.Path, err)
+		if _, err := ws.Tick(p.Change, append(slices.Clone(foreign), unproven...), false); err != nil {
+			return sc, fmt.Errorf("untick tasks %s in %s: %w", strings.Join(append(slices.Clone(foreign), unproven...), ", "), t.Path, err)
 		}
 		sc.Edited = true
-		sc.Note = fmt.Sprintf("reverted its worker's %s outside its %s %s: %s (a worker ticks only its own group's tasks)",
-			plural.Word(len(foreign), "tick", "ticks"), plural.Word(len(p.TaskGroups[t.Num-1]), "group", "groups"), strings.Join(p.TaskGroups[t.Num-1], ", "), strings.Join(foreign, ", "))
+		var notes []string
+		if len(foreign) > 0 {
+			notes = append(notes, fmt.Sprintf("reverted its worker's %s outside its %s %s: %s (a worker ticks only its own group's tasks)",
+				plural.Word(len(foreign), "tick", "ticks"), plural.Word(len(own), "group", "groups"), strings.Join(own, ", "), strings.Join(foreign, ", ")))
+		}
+		if len(unproven) > 0 {
+			notes = append(notes, fmt.Sprintf("reverted its worker's %s of %s: its change touched no file %s names (a tick needs the task's files changed)",
+				plural.Word(len(unproven), "tick", "ticks"), strings.Join(unproven, ", "), plural.Word(len(unproven), "the task", "each task")))
+		}
+		sc.Note = strings.Join(notes, "; ")
 		return sc, nil
 	}
 }
 
-// foreignTicks lists the tasks, outside task t's groups, that are ticked
-// in t's workspace and were not at its base.
-func foreignTicks(ctx context.Context, env *Env, p *Plan, t *engine.TaskState, tasksPath string) ([]string, error) {
-	own := p.TaskGroups[t.Num-1]
+// ownGroups are the tasks.md groups engine task n's worker was given;
+// nil when it was given them all (a single worker).
+func ownGroups(p *Plan, n int) []string {
+	if len(p.TaskGroups) == 0 || n-1 >= len(p.TaskGroups) || n < 1 {
+		return nil
+	}
+	return p.TaskGroups[n-1]
+}
+
+// newTicks lists the tasks (with an id) ticked in task t's workspace that
+// were not ticked at its base.
+func newTicks(ctx context.Context, env *Env, p *Plan, t *engine.TaskState, tasksPath string) ([]spec.Task, error) {
 	base, err := env.Repo.FileShow(ctx, jjx.ID(t.Base[0]), tasksPath)
 	if err != nil {
 		return nil, fmt.Errorf("read %s at task %d's base %s: %w", tasksPath, t.Num, shortID(t.Base[0]), err)
@@ -101,13 +136,13 @@ func foreignTicks(ctx context.Context, env *Env, p *Plan, t *engine.TaskState, t
 	if err != nil {
 		return nil, fmt.Errorf("read the tasks in task %d's workspace %s: %w", t.Num, t.Path, err)
 	}
-	var foreign []string
+	var ticked []spec.Task
 	for _, task := range now.Tasks {
-		if task.Checked && task.ID != "" && !was[task.ID] && !slices.Contains(own, strings.TrimLeft(task.Group, "0")) {
-			foreign = append(foreign, task.ID)
+		if task.Checked && task.ID != "" && !was[task.ID] {
+			ticked = append(ticked, task)
 		}
 	}
-	return foreign, nil
+	return ticked, nil
 }
 
 // workspaceRoot is the OpenSpec project as it is in the jj workspace at
