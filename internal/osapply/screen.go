@@ -28,7 +28,7 @@ import (
 //     workspace (the other group's worker, and the facts, decide that
 //     task), and so is one whose task names files its change did not
 //     touch; each is named.
-func screen(env *Env, p *Plan) func(context.Context, *engine.TaskState, []string) (engine.Screening, error) {
+func screen(env *Env, p *Plan, r *engine.Runner) func(context.Context, *engine.TaskState, []string) (engine.Screening, error) {
 	return func(ctx context.Context, t *engine.TaskState, files []string) (engine.Screening, error) {
 		var sc engine.Screening
 		changeDir, err := repoRel(env, env.Root.ChangeDir(p.Change))
@@ -59,11 +59,18 @@ func screen(env *Env, p *Plan) func(context.Context, *engine.TaskState, []string
 		if !slices.Contains(files, tasksPath) {
 			return sc, nil
 		}
-		if gone || len(t.Base) != 1 {
-			sc.Fail = fmt.Sprintf("its worker edited %s, but its ticks cannot be checked (its workspace %s is gone or has no single base)", tasksPath, t.Workspace)
+		if gone {
+			sc.Fail = fmt.Sprintf("its worker edited %s, but its ticks cannot be checked: its workspace %s is gone", tasksPath, t.Workspace)
 			return sc, nil
 		}
-		ticks, err := newTicks(ctx, env, p, t, tasksPath)
+		// The tasks as the worker found them: at its base, or, on a merge
+		// of several, in the wave's baseline (@ as the wave started, an
+		// empty change on them).
+		base := r.State().BaselineCommit
+		if len(t.Base) == 1 {
+			base = t.Base[0]
+		}
+		ticks, err := newTicks(ctx, env, p, t, base, tasksPath)
 		if err != nil {
 			return sc, err
 		}
@@ -116,11 +123,11 @@ func ownGroups(p *Plan, n int) []string {
 }
 
 // newTicks lists the tasks (with an id) ticked in task t's workspace that
-// were not ticked at its base.
-func newTicks(ctx context.Context, env *Env, p *Plan, t *engine.TaskState, tasksPath string) ([]spec.Task, error) {
-	base, err := env.Repo.FileShow(ctx, jjx.ID(t.Base[0]), tasksPath)
+// were not ticked at revision rev (its base).
+func newTicks(ctx context.Context, env *Env, p *Plan, t *engine.TaskState, rev, tasksPath string) ([]spec.Task, error) {
+	base, err := env.Repo.FileShow(ctx, jjx.ID(rev), tasksPath)
 	if err != nil {
-		return nil, fmt.Errorf("read %s at task %d's base %s: %w", tasksPath, t.Num, shortID(t.Base[0]), err)
+		return nil, fmt.Errorf("read %s at task %d's base %s: %w", tasksPath, t.Num, shortID(rev), err)
 	}
 	was := map[string]bool{}
 	for _, task := range spec.ParseTasks(string(base)).Tasks {
