@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -152,4 +153,37 @@ func FuzzSeparability(f *testing.F) {
 			t.Fatal("a verdict without reasons")
 		}
 	})
+}
+
+func TestTaskPaths(t *testing.T) {
+	tests := []struct {
+		text  string
+		paths []string
+		named []string
+		not   []string
+	}{
+		{"1.1 Add `src/export.ts` endpoint", []string{"src/export.ts"}, []string{"src/export.ts"}, []string{"src/export.tsx", "src/other.ts"}},
+		{"2.1 Document it under docs/", []string{"docs/**"}, []string{"docs/a.md", "docs/x/b.md"}, []string{"doc/a.md"}},
+		{"3.1 Touch `src/api` and `*.md`", []string{"src/api", "*.md"}, []string{"src/api/x.go", "README.md"}, []string{"src/apix/x.go", "docs/README.md"}},
+		{"4.1 Run the tests", nil, nil, []string{"a.go"}},
+	}
+	for _, tt := range tests {
+		got := TaskPaths(tt.text)
+		if !slices.Equal(got, tt.paths) {
+			t.Errorf("TaskPaths(%q) = %q, want %q", tt.text, got, tt.paths)
+		}
+		named := func(f string) bool {
+			return slices.ContainsFunc(got, func(p string) bool { return PathNamed(p, f) })
+		}
+		for _, f := range tt.named {
+			if !named(f) {
+				t.Errorf("%q: %s not named by %q", tt.text, f, got)
+			}
+		}
+		for _, f := range tt.not {
+			if named(f) {
+				t.Errorf("%q: %s named by %q", tt.text, f, got)
+			}
+		}
+	}
 }

@@ -73,7 +73,7 @@ func runRequests(tb testing.TB, n int) (perLayer []int, total int) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	h, _, err := SettleRun(ctx, env, RunRequest{Plan: PlanRequest{Spec: spec.Number}, Worker: `echo "$SPECSTACK_TASK" > "t$SPECSTACK_TASK.txt"`})
+	h, _, err := SettleRun(ctx, env, RunRequest{Plan: PlanRequest{Spec: spec.Number}, Worker: `echo "$SPECSTACK_TASK" > "t$SPECSTACK_TASK.txt"; echo "Status: DONE" > "$SPECSTACK_REPORT"`})
 	if err != nil {
 		tb.Fatal(err)
 	}

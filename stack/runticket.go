@@ -79,7 +79,12 @@ func (d *driver) build(ctx context.Context, n int) error {
 			return err
 		}
 	}
-	if st, ok := engine.ReportStatus(report); ok && (st == engine.StatusBlocked || st == engine.StatusNeedsContext) {
+	// Exit 0 is not enough: no status is not done.
+	st, err := engine.ReadReport(report)
+	if err != nil {
+		return d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the worker exited 0 with %v: a worker that reports no status did not finish (log %s)", n, err, d.workerLog(n)))
+	}
+	if st == engine.StatusBlocked || st == engine.StatusNeedsContext {
 		return d.halt(n, StateNeedsDecision, fmt.Sprintf("ticket #%d: the worker reported %s (report %s)", n, st, report))
 	}
 	p, err := d.backend.Collect(ctx, ws)

@@ -13,20 +13,95 @@ import (
 // Collect reads what task t's worker left: the change from the
 // workspace's own revset (never from the worker's word), recovered by
 // its description when the workspace is gone; the files it touched; and
-// the status from the report, falling back to the exit code (res nil:
-// the worker was run by someone else, as in step mode).
+// the status: the report's, when the worker exited 0 (the exit code wins)
+// and the report is a regular file naming one; else crashed (res nil:
+// the worker was run by someone else, as in step mode, and the report
+// alone speaks).
 func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event, error) {
 	ev := Event{Kind: EvCollected, Task: t.Num, Wave: t.Wave}
+	if !r.readChanges(ctx, t, &ev) {
+		if res != nil {
+			ev.ExitCode = res.ExitCode
+		}
+		return ev, nil
+	}
+	switch {
+	case res == nil:
+		// Nobody saw the worker end (step mode, or a run killed while
+		// it ran): its report alone speaks, and no status is not done.
+		status, err := ReadReport(r.ReportPath(t.Num))
+		if err != nil {
+			status = StatusCrashed
+			ev.Reason = joinReason(ev.Reason, err.Error())
+		}
+		ev.Status = status
+	case res.TimedOut:
+		ev.Status, ev.Reason = StatusCrashed, joinReason(ev.Reason, fmt.Sprintf("worker timed out after %s; log %s", r.timeout(), r.LogPath(t.Num)))
+	default:
+		status, why := Outcome(*res, r.ReportPath(t.Num), r.LogPath(t.Num))
+		ev.Status, ev.Reason = status, joinReason(ev.Reason, why)
+	}
+	if res != nil {
+		ev.ExitCode = res.ExitCode
+	}
+	if r.Screen != nil && (ev.Status == StatusDone || ev.Status == StatusConcerns) {
+		if err := r.screen(ctx, t, &ev); err != nil {
+			return ev, err
+		}
+	}
+	return ev, nil
+}
+
+// Screening is what a front end's Runner.Screen found in what a worker
+// that reported done left in its workspace.
+type Screening struct {
+	// Note is recorded with the collection and shown (jj-openspec: the
+	// ticks it reverted).
+	Note string
+	// Fail, when set, fails the task (StatusRejected) with this reason.
+	Fail string
+	// Edited: Screen edited the workspace; its changes are read again.
+	Edited bool
+}
+
+// screen runs r.Screen on task t's collection ev and applies its verdict.
+func (r *Runner) screen(ctx context.Context, t *TaskState, ev *Event) error {
+	sc, err := r.Screen(ctx, t, ev.Files)
+	if err != nil {
+		return fmt.Errorf("screen task %d's workspace %s: %w", t.Num, t.Workspace, err)
+	}
+	if sc.Note != "" {
+		ev.Reason = joinReason(ev.Reason, sc.Note)
+		r.logf("task %d: %s", t.Num, sc.Note)
+	}
+	if sc.Fail != "" {
+		ev.Status, ev.Reason = StatusRejected, joinReason(ev.Reason, sc.Fail)
+		return nil
+	}
+	if sc.Edited {
+		again := Event{Kind: EvCollected, Task: t.Num, Wave: t.Wave}
+		if !r.readChanges(ctx, t, &again) {
+			ev.Status, ev.Reason = again.Status, joinReason(ev.Reason, again.Reason)
+			return nil
+		}
+		ev.Change, ev.Commit, ev.Changes, ev.Files, ev.Lines = again.Change, again.Commit, again.Changes, again.Files, again.Lines
+	}
+	return nil
+}
+
+// readChanges reads the changes task t's workspace holds above its base
+// into ev (change, commit, changes, files, lines), from the workspace's
+// own revset, or by the description it was given when the workspace is
+// gone. It returns false, ev's status and reason saying why, when there
+// is nothing to collect (no change, or a divergent one).
+func (r *Runner) readChanges(ctx context.Context, t *TaskState, ev *Event) bool {
 	// One call in the workspace snapshots it and reads its changes: the
 	// range from the base to its @, newest (@) first.
 	ws := Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: fmt.Sprintf("Task %d: %s", t.Num, t.Title)}
 	changes, err := r.Backend.Changes(ctx, ws)
 	if broken := r.brokenWorkspace(ctx, t, err); broken != "" {
 		ev.Status, ev.Reason = StatusBroken, broken
-		if res != nil {
-			ev.ExitCode = res.ExitCode
-		}
-		return ev, nil
+		return false
 	}
 	if err != nil {
 		// The workspace is gone or unusable: find the change by the
@@ -35,14 +110,14 @@ func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event,
 		cs, ferr := r.Backend.Find(ctx, ws)
 		if ferr != nil || len(cs) == 0 {
 			ev.Status, ev.Reason = StatusNoChange, fmt.Sprintf("no change in workspace %s (%v) and none described \"Task %d:\"", t.Workspace, err, t.Num)
-			return ev, nil
+			return false
 		}
 		ev.Reason = "recovered by description"
 		changes = cs
 	}
 	if len(changes) == 0 {
 		ev.Status, ev.Reason = StatusNoChange, fmt.Sprintf("workspace %s holds no change above its base", t.Workspace)
-		return ev, nil
+		return false
 	}
 	ev.Change, ev.Commit = changes[0].Change, changes[0].Commit
 	seen := map[string]bool{}
@@ -50,7 +125,7 @@ func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event,
 		if c.Divergent {
 			ev.Status = StatusDivergent
 			ev.Reason = fmt.Sprintf("change %s is divergent: inspect `jj log -r %s`, then `jj abandon` the unwanted commit (by commit ID)", short(c.Change), short(c.Change))
-			return ev, nil
+			return false
 		}
 		ev.Changes = append(ev.Changes, c.Change)
 		for _, f := range c.Files {
@@ -61,24 +136,7 @@ func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event,
 			}
 		}
 	}
-
-	status, ok := ReportStatus(r.ReportPath(t.Num))
-	switch {
-	case ok:
-		ev.Status = status
-	case res == nil:
-		ev.Status, ev.Reason = StatusCrashed, joinReason(ev.Reason, "no status in the report "+r.ReportPath(t.Num))
-	case res.TimedOut:
-		ev.Status, ev.Reason = StatusCrashed, joinReason(ev.Reason, fmt.Sprintf("worker timed out after %s; log %s", r.timeout(), r.LogPath(t.Num)))
-	case res.ExitCode == 0 && res.Err == nil:
-		ev.Status, ev.Reason = StatusDone, joinReason(ev.Reason, "no status in the report; the worker exited 0")
-	default:
-		ev.Status, ev.Reason = StatusCrashed, joinReason(ev.Reason, fmt.Sprintf("worker exited %d without a status in its report; log %s", res.ExitCode, r.LogPath(t.Num)))
-	}
-	if res != nil {
-		ev.ExitCode = res.ExitCode
-	}
-	return ev, nil
+	return true
 }
 
 // brokenWorkspace says, for a person, how task t's workspace is broken

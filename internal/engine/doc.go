@@ -21,7 +21,8 @@
 //     conflicts), with JJBackend (jj workspaces, squash into @) and
 //     GitBackend (git worktrees, rebase and fast-forward);
 //     TestBackendContract holds both to one contract;
-//   - results: ReportStatus (a worker's "Status:" line) and ReadFindings
+//   - results: Outcome (a worker's exit code, then its "Status:" line:
+//     no status is not done) and ReadFindings
 //     (a reviewer's JSON findings).
 //
 // The second is Runner: a whole run through a Backend (jj-kaisen's is the

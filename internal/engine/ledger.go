@@ -100,7 +100,8 @@ const (
 	StatusConcerns      = "done_with_concerns"
 	StatusBlocked       = "blocked"
 	StatusNeedsContext  = "needs_context"
-	StatusCrashed       = "crashed" // exited non-zero (or was killed) without a report
+	StatusCrashed       = "crashed"  // exited non-zero (or was killed), or without a status in its report
+	StatusRejected      = "rejected" // reported done, but its change breaks a rule Runner.Screen checks
 	StatusDivergent     = "divergent"
 	StatusNoChange      = "lost" // no change found, in the workspace or by description
 	GatePassed          = "passed"

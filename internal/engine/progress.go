@@ -234,7 +234,7 @@ func truncateRunes(s string, n int) string {
 var statusColors = map[string]string{
 	StatusDone: "32", "merged": "32", "squashed": "32", "approved": "32", "passed": "32",
 	StatusConcerns: "33", StatusBlocked: "33", StatusNeedsContext: "33", "empty": "33",
-	StatusCrashed: "31", StatusDivergent: "31", StatusNoChange: "31", StatusBroken: "31", "failed": "31", "review": "33",
+	StatusCrashed: "31", StatusRejected: "31", StatusDivergent: "31", StatusNoChange: "31", StatusBroken: "31", "failed": "31", "review": "33",
 }
 
 // colorStatus colours the word after "task N: " on each line.

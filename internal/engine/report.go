@@ -14,14 +14,15 @@ import (
 
 var statusRe = lazyregexp.New(`(?im)^[ \t*_>-]*status[ \t*_]*:[ \t*_]*(DONE_WITH_CONCERNS|DONE WITH CONCERNS|DONE|BLOCKED|NEEDS_CONTEXT|NEEDS CONTEXT)\b`)
 
-// ReportStatus reads the status a worker wrote in its report ("Status:
-// DONE"); ok is false when the report is missing or names none. The last
-// status line wins: fixers append to the implementer's report.
-func ReportStatus(path string) (status string, ok bool) {
-	data, err := regfile.ReadNoFollow(path)
-	if err != nil {
-		return "", false
-	}
+// ErrNoStatus reports a worker's report that names no status: it is
+// missing, not a regular file (a symbolic link, a directory), or holds no
+// "Status:" line with one of the four words.
+var ErrNoStatus = errors.New("no status in the report")
+
+// ParseReport reads the status a worker wrote in its report text
+// ("Status: DONE"); ok is false when it names none. The last status line
+// wins: fixers append to the implementer's report.
+func ParseReport(data []byte) (status string, ok bool) {
 	ms := statusRe.FindAllStringSubmatch(string(data), -1)
 	if len(ms) == 0 {
 		return "", false
@@ -37,6 +38,60 @@ func ReportStatus(path string) (status string, ok bool) {
 	default:
 		return StatusNeedsContext, true
 	}
+}
+
+// ReadReport reads the status of the report at path. The error wraps
+// ErrNoStatus and says why there is none: the file is missing, is not a
+// regular file (a link is never followed), or names no status.
+func ReadReport(path string) (string, error) {
+	data, err := regfile.ReadNoFollow(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("%w: %s was not written", ErrNoStatus, path)
+	case err != nil:
+		return "", fmt.Errorf("%w: %w", ErrNoStatus, err)
+	}
+	s, ok := ParseReport(data)
+	if !ok {
+		return "", fmt.Errorf("%w: %s has no line \"Status: DONE\" (or DONE_WITH_CONCERNS, BLOCKED, NEEDS_CONTEXT)", ErrNoStatus, path)
+	}
+	return s, nil
+}
+
+// ReportStatus reads the status a worker wrote in its report ("Status:
+// DONE"); ok is false when the report is missing, is not a regular file
+// or names none (ReadReport says which).
+func ReportStatus(path string) (status string, ok bool) {
+	s, err := ReadReport(path)
+	return s, err == nil
+}
+
+// Outcome decides how a worker that ended as res did, with its report at
+// path: the exit code wins over the report (a worker that wrote "Status:
+// DONE" and exited 1 crashed), and a worker that exited 0 without a status
+// in a regular report file did not finish (no status is not done). The
+// reason explains any status that is not the report's own, naming log.
+func Outcome(res Result, report, log string) (status, reason string) {
+	switch {
+	case res.TimedOut:
+		return StatusCrashed, fmt.Sprintf("worker timed out; log %s", log)
+	case res.ExitCode != 0 || res.Err != nil:
+		why := fmt.Sprintf("worker exited %d", res.ExitCode)
+		if res.ExitCode == 0 {
+			why += fmt.Sprintf(" (%v)", res.Err)
+		}
+		if s, ok := ReportStatus(report); ok {
+			why += fmt.Sprintf(" although its report says %s (the exit code wins)", s)
+		} else {
+			why += " without a status in its report"
+		}
+		return StatusCrashed, why + "; log " + log
+	}
+	s, err := ReadReport(report)
+	if err != nil {
+		return StatusCrashed, fmt.Sprintf("worker exited 0 with %v: a worker that reports no status did not finish; log %s", err, log)
+	}
+	return s, ""
 }
 
 // Finding is one reviewer finding.

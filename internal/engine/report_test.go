@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -221,4 +222,86 @@ func TestWorkerFilesNotFollowed(t *testing.T) {
 	if s, ok := ReportStatus(report); ok {
 		t.Errorf("ReportStatus(symlink) = %q, true; want no status", s)
 	}
+}
+
+// TestOutcome: the exit code wins over the report, and a worker that
+// exited 0 is done only when a regular report file names its status.
+func TestOutcome(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	done := write("done.md", "Status: DONE\n")
+	blocked := write("blocked.md", "Status: BLOCKED\n")
+	prose := write("prose.md", "I did task 1.1.\n")
+	link := filepath.Join(dir, "link.md")
+	if err := os.Symlink(done, link); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(dir, "folder.md")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		res    Result
+		report string
+		want   string
+		reason string
+	}{
+		{"done", Result{}, done, StatusDone, ""},
+		{"blocked", Result{}, blocked, StatusBlocked, ""},
+		{"exit 0, no report", Result{}, filepath.Join(dir, "missing.md"), StatusCrashed, "was not written"},
+		{"exit 0, report without a status", Result{}, prose, StatusCrashed, "has no line \"Status: DONE\""},
+		{"exit 0, report is a symbolic link", Result{}, link, StatusCrashed, "a symbolic link"},
+		{"exit 0, report is a directory", Result{}, folder, StatusCrashed, "a directory"},
+		{"DONE then exit 1", Result{ExitCode: 1}, done, StatusCrashed, "worker exited 1 although its report says done (the exit code wins)"},
+		{"exit 3, no report", Result{ExitCode: 3}, prose, StatusCrashed, "worker exited 3 without a status in its report"},
+		{"timed out", Result{ExitCode: -1, TimedOut: true}, done, StatusCrashed, "timed out"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, why := Outcome(tt.res, tt.report, "worker.log")
+			if got != tt.want || !strings.Contains(why, tt.reason) || (tt.reason == "") != (why == "") {
+				t.Errorf("Outcome = %q, %q; want %q with a reason containing %q", got, why, tt.want, tt.reason)
+			}
+		})
+	}
+}
+
+// FuzzParseReport: any report text parses without panicking; a status
+// found is one of the four; a status line appended always wins (fixers
+// append to the implementer's report); text without the word "status"
+// names none.
+func FuzzParseReport(f *testing.F) {
+	for _, s := range []string{
+		"Status: DONE\n", "- **Status:** DONE_WITH_CONCERNS\n", "status: done with concerns",
+		"# Report\nStatus: BLOCKED\nreason", "Status: NEEDS_CONTEXT", "Status: BLOCKED\n...\nStatus: DONE\n",
+		"I did things.\n", "The status of DONE things\n", "Status: MAYBE\n", "", "\x00Status:\r\nDONE",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, ok := ParseReport(data)
+		switch {
+		case !ok && s != "":
+			t.Fatalf("no status, yet %q", s)
+		case ok:
+			switch s {
+			case StatusDone, StatusConcerns, StatusBlocked, StatusNeedsContext:
+			default:
+				t.Fatalf("status %q is not one of the four", s)
+			}
+			if !strings.Contains(strings.ToLower(string(data)), "status") {
+				t.Fatalf("status %q found in text without the word status", s)
+			}
+		}
+		if s, ok := ParseReport(append(slices.Clip(data), "\nStatus: BLOCKED\n"...)); !ok || s != StatusBlocked {
+			t.Fatalf("appended BLOCKED read as %q, %v", s, ok)
+		}
+	})
 }

@@ -48,6 +48,11 @@ type Runner struct {
 	// Commands name the front end's verbs in halt messages (jj-kaisen's
 	// when unset).
 	Commands Commands
+	// Screen, when set, checks what a worker that reported done left in
+	// task t's workspace (files: the paths its change touched) before
+	// the task is collected: jj-openspec reverts ticks outside the
+	// task's groups and refuses a change to the change's own artifacts.
+	Screen func(ctx context.Context, t *TaskState, files []string) (Screening, error)
 
 	mu    sync.Mutex
 	lock  *ledger.Lock

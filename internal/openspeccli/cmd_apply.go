@@ -60,9 +60,9 @@ is run again. Then the verify gate runs each --verify
 command (and [openspec] verify, and the --reviewer command) in @; receipts
 bound to @'s tree are recorded and a passing one is reused. Red: nothing
 archived or pushed, the change left in @, the failing commands and unticked
-tasks listed, exit 8. Green: the tasks of groups whose worker reported
-"Status: DONE" are ticked by facts; other unticked tasks block (exit 5)
-unless --yes; the change is archived natively into the same change; the
+tasks listed, exit 8. Green: a task is ticked by facts when its group's
+worker exited 0, reported "Status: DONE" and changed a file the task
+names; other unticked tasks block (exit 5) unless --yes; the change is archived natively into the same change; the
 bookmark is set, pushed once (jj git push -b, never over another commit)
 and the pull request created or updated with the archived proposal.md as
 its body; then [openspec] tracker runs with SPECSTACK_CHANGE,

@@ -211,12 +211,9 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 		if ctx.Err() != nil {
 			return nil, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 		}
-		ev := AuthorEvent{Kind: EvAuthorWorker, Status: engine.StatusCrashed, ExitCode: run.ExitCode}
-		if s, ok := engine.ReportStatus(j.Report); ok {
-			ev.Status = s
-		} else if run.ExitCode == 0 && run.Err == nil {
-			ev.Status = engine.StatusDone
-		}
+		// The exit code wins over the report; no status is not done.
+		status, why := engine.Outcome(run, j.Report, j.Log)
+		ev := AuthorEvent{Kind: EvAuthorWorker, Status: status, ExitCode: run.ExitCode}
 		p, err := b.Collect(ctx, ws)
 		if err != nil {
 			return nil, fmt.Errorf("collect the authoring workspace %s: %w", ws.Path, err)
@@ -230,8 +227,11 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 		st = foldAuthor(d)
 		if !workerSucceeded(st.Worker) {
 			res.Worker = ev.Status
-			return res, exitcode.New(exitcode.Halted, "%s %s: the worker ended %s (exit %d) and left %s; its workspace %s is kept (log %s); run `jj openspec %s %s` again to retry",
-				h.Verb, name, ev.Status, run.ExitCode, plural.Count(len(p.Files), "file", "files"), ws.Path, j.Log, h.Verb, name)
+			if why != "" {
+				why = " (" + why + ")"
+			}
+			return res, exitcode.New(exitcode.Halted, "%s %s: the worker ended %s (exit %d)%s and left %s; its workspace %s is kept (log %s); run `jj openspec %s %s` again to retry",
+				h.Verb, name, ev.Status, run.ExitCode, why, plural.Count(len(p.Files), "file", "files"), ws.Path, j.Log, h.Verb, name)
 		}
 		engine.CrashPoint("author-worker-ended")
 	}

@@ -190,12 +190,9 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 		return nil, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 	}
 	engine.CrashPoint("explore-worker-ended")
-	res.Worker = engine.StatusCrashed
-	if st, ok := engine.ReportStatus(j.Report); ok {
-		res.Worker = st
-	} else if run.ExitCode == 0 && run.Err == nil {
-		res.Worker = engine.StatusDone
-	}
+	// The exit code wins over the report; no status is not done.
+	var why string
+	res.Worker, why = engine.Outcome(run, j.Report, j.Log)
 	kept := fmt.Sprintf("its workspace %s is kept for inspection (`jj workspace forget %s` and remove the folder to release it); log %s", ws.Path, name, j.Log)
 	// Nothing may have changed in the repository's own working copy.
 	after, err := env.Repo.WorkingCopy(ctx)
@@ -226,7 +223,10 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 		files = append(files, f.Path)
 	}
 	if res.Worker != engine.StatusDone && res.Worker != engine.StatusConcerns {
-		return res, ended(exitcode.New(exitcode.Halted, "explore: the worker ended %s (exit %d); nothing was written; %s", res.Worker, run.ExitCode, kept))
+		if why != "" {
+			why = " (" + why + ")"
+		}
+		return res, ended(exitcode.New(exitcode.Halted, "explore: the worker ended %s (exit %d)%s; nothing was written; %s", res.Worker, run.ExitCode, why, kept))
 	}
 	if other := slices.DeleteFunc(slices.Clone(files), func(f string) bool { return f == rel }); len(other) > 0 {
 		return res, ended(exitcode.New(exitcode.Halted, "explore: the worker changed %s besides the findings document %s: a worker writes the findings and nothing else; nothing was written; %s", strings.Join(other, ", "), rel, kept))

@@ -505,6 +505,7 @@ func run(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, err
 		fmt.Fprintf(env.Out, "apply: level %s (%s)\n", p.Level, strings.Join(p.LevelReasons, "; "))
 	}
 	fmt.Fprintf(env.Out, "apply: change %s, %s distribution (%s), bookmark %s\n", p.Change, p.Distribution, strings.Join(p.Reasons, "; "), p.Bookmark)
+	r.Screen = screen(env, p, r)
 	if !r.State().Complete {
 		drive := env.Drive
 		if drive == nil {

@@ -187,15 +187,16 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		if err := r.Record(engine.Event{Kind: EvVerify, Status: engine.GatePassed, Reason: strings.Join(cmds, "; ")}); err != nil {
 			return res, err
 		}
-		// 2. Tasks ticked by facts: a task its worker reported done (and
-		// the gate is green) is ticked; any other unticked task blocks.
-		ticked, open, err := tickByFacts(env.Root, r, p)
+		// 2. Tasks ticked by facts: a task whose files its worker changed,
+		// the worker having reported done (and the gate green), is
+		// ticked; any other unticked task blocks.
+		ticked, open, err := tickByFacts(env, r, p)
 		if err != nil {
 			return res, err
 		}
 		if len(ticked) > 0 {
 			res.Ticked = append(res.Ticked, ticked...)
-			fmt.Fprintf(env.Out, "apply: ticked by facts (worker reported done, verify green): %s\n", strings.Join(ticked, ", "))
+			fmt.Fprintf(env.Out, "apply: ticked by facts (its worker reported done and changed a file it names, verify green): %s\n", strings.Join(ticked, ", "))
 			if err := r.Record(engine.Event{Kind: EvTicked, Files: ticked}); err != nil {
 				return res, err
 			}
@@ -324,44 +325,82 @@ func unticked(r spec.Root, change string) []string {
 	return out
 }
 
-// tickByFacts ticks the unticked tasks of the groups whose worker
-// reported done; it returns the ids ticked and the tasks still open.
-func tickByFacts(r spec.Root, run *engine.Runner, p *Plan) (ticked, open []string, err error) {
-	tf, _, err := r.Tasks(p.Change)
+// tickByFacts ticks each unticked task the run holds evidence for: the
+// worker given its group exited 0, reported done and was merged, and its
+// change touched a file the task's text names (the worker's word alone
+// is not a fact). It returns the ids ticked and the tasks still open
+// ("1.2 Wire …"); those whose group's worker reported done but changed
+// none of their files are said, with why, on env.Out.
+func tickByFacts(env *Env, run *engine.Runner, p *Plan) (ticked, open []string, err error) {
+	tf, _, err := env.Root.Tasks(p.Change)
 	if err != nil {
 		return nil, nil, err
 	}
 	st := run.State()
-	done := map[string]bool{} // groups; "*" for all
+	changed := map[string][]string{} // group ("*": every group) → files its done worker changed
 	for n, ts := range st.Tasks {
 		if ts.Status != engine.StatusDone || !ts.Squashed {
 			continue
 		}
-		if len(p.TaskGroups) == 0 {
-			done["*"] = true
-		} else if n-1 < len(p.TaskGroups) {
-			for _, g := range p.TaskGroups[n-1] {
-				done[g] = true
+		groups := []string{"*"}
+		if len(p.TaskGroups) > 0 {
+			if n-1 >= len(p.TaskGroups) {
+				continue
 			}
+			groups = p.TaskGroups[n-1]
+		}
+		for _, g := range groups {
+			changed[g] = append(changed[g], ts.Files...)
 		}
 	}
+	// Tasks name paths from the repository's root or, in a project in a
+	// subfolder, from the project's.
+	prefix, _ := repoRel(env, env.Root.Dir)
+	var unproven []string
 	for _, t := range tf.Tasks {
 		if t.Checked {
 			continue
 		}
-		g := strings.TrimLeft(t.Group, "0")
-		if t.ID != "" && (done["*"] || done[g]) {
+		files, worked := changed[strings.TrimLeft(t.Group, "0")]
+		if all, ok := changed["*"]; ok {
+			files, worked = append(files, all...), true
+		}
+		if t.ID != "" && worked && touchesNamed(spec.TaskPaths(t.Text), files, prefix) {
 			ticked = append(ticked, t.ID)
 			continue
 		}
+		if worked {
+			unproven = append(unproven, t.Text)
+		}
 		open = append(open, t.Text)
 	}
+	if len(unproven) > 0 {
+		fmt.Fprintf(env.Out, "apply: not ticked (its worker reported done, but changed no file the task names): %s\n", strings.Join(unproven, "; "))
+	}
 	if len(ticked) > 0 {
-		if _, err := r.Tick(p.Change, ticked, true); err != nil {
+		if _, err := env.Root.Tick(p.Change, ticked, true); err != nil {
 			return nil, nil, fmt.Errorf("tick tasks %s of change %s: %w", strings.Join(ticked, ", "), p.Change, err)
 		}
 	}
 	return ticked, open, nil
+}
+
+// touchesNamed reports whether a file of files (repository paths) is one
+// that patterns name, from the repository's root or from prefix (the
+// project's folder in it, "." or "" at the root).
+func touchesNamed(patterns, files []string, prefix string) bool {
+	for _, f := range files {
+		rel, inProject := f, false
+		if prefix != "" && prefix != "." {
+			rel, inProject = strings.CutPrefix(f, prefix+"/")
+		}
+		for _, p := range patterns {
+			if spec.PathNamed(p, f) || inProject && spec.PathNamed(p, rel) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // openPR creates the bookmark's pull request, or updates the open one,

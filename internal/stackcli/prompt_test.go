@@ -45,7 +45,7 @@ func TestRunPrompt(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			work := newSpecRepo(t)
 			var stdout, stderr bytes.Buffer
-			args := append([]string{"gh-specstack", "-R", work, "run", "1", "--worker", `echo "$SPECSTACK_TASK" > "t$SPECSTACK_TASK.txt"`}, tt.args...)
+			args := append([]string{"gh-specstack", "-R", work, "run", "1", "--worker", `echo "$SPECSTACK_TASK" > "t$SPECSTACK_TASK.txt"; echo "Status: DONE" > "$SPECSTACK_REPORT"`}, tt.args...)
 			code := cliapp.RunStreams(stackcli.Spec(), args, cliapp.Streams{
 				In: strings.NewReader(tt.stdin), Out: &stdout, Err: &stderr,
 				IsTerminal: func(any) bool { return tt.terminal },
