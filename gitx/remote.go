@@ -70,7 +70,7 @@ func (r *Repo) localRemote(remote string) string {
 	}
 	// scp-like host:path is a network remote; a path has no colon before
 	// its first slash.
-	if i := strings.Index(url, ":"); i >= 0 && (strings.Index(url, "/") < 0 || i < strings.Index(url, "/")) {
+	if i := strings.Index(url, ":"); i >= 0 && (!strings.Contains(url, "/") || i < strings.Index(url, "/")) {
 		return ""
 	}
 	if !filepath.IsAbs(url) {
