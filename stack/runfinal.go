@@ -9,6 +9,24 @@ import (
 	"github.com/specstack/specstack/stack/ghapi"
 )
 
+// reconcileStack registers the stack's pull requests, bottom first, as
+// one native stack; an error leaves the run unfinalized, for resume to
+// register it again.
+func (d *driver) reconcileStack(ctx context.Context, nums []int) (*LinkResult, error) {
+	res := &LinkResult{}
+	stacks, err := d.env.GH.Stacks(ctx)
+	if err == nil {
+		var plan stackPlan
+		if plan, err = planStack(stacks, nums); err == nil {
+			err = plan.apply(ctx, d.env.GH, nums, res, d.opts.Progress)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("finalize: %w; every ticket is published, the pull requests stay drafts: gh specstack resume registers the stack again", err)
+	}
+	return res, nil
+}
+
 // remainsMarker tags finalize's comment, so a resumed finalize does not
 // comment twice.
 func remainsMarker(spec int) string {
@@ -24,16 +42,8 @@ func (d *driver) finalize(ctx context.Context) error {
 	s := d.snapshot()
 	nums := s.layerPRs()
 	if h.StackMode == ModeNative && len(nums) >= 2 {
-		stacks, err := d.env.GH.Stacks(ctx)
+		res, err := d.reconcileStack(ctx, nums)
 		if err != nil {
-			return err
-		}
-		plan, err := planStack(stacks, nums)
-		if err != nil {
-			return err
-		}
-		res := &LinkResult{}
-		if err := plan.apply(ctx, d.env.GH, nums, res, d.opts.Progress); err != nil {
 			return err
 		}
 		if res.Stack != s.Stack {
