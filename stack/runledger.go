@@ -26,6 +26,13 @@ const (
 	StateFinishedPrior = "finished-on-prior-work"
 )
 
+// A finalized run's outcomes: complete (the top pull request closes the
+// spec) or incomplete (something keeps the spec open; a person must look).
+const (
+	FinalComplete   = "complete"
+	FinalIncomplete = "incomplete"
+)
+
 // Run orders.
 const (
 	OrderSequential = "sequential"
@@ -91,7 +98,7 @@ const (
 	evHalted     = "halted"     // Ticket, Status (a ticket state), Reason
 	evResumed    = "resumed"
 	evReady      = "ready"     // PR
-	evFinalized  = "finalized" // Status: complete | open
+	evFinalized  = "finalized" // Status: complete | incomplete ("open" in older ledgers)
 	// The whole-stack review (Ticket 0).
 	evStackReview        = "stack-review"        // Status (passed|blocked|fixed), Findings
 	evIntegrating        = "integrating"         // SHA, BaseBranch: the integration branch may be pushed from here on
@@ -194,7 +201,7 @@ type RunState struct {
 	Stack     int   // the native stack, 0 before it is registered
 	Halted    string
 	Ready     map[int]bool
-	Finalized string // "", complete or open
+	Finalized string // "", complete or incomplete
 	// Review is the whole-stack review's outcome: "" (not run), passed,
 	// blocked (findings and no fix to publish) or fixed.
 	Review          string
@@ -357,6 +364,9 @@ func foldRunEvent(s *RunState, e RunEvent) {
 		s.Ready[e.PR] = true
 	case evFinalized:
 		s.Finalized = e.Status
+		if e.Status == "open" {
+			s.Finalized = FinalIncomplete // an older ledger's word
+		}
 	case evStackReview:
 		s.Review = e.Status
 	case evPriorGraphed:
