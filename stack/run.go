@@ -145,8 +145,9 @@ type driver struct {
 }
 
 // Drive runs (or resumes) the run recorded in doc until it is finalized
-// or halts. A halt is an exitcode.Halted error (exitcode.Missing for an
-// environment blocker at the baseline); the status is returned either way.
+// or halts. A halt, or a run finalized incomplete, is an exitcode.Halted
+// error (exitcode.Missing for an environment blocker at the baseline);
+// the status is returned either way.
 func Drive(ctx context.Context, env *Env, doc *RunDoc, opts DriveOptions) (*RunStatus, error) {
 	g, err := worktreeRepo(env.VCS)
 	if err != nil {
@@ -166,7 +167,12 @@ func Drive(ctx context.Context, env *Env, doc *RunDoc, opts DriveOptions) (*RunS
 			return d.status(), err
 		}
 	}
-	return d.status(), nil
+	st := d.status()
+	if st.State == FinalIncomplete {
+		return st, exitcode.New(exitcode.Halted, "spec #%d is incomplete and stays open (%d thing(s) remain, commented on the spec and the top pull request): a person must look; see gh specstack status",
+			st.Spec, len(st.Remains))
+	}
+	return st, nil
 }
 
 func (d *driver) drive(ctx context.Context) error {

@@ -9,6 +9,24 @@ import (
 	"github.com/specstack/specstack/stack/ghapi"
 )
 
+// reconcileStack registers the stack's pull requests, bottom first, as
+// one native stack; an error leaves the run unfinalized, for resume to
+// register it again.
+func (d *driver) reconcileStack(ctx context.Context, nums []int) (*LinkResult, error) {
+	res := &LinkResult{}
+	stacks, err := d.env.GH.Stacks(ctx)
+	if err == nil {
+		var plan stackPlan
+		if plan, err = planStack(stacks, nums); err == nil {
+			err = plan.apply(ctx, d.env.GH, nums, res, d.opts.Progress)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("finalize: %w; every ticket is published, the pull requests stay drafts: gh specstack resume registers the stack again", err)
+	}
+	return res, nil
+}
+
 // remainsMarker tags finalize's comment, so a resumed finalize does not
 // comment twice.
 func remainsMarker(spec int) string {
@@ -24,16 +42,8 @@ func (d *driver) finalize(ctx context.Context) error {
 	s := d.snapshot()
 	nums := s.layerPRs()
 	if h.StackMode == ModeNative && len(nums) >= 2 {
-		stacks, err := d.env.GH.Stacks(ctx)
+		res, err := d.reconcileStack(ctx, nums)
 		if err != nil {
-			return err
-		}
-		plan, err := planStack(stacks, nums)
-		if err != nil {
-			return err
-		}
-		res := &LinkResult{}
-		if err := plan.apply(ctx, d.env.GH, nums, res, d.opts.Progress); err != nil {
 			return err
 		}
 		if res.Stack != s.Stack {
@@ -81,7 +91,7 @@ func (d *driver) finalize(ctx context.Context) error {
 	if len(nums) > 0 {
 		top = nums[len(nums)-1]
 	}
-	status := "complete"
+	status := FinalComplete
 	if len(remains) == 0 && top != 0 {
 		p, err := d.env.GH.Pull(ctx, top)
 		if err != nil {
@@ -95,7 +105,7 @@ func (d *driver) finalize(ctx context.Context) error {
 			}
 		}
 	} else {
-		status = "open"
+		status = FinalIncomplete
 		if len(remains) == 0 {
 			remains = []string{"no ticket was published"}
 		}
@@ -132,11 +142,15 @@ func (d *driver) snapshot() *RunState {
 	return d.state
 }
 
-// Remains lists what keeps the spec open: a ticket not published (a
-// subsumed one included) and a gate finding left unresolved. Tickets
-// excluded for a human are the human's and do not count.
+// Remains lists what keeps the spec open; it fails closed: a ticket not
+// published (a subsumed one included), a ticket deferred to a person (and
+// those it blocks), a gate finding left unresolved, a whole-stack review
+// finding without a verdict, a whole-stack review that never ran.
 func Remains(h RunHeader, s *RunState) []string {
 	var res []string
+	for _, e := range h.Excluded {
+		res = append(res, fmt.Sprintf("#%d %s: deferred, %s; not built by this run", e.Number, e.Title, e.Reason))
+	}
 	for _, rt := range h.Tickets {
 		t := s.Tickets[rt.Number]
 		switch t.State {
@@ -168,7 +182,7 @@ type RunStatus struct {
 	Base      string       `json:"base"`
 	BaseSHA   string       `json:"baseSha"`
 	Order     string       `json:"order"`
-	State     string       `json:"state"` // running, halted, complete, open
+	State     string       `json:"state"` // running, halted, complete, incomplete
 	Halted    string       `json:"halted,omitempty"`
 	Baseline  []Baseline   `json:"baseline"`
 	Tickets   []*TicketRun `json:"tickets"`
@@ -319,13 +333,13 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 	if st.Halted != "" {
 		fmt.Fprintf(&b, "halted: %s\n", st.Halted)
 	}
-	if st.State == "open" {
+	if st.State == FinalIncomplete {
 		b.WriteString("the spec stays open:\n")
 		for _, r := range st.Remains {
 			fmt.Fprintf(&b, "  %s\n", r)
 		}
 	}
-	if st.State == "complete" {
+	if st.State == FinalComplete {
 		fmt.Fprintf(&b, "complete: the top pull request closes #%d\n", st.Spec)
 	}
 	for _, m := range st.MergeInstructions {

@@ -154,6 +154,10 @@ func (d *driver) gate(ctx context.Context, n int, ws engine.Workspace, unmet []s
 		if err := d.record(RunEvent{Kind: evCollected, Ticket: n, SHA: sha}); err != nil {
 			return nil, err
 		}
+		cut, _, _ := d.ticket(n)
+		if err := d.descends(ctx, n, cut.Base, cut.BaseBranch, sha); err != nil {
+			return nil, err
+		}
 		if unmet, err = d.validate(ctx, n, ws.Path, sha, "validate", nil); err != nil {
 			return nil, err
 		}

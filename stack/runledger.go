@@ -26,6 +26,13 @@ const (
 	StateFinishedPrior = "finished-on-prior-work"
 )
 
+// A finalized run's outcomes: complete (the top pull request closes the
+// spec) or incomplete (something keeps the spec open; a person must look).
+const (
+	FinalComplete   = "complete"
+	FinalIncomplete = "incomplete"
+)
+
 // Run orders.
 const (
 	OrderSequential = "sequential"
@@ -91,7 +98,7 @@ const (
 	evHalted     = "halted"     // Ticket, Status (a ticket state), Reason
 	evResumed    = "resumed"
 	evReady      = "ready"     // PR
-	evFinalized  = "finalized" // Status: complete | open
+	evFinalized  = "finalized" // Status: complete | incomplete ("open" in older ledgers)
 	// The whole-stack review (Ticket 0).
 	evStackReview        = "stack-review"        // Status (passed|blocked|fixed), Findings
 	evIntegrating        = "integrating"         // SHA, BaseBranch: the integration branch may be pushed from here on
@@ -157,7 +164,7 @@ type RunReceipt struct {
 // Baseline is a per-change command measured at the pinned base SHA.
 type Baseline struct {
 	Command  string `json:"command"`
-	ExitCode int    `json:"exitCode"`
+	ExitCode int    `json:"exit_code"`
 	Output   string `json:"output,omitempty"` // the end of what it printed, when it failed
 }
 
@@ -194,7 +201,7 @@ type RunState struct {
 	Stack     int   // the native stack, 0 before it is registered
 	Halted    string
 	Ready     map[int]bool
-	Finalized string // "", complete or open
+	Finalized string // "", complete or incomplete
 	// Review is the whole-stack review's outcome: "" (not run), passed,
 	// blocked (findings and no fix to publish) or fixed.
 	Review          string
@@ -261,107 +268,134 @@ func (s *RunState) layerPRs() []int {
 	return nums
 }
 
-// FoldRun derives the state from the document.
+// FoldRun derives the state from the document. It is total: any event
+// list folds without a panic; an event naming a ticket the header does
+// not plan, or a step before the one it needs, is ignored.
 func FoldRun(d *RunDoc) *RunState {
 	s := &RunState{Tickets: map[int]*TicketRun{}, Baseline: map[string]Baseline{}, Ready: map[int]bool{}}
 	for _, t := range d.Header.Tickets {
 		s.Tickets[t.Number] = &TicketRun{RunTicket: t, State: StateNotStarted, Receipts: []RunReceipt{}}
 	}
 	for _, e := range d.Events {
-		t := s.Tickets[e.Ticket]
-		if t == nil && e.Ticket != 0 {
+		if t := s.Tickets[e.Ticket]; t != nil && e.Ticket != 0 {
+			foldTicket(s, t, e)
 			continue
 		}
-		switch e.Kind {
-		case evBaseline:
-			s.Baseline[e.Command] = Baseline{Command: e.Command, ExitCode: e.ExitCode, Output: e.Output}
-		case evCut:
-			*t = TicketRun{RunTicket: t.RunTicket, State: StateWorking, Base: e.Base, BaseBranch: e.BaseBranch, Receipts: []RunReceipt{}}
-		case evCollected:
-			t.SHA = e.SHA
-			t.State = StateGating
-		case evReceipt:
-			if t == nil {
-				s.ReviewReceipts = append(s.ReviewReceipts, RunReceipt{Command: e.Command, ExitCode: e.ExitCode, SHA: e.SHA,
-					Passed: e.Status == "passed", Waived: e.Status == "waived", Stage: e.Stage})
-				continue
-			}
-			t.Receipts = append(t.Receipts, RunReceipt{Command: e.Command, ExitCode: e.ExitCode, SHA: e.SHA,
-				Passed: e.Status == "passed", Waived: e.Status == "waived", Stage: e.Stage})
-		case evReview:
-			t.Rounds = e.Round
-		case evVerdict:
-			if t == nil {
-				switch e.Status {
-				case "rejected":
-					s.ReviewRejected = append(s.ReviewRejected, e.Finding+" (rejected: "+e.Reason+")")
-				case "none":
-					s.ReviewNoVerdict = append(s.ReviewNoVerdict, e.Finding)
-				}
-				continue
-			}
-			if e.Status == "rejected" {
-				t.Rejected = append(t.Rejected, e.Finding+" (rejected: "+e.Reason+")")
-			}
-		case evDropped:
-			t.Dropped = append(t.Dropped, e.Finding)
-		case evUnresolved:
-			t.Unresolved = append(t.Unresolved, e.Finding)
-		case evRebased:
-			t.Base, t.BaseBranch, t.SHA, t.Rebased = e.Base, e.BaseBranch, e.SHA, true
-		case evPublishing:
-			t.State, t.SHA, t.BaseBranch, t.InLane = StatePublishing, e.SHA, e.BaseBranch, true
-		case evDecisions:
-			t.Decisions = e.Reason
-		case evPushed:
-			t.Pushed = true
-		case evPR:
-			t.PR, t.URL, t.NodeID = e.PR, e.URL, e.NodeID
-		case evStacked:
-			t.Stacked = true
-			s.Stack = e.Stack
-		case evPublished:
-			t.State, t.SHA, t.PR, t.URL = StatePublished, e.SHA, e.PR, e.URL
-			if !slices.Contains(s.Published, t.Number) {
-				s.Published = append(s.Published, t.Number)
-			}
-		case evSubsumed:
-			t.State = StateSubsumed
-		case evHalted:
-			if t != nil {
-				t.State, t.Reason = e.Status, e.Reason
-			}
-			s.Halted = e.Reason
-		case evResumed:
-			s.Halted = ""
-		case evReady:
-			s.Ready[e.PR] = true
-		case evFinalized:
-			s.Finalized = e.Status
-		case evStackReview:
-			s.Review = e.Status
-		case evPriorFinished:
-			if t != nil {
-				t.State, t.Reason = StateFinishedPrior, e.Reason
-			}
-		case evPriorGraphed:
-			s.Prior.Graphed = true
-		case evPriorPushed:
-			s.Prior.Pushed = true
-		case evPriorPR:
-			s.Prior.PR, s.Prior.URL, s.Prior.NodeID = e.PR, e.URL, e.NodeID
-		case evIntegrating:
-			s.Integration = &IntegrationRun{Branch: e.Command, SHA: e.SHA, BaseBranch: e.BaseBranch}
-		case evIntegrationPushed:
-			s.Integration.Pushed = true
-		case evIntegrationPR:
-			s.Integration.PR, s.Integration.URL, s.Integration.NodeID = e.PR, e.URL, e.NodeID
-		case evIntegrationStacked:
-			s.Integration.Stacked = true
-			s.Stack = e.Stack
+		if e.Ticket == 0 {
+			foldRunEvent(s, e)
 		}
 	}
 	return s
+}
+
+// foldTicket folds an event of ticket t.
+func foldTicket(s *RunState, t *TicketRun, e RunEvent) {
+	switch e.Kind {
+	case evCut:
+		*t = TicketRun{RunTicket: t.RunTicket, State: StateWorking, Base: e.Base, BaseBranch: e.BaseBranch, Receipts: []RunReceipt{}}
+	case evCollected:
+		t.SHA = e.SHA
+		t.State = StateGating
+	case evReceipt:
+		t.Receipts = append(t.Receipts, receiptOf(e))
+	case evReview:
+		t.Rounds = e.Round
+	case evVerdict:
+		if e.Status == "rejected" {
+			t.Rejected = append(t.Rejected, e.Finding+" (rejected: "+e.Reason+")")
+		}
+	case evDropped:
+		t.Dropped = append(t.Dropped, e.Finding)
+	case evUnresolved:
+		t.Unresolved = append(t.Unresolved, e.Finding)
+	case evRebased:
+		t.Base, t.BaseBranch, t.SHA, t.Rebased = e.Base, e.BaseBranch, e.SHA, true
+	case evPublishing:
+		t.State, t.SHA, t.BaseBranch, t.InLane = StatePublishing, e.SHA, e.BaseBranch, true
+	case evDecisions:
+		t.Decisions = e.Reason
+	case evPushed:
+		t.Pushed = true
+	case evPR:
+		t.PR, t.URL, t.NodeID = e.PR, e.URL, e.NodeID
+	case evStacked:
+		t.Stacked = true
+		s.Stack = e.Stack
+	case evPublished:
+		t.State, t.SHA, t.PR, t.URL = StatePublished, e.SHA, e.PR, e.URL
+		if !slices.Contains(s.Published, t.Number) {
+			s.Published = append(s.Published, t.Number)
+		}
+	case evSubsumed:
+		t.State = StateSubsumed
+	case evHalted:
+		t.State, t.Reason = e.Status, e.Reason
+		s.Halted = e.Reason
+	case evPriorFinished:
+		t.State, t.Reason = StateFinishedPrior, e.Reason
+	default:
+		foldRunEvent(s, e)
+	}
+}
+
+// foldRunEvent folds an event of the run as a whole (Ticket 0): the
+// baseline, the whole-stack review, the stack, prior work, integration.
+func foldRunEvent(s *RunState, e RunEvent) {
+	switch e.Kind {
+	case evBaseline:
+		s.Baseline[e.Command] = Baseline{Command: e.Command, ExitCode: e.ExitCode, Output: e.Output}
+	case evReceipt:
+		s.ReviewReceipts = append(s.ReviewReceipts, receiptOf(e))
+	case evVerdict:
+		switch e.Status {
+		case "rejected":
+			s.ReviewRejected = append(s.ReviewRejected, e.Finding+" (rejected: "+e.Reason+")")
+		case "none":
+			s.ReviewNoVerdict = append(s.ReviewNoVerdict, e.Finding)
+		}
+	case evStacked:
+		// finalize's reconciliation registers the whole stack.
+		s.Stack = e.Stack
+	case evHalted:
+		s.Halted = e.Reason
+	case evResumed:
+		s.Halted = ""
+	case evReady:
+		s.Ready[e.PR] = true
+	case evFinalized:
+		s.Finalized = e.Status
+		if e.Status == "open" {
+			s.Finalized = FinalIncomplete // an older ledger's word
+		}
+	case evStackReview:
+		s.Review = e.Status
+	case evPriorGraphed:
+		s.Prior.Graphed = true
+	case evPriorPushed:
+		s.Prior.Pushed = true
+	case evPriorPR:
+		s.Prior.PR, s.Prior.URL, s.Prior.NodeID = e.PR, e.URL, e.NodeID
+	case evIntegrating:
+		s.Integration = &IntegrationRun{Branch: e.Command, SHA: e.SHA, BaseBranch: e.BaseBranch}
+	case evIntegrationPushed:
+		if s.Integration != nil {
+			s.Integration.Pushed = true
+		}
+	case evIntegrationPR:
+		if s.Integration != nil {
+			s.Integration.PR, s.Integration.URL, s.Integration.NodeID = e.PR, e.URL, e.NodeID
+		}
+	case evIntegrationStacked:
+		if s.Integration != nil {
+			s.Integration.Stacked = true
+		}
+		s.Stack = e.Stack
+	}
+}
+
+func receiptOf(e RunEvent) RunReceipt {
+	return RunReceipt{Command: e.Command, ExitCode: e.ExitCode, SHA: e.SHA,
+		Passed: e.Status == "passed", Waived: e.Status == "waived", Stage: e.Stage}
 }
 
 // TicketBranch is the branch ticket n is built on.

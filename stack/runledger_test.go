@@ -73,6 +73,18 @@ func TestRemainsFailsClosed(t *testing.T) {
 	if got := Remains(d.Header, FoldRun(d)); !slices.Equal(got, []string{"the whole-stack review never ran"}) {
 		t.Errorf("with a reviewer and no review: Remains = %q", got)
 	}
+	d.Header.Reviewer = ""
+	d.Header.Excluded = []Excluded{{Number: 4, Title: "Deploy", Reason: "needs a human"}}
+	if got := Remains(d.Header, FoldRun(d)); !slices.Equal(got, []string{"#4 Deploy: deferred, needs a human; not built by this run"}) {
+		t.Errorf("with a ticket deferred to a human: Remains = %q", got)
+	}
+}
+
+func TestFinalizedOpenReadsIncomplete(t *testing.T) {
+	// A ledger written before "incomplete" said "open".
+	if got := FoldRun(runDoc(RunEvent{Kind: evFinalized, Status: "open"})).Finalized; got != FinalIncomplete {
+		t.Errorf("finalized open folds to %q, want %q", got, FinalIncomplete)
+	}
 }
 
 func TestDecisions(t *testing.T) {

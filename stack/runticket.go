@@ -95,6 +95,11 @@ func (d *driver) build(ctx context.Context, n int) error {
 		return err
 	}
 	engine.CrashPoint("run-collected-" + itoa(n))
+	if !p.Empty() {
+		if err := d.descends(ctx, n, tip, tipBranch, p.Commit); err != nil {
+			return err
+		}
+	}
 	if p.Empty() {
 		d.logf("#%d: the branch adds nothing to %s: subsumed, no pull request", n, short(tip))
 		if err := d.record(RunEvent{Kind: evSubsumed, Ticket: n}); err != nil {
@@ -115,6 +120,23 @@ func (d *driver) build(ctx context.Context, n int) error {
 		return d.halt(n, StateUnmet, fmt.Sprintf("ticket #%d: red at %s and green at the base: %s", n, short(d.tipOf(n)), strings.Join(unmet, ", ")))
 	}
 	return d.publish(ctx, n, false)
+}
+
+// descends halts ticket n unless its branch at sha descends from its cut
+// point base (on baseBranch), decided by SHA: a worker that rewound its
+// worktree (git reset to an older commit, or to another branch) would
+// publish a branch lacking the work below it.
+func (d *driver) descends(ctx context.Context, n int, base, baseBranch, sha string) error {
+	ok, err := d.git.IsAncestor(ctx, base, sha)
+	if err != nil {
+		return fmt.Errorf("ticket #%d: check that %s descends from %s: %w", n, short(sha), short(base), err)
+	}
+	if ok {
+		return nil
+	}
+	return d.halt(n, StateFailed, fmt.Sprintf(
+		"ticket #%d: the worker rewound %s: its branch at %s does not descend from its cut point %s (%s); nothing was pushed. See the worker's log %s, then gh specstack resume to cut it again",
+		n, TicketBranch(n), short(sha), short(base), baseBranch, d.workerLog(n)))
 }
 
 // tipOf is ticket n's current commit.
@@ -229,6 +251,12 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 		}
 		ws := d.workspace(n, t.Base)
 		sha := t.SHA
+		// A fixer may have rewound the branch after the first check;
+		// checked before the lane takes the ticket, so a resume cuts it
+		// again rather than finishing the publish.
+		if err := d.descends(ctx, n, t.Base, t.BaseBranch, sha); err != nil {
+			return err
+		}
 		if tipBranch == d.doc.Header.Bottom() && tip == d.doc.Header.BaseSHA {
 			// The bottom was cut from the pinned SHA: whether origin's
 			// base moved since is decided by SHA, and the ticket replayed

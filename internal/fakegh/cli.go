@@ -37,6 +37,8 @@ const usage = `usage: fakegh COMMAND ...   (state in $FAKEGH_STATE, default $HOM
   pr OWNER/NAME --head H --base B --title T [--body B] [--draft]
                                                    open a pull request; prints its number
   dump OWNER/NAME pulls|stacks|issues|comments     JSON on stdout
+  fail METHOD PATH [--status 500] [--times 1]     answer the next request(s) of METHOD on
+                                                   PATH (no query) with that status
   log [--writes] [--clear]                         requests served, one a line
   run [--exit N] [--hang] -- COMMAND ARGS...       serve the state while COMMAND runs with
                                                    GH_SPECSTACK_API_URL pointing at it; exit
@@ -287,6 +289,21 @@ func edit(st *State, args []string, stdout io.Writer) error {
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		return enc.Encode(v)
+	case "fail":
+		status := fs.Int("status", http.StatusInternalServerError, "")
+		times := fs.Int("times", 1, "")
+		pos, err := parse(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) != 2 || !strings.HasPrefix(pos[1], "/") {
+			return fmt.Errorf("fail: name the method and the path, as in fail POST /repos/acme/app/stacks")
+		}
+		if *status < 400 || *status > 599 || *times < 1 {
+			return fmt.Errorf("fail: --status must be 400 to 599 and --times at least 1")
+		}
+		st.Faults = append(st.Faults, Fault{Method: strings.ToUpper(pos[0]), Path: pos[1], Status: *status, Times: *times})
+		return nil
 	case "log":
 		writes := fs.Bool("writes", false, "")
 		clear := fs.Bool("clear", false, "")

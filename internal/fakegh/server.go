@@ -58,7 +58,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		writeError(sw, http.StatusUnauthorized, "Requires authentication")
 		return
 	}
+	if s.fault(sw, req) {
+		return
+	}
 	s.mux.ServeHTTP(sw, req)
+}
+
+// fault answers req with the first fault that matches it, and uses it up.
+func (s *Server) fault(w http.ResponseWriter, req *http.Request) bool {
+	for i, f := range s.st.Faults {
+		if f.Method != req.Method || f.Path != req.URL.Path {
+			continue
+		}
+		if f.Times--; f.Times <= 0 {
+			s.st.Faults = append(s.st.Faults[:i], s.st.Faults[i+1:]...)
+		} else {
+			s.st.Faults[i] = f
+		}
+		writeError(w, f.Status, http.StatusText(f.Status)+" (fakegh fail)")
+		return true
+	}
+	return false
 }
 
 func (s *Server) routes() {

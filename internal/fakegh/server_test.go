@@ -121,3 +121,23 @@ func TestStackRules(t *testing.T) {
 		t.Errorf("request log = %v", writes)
 	}
 }
+
+func TestFaultOnce(t *testing.T) {
+	c, srv, _ := setup(t)
+	ctx := t.Context()
+	srv.Do(func(st *fakegh.State) {
+		st.Faults = append(st.Faults, fakegh.Fault{Method: "POST", Path: "/repos/acme/app/pulls", Status: 500, Times: 1})
+	})
+	pull := ghapi.NewPull{Title: "a", Head: "a", Base: "main"}
+	if _, err := c.CreatePull(ctx, pull); !ghapi.IsStatus(err, 500) {
+		t.Fatalf("first request: %v, want a 500", err)
+	}
+	if p, err := c.CreatePull(ctx, pull); err != nil || p.Number == 0 {
+		t.Fatalf("second request = %+v, %v; want it served", p, err)
+	}
+	srv.Do(func(st *fakegh.State) {
+		if len(st.Faults) != 0 {
+			t.Errorf("faults left: %+v", st.Faults)
+		}
+	})
+}

@@ -23,6 +23,18 @@ import (
 type State struct {
 	Repos map[string]*Repo `json:"repos"` // by "owner/name"
 	Log   []Request        `json:"log"`   // every request served, in order
+	// Faults are answers the fake gives instead of serving, once each:
+	// a request GitHub failed.
+	Faults []Fault `json:"faults,omitempty"`
+}
+
+// Fault answers the next Times requests of Method on Path (without the
+// query) with Status, instead of serving them.
+type Fault struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Status int    `json:"status"`
+	Times  int    `json:"times"`
 }
 
 // Request is one request the fake served.

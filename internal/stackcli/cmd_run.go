@@ -42,7 +42,8 @@ the worker (role implementer) with the SPECSTACK_* variables every specstack
 worker gets (in a jj repository the worktrees are git worktrees of jj's backing
 git store). What it leaves uncommitted is committed. The ticket's per-change
 commands then run on that commit, each leaving a receipt bound to the SHA; a
-red command is waived only when it failed at the base too.
+red command is waived only when it failed at the base too. A branch that does
+not descend from its cut point (the worker rewound it) fails the ticket.
 
 Publish lane, one ticket at a time: an origin branch ticket/N the run did not
 push stops for a decision; when the tip moved since the ticket was cut (by
@@ -62,9 +63,13 @@ command plus the at-review ones, and the fixes land as one integration pull
 request (spec/N-integration) on top of the stack.
 
 Finalize: the stack registration reconciled, every pull request marked ready,
-and "Closes #SPEC" appended to the top pull request when every ticket is
-published; otherwise the top pull request and the spec get a comment naming
-what remains. It never merges, and prints how to merge in the stack's mode.
+and "Closes #SPEC" appended to the top pull request when the run is complete.
+It fails closed: a ticket deferred to a human, one not published, a gate
+finding nobody fixed, a review finding with no verdict or a whole-stack review
+that never ran keeps the spec open; then nothing closes the spec, the top pull
+request and the spec get a comment naming what remains, and the run ends
+incomplete (exit 9). It never merges, and prints how to merge in the stack's
+mode.
 
 A ticket whose worker fails, whose commands stay red, or that needs a decision
 halts the run (exit 9): nothing new starts and nothing more reaches GitHub.
