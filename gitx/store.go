@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -18,6 +17,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
+
+	"github.com/specstack/specstack/internal/repo"
 )
 
 // Reads go through go-git, in process: a git process costs a fork and
@@ -43,8 +44,16 @@ func (r *Repo) open() (*store, error) {
 		return nil, fmt.Errorf("open the git repository at %s: %w", r.Dir, err)
 	}
 	for d := dir; ; {
-		if gitDir := findGitDir(d); gitDir != "" {
-			return openGitDir(gitDir)
+		gitDir, common, ok, err := repo.GitDirs(d)
+		if err != nil {
+			return nil, fmt.Errorf("open the git repository at %s: %w", r.Dir, err)
+		}
+		if ok {
+			var fs billy.Filesystem = osfs.New(gitDir, osfs.WithBoundOS())
+			if common != gitDir {
+				fs = dotgit.NewRepositoryFilesystem(fs, osfs.New(common, osfs.WithBoundOS()))
+			}
+			return &store{s: filesystem.NewStorage(fs, cache.NewObjectLRUDefault())}, nil
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -55,58 +64,6 @@ func (r *Repo) open() (*store, error) {
 }
 
 var errNoRepository = errors.New("no git repository here or in any parent")
-
-// findGitDir is the git directory of d: d/.git (a directory, or a file
-// holding "gitdir: PATH"), or d itself when it is a bare repository;
-// "" when d is none of these.
-func findGitDir(d string) string {
-	dot := filepath.Join(d, ".git")
-	if fi, err := os.Stat(dot); err == nil {
-		if fi.IsDir() {
-			return dot
-		}
-		data, err := os.ReadFile(dot)
-		if err != nil {
-			return ""
-		}
-		p, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-		if !ok {
-			return ""
-		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(d, p)
-		}
-		return p
-	}
-	if isFile(filepath.Join(d, "HEAD")) && isDir(filepath.Join(d, "objects")) && isDir(filepath.Join(d, "refs")) {
-		return d
-	}
-	return ""
-}
-
-// openGitDir opens a git directory, with its common directory when it
-// is a linked worktree's.
-func openGitDir(gitDir string) (*store, error) {
-	var fs billy.Filesystem = osfs.New(gitDir, osfs.WithBoundOS())
-	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		common := strings.TrimSpace(string(data))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitDir, common)
-		}
-		fs = dotgit.NewRepositoryFilesystem(fs, osfs.New(common, osfs.WithBoundOS()))
-	}
-	return &store{s: filesystem.NewStorage(fs, cache.NewObjectLRUDefault())}, nil
-}
-
-func isFile(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
-}
 
 // reference is the ref name points at; with resolve, symbolic refs are
 // followed.

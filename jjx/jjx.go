@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/internal/version"
 	"github.com/specstack/specstack/internal/xec"
 )
@@ -124,36 +125,24 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 }
 
 // findWorkspace is the root of the jj workspace enclosing dir, read from
-// the file system: the nearest directory of dir's physical path holding a
-// .jj directory with a working copy and a repository (a file, in a
-// secondary workspace) — "" when none.
+// the file system (internal/repo, through symlinks, as jj prints it) when
+// its .jj holds a working copy and a repository (a file, in a secondary
+// workspace); "" otherwise, for jj to answer.
 func findWorkspace(dir string) string {
-	abs, err := filepath.Abs(dir)
+	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return ""
 	}
-	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+	found, err := repo.Find(real)
+	if err != nil || !found.IsJJ() {
 		return ""
 	}
-	for d := abs; ; {
-		meta := filepath.Join(d, ".jj")
-		if fi, err := os.Stat(meta); err == nil && fi.IsDir() {
-			if !exists(filepath.Join(meta, "repo")) || !exists(filepath.Join(meta, "working_copy")) {
-				return "" // a broken workspace: jj says what is wrong
-			}
-			return d
+	for _, part := range []string{"repo", "working_copy"} {
+		if _, err := os.Lstat(filepath.Join(found.MetaDir, part)); err != nil {
+			return "" // a broken workspace: jj says what is wrong
 		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
 	}
-}
-
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
+	return found.Root
 }
 
 // At returns a Repo for a known workspace root without running jj.

@@ -64,12 +64,17 @@ func TestReadme(t *testing.T) {
 		}
 		env.Setenv("CHECKOUT", checkout)
 		// Go's caches, so that a block that builds does not start cold.
-		for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN"} {
-			out, err := xec.Output(t.Context(), xec.Cmd{Name: "go", Args: []string{"env", k}})
-			if err != nil {
-				return fmt.Errorf("go env %s: %w", k, err)
-			}
-			env.Setenv(k, strings.TrimSpace(string(out)))
+		keys := []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN"}
+		out, err := xec.Output(t.Context(), xec.Cmd{Name: "go", Args: append([]string{"env"}, keys...)})
+		if err != nil {
+			return fmt.Errorf("go env: %w", err)
+		}
+		values := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		if len(values) != len(keys) {
+			return fmt.Errorf("go env printed %d lines for %d variables", len(values), len(keys))
+		}
+		for i, k := range keys {
+			env.Setenv(k, values[i])
 		}
 		home := env.Getenv("HOME")
 		env.Setenv("PATH", filepath.Join(home, ".local", "bin")+string(os.PathListSeparator)+env.Getenv("PATH"))

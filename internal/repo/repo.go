@@ -75,23 +75,45 @@ func Find(dir string) (*Repo, error) {
 // gitCommonDir resolves a .git entry (a directory, or a file naming the
 // worktree's git dir) to the repository's common directory.
 func gitCommonDir(gitPath string) (string, error) {
+	_, common, err := resolveGitEntry(gitPath)
+	return common, err
+}
+
+// GitDirs returns the git directory of the work tree or bare repository
+// at dir, and its common directory (the same but for a linked worktree,
+// whose refs and objects live in the main repository's); ok is false
+// when dir is neither (its parents are not searched).
+func GitDirs(dir string) (gitDir, common string, ok bool, err error) {
+	if gitPath := filepath.Join(dir, ".git"); exists(gitPath) {
+		gitDir, common, err = resolveGitEntry(gitPath)
+		return gitDir, common, err == nil, err
+	}
+	if isFile(filepath.Join(dir, "HEAD")) && isDir(filepath.Join(dir, "objects")) && isDir(filepath.Join(dir, "refs")) {
+		return dir, dir, true, nil // a bare repository
+	}
+	return "", "", false, nil
+}
+
+// resolveGitEntry resolves a .git entry (a directory, or a file naming
+// the worktree's git dir) to the git dir and the common directory.
+func resolveGitEntry(gitPath string) (gitDir, common string, err error) {
 	if isDir(gitPath) {
-		return gitPath, nil
+		return gitPath, gitPath, nil
 	}
 	data, err := os.ReadFile(gitPath)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", gitPath, err)
+		return "", "", fmt.Errorf("read %s: %w", gitPath, err)
 	}
 	line := strings.TrimSpace(string(data))
 	gitDir, ok := strings.CutPrefix(line, "gitdir:")
 	if !ok {
-		return "", fmt.Errorf("%s: not a gitdir file", gitPath)
+		return "", "", fmt.Errorf("%s: not a gitdir file", gitPath)
 	}
 	gitDir = strings.TrimSpace(gitDir)
 	if !filepath.IsAbs(gitDir) {
 		gitDir = filepath.Join(filepath.Dir(gitPath), gitDir)
 	}
-	common := gitDir
+	common = gitDir
 	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
 		c := strings.TrimSpace(string(data))
 		if !filepath.IsAbs(c) {
@@ -99,7 +121,12 @@ func gitCommonDir(gitPath string) (string, error) {
 		}
 		common = c
 	}
-	return filepath.Clean(common), nil
+	return filepath.Clean(gitDir), filepath.Clean(common), nil
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 func isDir(p string) bool {
