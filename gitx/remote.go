@@ -31,7 +31,7 @@ func (r *Repo) Fetch(ctx context.Context, remote string) error {
 // configuration, proxies and url.*.insteadOf as every other git command
 // does, under ReadTimeout.
 func (r *Repo) RemoteHead(ctx context.Context, remote, branch string) (sha string, ok bool, err error) {
-	if dir := r.localRemote(remote); dir != "" {
+	if dir := r.localRemote(ctx, remote); dir != "" {
 		if g, err := (&Repo{Dir: dir}).open(); err == nil {
 			ref, err := g.reference(plumbing.NewBranchReferenceName(branch), false)
 			if errors.Is(err, plumbing.ErrReferenceNotFound) {
@@ -57,9 +57,9 @@ func (r *Repo) RemoteHead(ctx context.Context, remote, branch string) (sha strin
 
 // localRemote is the directory of remote (a remote's name, or a URL or
 // path) when it is on this machine, else "".
-func (r *Repo) localRemote(remote string) string {
+func (r *Repo) localRemote(ctx context.Context, remote string) string {
 	url := remote
-	if u, err := r.RemoteURL(context.Background(), remote); err == nil {
+	if u, err := r.RemoteURL(ctx, remote); err == nil {
 		url = u
 	}
 	if p, ok := strings.CutPrefix(url, "file://"); ok {
