@@ -33,7 +33,10 @@ apply-ready by its schema (else exit 6 naming the artifacts to author first)
 and pass the health check, the native "openspec validate" (the real OpenSpec
 CLI's when the change's schema is a project schema in openspec/schemas/) with
 conflict markers refused: a failure is a BLOCKER (exit 6) and nothing is
-provisioned.
+provisioned. Names are checked first (exit 6, naming the rule): the
+feat/<slug> bookmark must be a valid git branch and jj bookmark (git
+check-ref-format), shared by no other active change, and the archive folder
+YYYY-MM-DD-NAME at most 255 bytes.
 
 Base: when @ holds edits (the change's artifacts, uncommitted) it is
 described "docs(openspec): CHANGE change artifacts" if it has no description
@@ -90,7 +93,8 @@ exit 5 without --yes when it would lose work).
 
 Pipeline: several CHANGEs, or --select SELECTOR (a glob over change names
 and/or status=no-tasks|in-progress|complete, comma-joined; repeatable), are
-resolved before anything runs to one de-duplicated set; a change that is
+resolved before anything runs to one de-duplicated set (a name failing the
+checks above refuses the plan, exit 6); a change that is
 missing, not apply-ready, malformed, whose bookmark exists or has nothing
 to do is excluded with a note. The set and its width (workspaces) are printed; a terminal asks y/N,
 otherwise --yes is needed (exit 5). Two or more changes make a pipeline, one

@@ -78,6 +78,11 @@ func PlanPipeline(ctx context.Context, env *Env, req PipelineRequest) (*Pipeline
 	if err != nil {
 		return nil, err
 	}
+	// A name that cannot land refuses the plan: its member would run,
+	// be archived, and only then fail to push or archive.
+	if err := CheckNames(env.Root, cands); err != nil {
+		return nil, err
+	}
 	// When a health check runs the OpenSpec CLI, @ is read before and
 	// after the filter: the same commit is the files it read (a member
 	// whose workspace holds them is not checked again). Unread, nothing

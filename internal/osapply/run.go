@@ -313,6 +313,9 @@ func Prepare(ctx context.Context, env *Env, req Request) (*Plan, Decision, error
 	if err != nil {
 		return nil, Decision{}, err
 	}
+	if err := CheckNames(env.Root, []string{name}); err != nil {
+		return nil, Decision{}, err
+	}
 	if _, err := CheckReady(env.Root, name); err != nil {
 		return nil, Decision{}, err
 	}
