@@ -69,7 +69,12 @@ unless --yes; the change is archived natively into the same change; the
 bookmark is set, pushed once (jj git push -b, never over another commit)
 and the pull request created or updated with the archived proposal.md as
 its body; then [openspec] tracker runs with SPECSTACK_CHANGE,
-SPECSTACK_BOOKMARK and SPECSTACK_PR_URL. --no-push stops after the bookmark.
+SPECSTACK_BOOKMARK and SPECSTACK_PR_URL. --no-push stops after the bookmark;
+--no-pr (or [openspec] pr = false) pushes and opens no pull request. When a
+pull request will be opened, its needs (a GitHub repository from GH_REPO or
+origin, a token, gh-specstack) are checked before any worker runs (gh
+specstack pr --check): a gap is exit 7 naming it. A run stranded at the PR
+step finishes push-only when resumed with --no-pr.
 
 Risk: a proposal.md line "Risk flags: AUTH, MIGRATION" (FINANCE, AUTH,
 MIGRATION, STATE_MACHINE, EXTERNAL_API, ENV_OPS, PERSIST or none), or tasks
@@ -82,12 +87,13 @@ risk-min-group-tasks (default 3). The level and why are printed and recorded.
 The run is in the ledger .jj/specstack/jj-openspec/ under the project lock
 (exit 3 while another holds it). A killed apply resumes by running apply
 again (the same change, or no CHANGE); --worker, --timeout, --verify,
---reviewer and --no-push given there are used for the rest of the run and
+--reviewer, --no-push and --no-pr given there are used for the rest of the run and
 recorded for later resumes (without them the recorded settings are kept,
 not the configuration's). A flag that cannot apply any more is refused
 (exit 2): --no-verify and another --distribution always, --worker and
 --timeout once the workers finished, --verify and --reviewer once the
-change is archived, --no-push once it is pushed. --status, --log and
+change is archived, --no-push once it is pushed, --no-pr once the pull
+request is open. --status, --log and
 --abort show and undo it (abort restores the operation from before apply;
 exit 5 without --yes when it would lose work).
 
@@ -125,7 +131,8 @@ keep their bookmarks and PRs).
 Exit codes: 0 applied; 1 a pipeline member did not land; 2 usage (a
 dependency cycle too); 3 locked; 4 conflicts; 5 a decision
 (change to name, existing bookmark, risk, unticked tasks); 6 not ready or
-malformed; 8 verify red; 9 a worker's group was not merged.`,
+malformed; 7 a missing tool or what the pull request needs; 8 verify red;
+9 a worker's group was not merged.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "worker", Usage: "implementer `CMD`, run by sh -c in each workspace (default: [worker] command; on a resume, the run's)"},
 			&cli.StringSliceFlag{Name: "verify", Usage: "verify gate `CMD`, repeatable, added to [openspec] verify"},
@@ -133,6 +140,7 @@ malformed; 8 verify red; 9 a worker's group was not merged.`,
 			&cli.StringFlag{Name: "reviewer", Usage: "reviewer `CMD` run in the gate after the verify commands (default: [worker] reviewer; on a resume, the run's)"},
 			&cli.StringFlag{Name: "distribution", Value: osapply.Auto, Usage: "auto, single or fan-out"},
 			&cli.BoolFlag{Name: "no-push", Usage: "stop after archive and bookmark: no push, no pull request"},
+			&cli.BoolFlag{Name: "no-pr", Usage: "push the bookmark but open no pull request (also [openspec] pr = false); a run stranded at the PR step finishes with it"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "archive although tasks are not done; abort a run that would lose work"},
 			&cli.StringFlag{Name: "timeout", Usage: "per-worker `DURATION` (default: [worker] timeout; on a resume, the run's)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "preview: print and record the manifest of what apply would do; change nothing"},
@@ -160,6 +168,7 @@ func configuredRequest(c *cli.Context, s *applySession) osapply.Request {
 	return osapply.Request{
 		Verify:            append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
 		NoPush:            c.Bool("no-push"),
+		NoPR:              c.Bool("no-pr") || !s.cfg.OpenSpec.OpensPR(),
 		MinGroupTasks:     s.cfg.OpenSpec.MinGroupTasks,
 		RiskMaxFiles:      s.cfg.OpenSpec.RiskMaxFiles,
 		RiskMinGroupTasks: s.cfg.OpenSpec.RiskMinGroupTasks,
@@ -299,6 +308,10 @@ func resumeFlags(c *cli.Context, s *applySession) *osapply.ResumeFlags {
 		no := c.Bool("no-push")
 		f.NoPush = &no
 	}
+	if c.IsSet("no-pr") {
+		no := c.Bool("no-pr")
+		f.NoPR = &no
+	}
 	return f
 }
 
@@ -349,6 +362,8 @@ func writeApply(w io.Writer, res *osapply.Result) error {
 	}
 	if res.PR != nil {
 		fmt.Fprintf(&b, "pull request: #%d %s (%s)\n", res.PR.Number, res.PR.Action, res.PR.URL)
+	} else if res.Phase == osapply.PhaseNoPR {
+		b.WriteString("pull request: none (--no-pr)\n")
 	}
 	if res.Phase != "" {
 		fmt.Fprintf(&b, "phase: %s\n", res.Phase)

@@ -17,6 +17,8 @@ func PhaseOf(d *engine.Doc) string {
 		return "aborted"
 	case t.Applied && t.Pushed == "":
 		return PhaseUnpushed
+	case t.Applied && t.PR == nil:
+		return PhaseNoPR
 	case t.Applied:
 		return PhaseApplied
 	case t.VerifyRed:

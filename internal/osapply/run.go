@@ -27,6 +27,7 @@ type Request struct {
 	Reviewer      string
 	Distribution  string
 	NoPush        bool
+	NoPR          bool
 	Yes           bool
 	Timeout       string
 	MinGroupTasks int
@@ -78,6 +79,7 @@ type ResumeFlags struct {
 	NoVerify     bool
 	Distribution string
 	NoPush       *bool
+	NoPR         *bool
 }
 
 // Env is where apply works: the orchestrating jj workspace, the OpenSpec
@@ -236,6 +238,11 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 			r.Worker = req.Worker
 		}
 		r.Commands = env.commands(p.Change)
+		if t := tailOf(r.Doc); t.PR == nil && !t.Applied {
+			if err := checkPublish(ctx, env.Repo.Root, p); err != nil {
+				return nil, err
+			}
+		}
 		// A decision made now (archive with tasks open) is this call's.
 		p.Yes = p.Yes || req.Yes
 		fmt.Fprintf(env.Out, "apply: resuming run %s of change %s (%s)\n", p.RunID, p.Change, p.Distribution)
@@ -274,6 +281,9 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 		}
 	}
 	if err := checkBookmark(ctx, env.Repo, pl.Bookmark, ""); err != nil {
+		return nil, err
+	}
+	if err := checkPublish(ctx, env.Repo.Root, pl); err != nil {
 		return nil, err
 	}
 	if req.OnRevision != "" {
@@ -368,7 +378,7 @@ func Prepare(ctx context.Context, env *Env, req Request) (*Plan, Decision, error
 		Level: route.Level, LevelReasons: route.Reasons,
 		Change: name, Bookmark: BookmarkOf(name), Distribution: dec.Distribution, Reasons: reasons,
 		Groups: dec.Groups, TaskGroups: dec.TaskGroups, Verify: req.Verify, Reviewer: req.Reviewer,
-		NoPush: req.NoPush, Yes: req.Yes, Tracker: req.Tracker, PRBase: req.PRBase,
+		NoPush: req.NoPush, NoPR: req.NoPR, Yes: req.Yes, Tracker: req.Tracker, PRBase: req.PRBase,
 	}, dec, nil
 }
 

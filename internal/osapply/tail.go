@@ -49,6 +49,7 @@ const (
 	PhaseSpecs    = "specs-conflict"
 	PhaseApplied  = "applied"
 	PhaseUnpushed = "applied-not-pushed" // --no-push
+	PhaseNoPR     = "applied-no-pr"      // pushed, no pull request: --no-pr
 )
 
 // Result is what apply did.
@@ -264,6 +265,10 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		}
 	}
 	engine.CrashPoint("apply-pushed")
+	if p.NoPR {
+		res.Phase = PhaseNoPR
+		return res, r.Record(engine.Event{Kind: EvApplied, Status: PhaseNoPR, Commit: head})
+	}
 	pr, err := openPR(ctx, env.Repo.Root, env.Root, p, t.Archived)
 	if err != nil {
 		return res, err
