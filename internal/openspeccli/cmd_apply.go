@@ -44,7 +44,8 @@ and a new change "feat(openspec): implement CHANGE" is made on it; an empty @
 is that change. Workers start from its parent; their work is squashed into
 it, so the change ends as ONE change holding the implementation, the ticks
 and the archive. The feat/<slug> bookmark is set on it at the end; one that
-already exists elsewhere is exit 5.
+already exists elsewhere, or on origin when apply will push, is exit 5
+before anything runs.
 
 Distribution (--distribution): auto fans out one worker per separable
 tasks.md group when at least two pass the size gate ([openspec]
@@ -95,7 +96,8 @@ not the configuration's). A flag that cannot apply any more is refused
 change is archived, --no-push once it is pushed, --no-pr once the pull
 request is open. --status, --log and
 --abort show and undo it (abort restores the operation from before apply;
-exit 5 without --yes when it would lose work).
+exit 5 without --yes when it would lose work; what it cannot take back, the
+bookmark pushed to origin and the open pull request, is named with its URL).
 
 Pipeline: several CHANGEs, or --select SELECTOR (a glob over change names
 and/or status=no-tasks|in-progress|complete, comma-joined; repeatable), are
@@ -466,12 +468,17 @@ func emitApplyLog(c *cli.Context, dir string) error {
 }
 
 func abortApply(c *cli.Context, s *applySession) error {
-	p, err := osapply.Abort(c.Context, s.env, c.Bool("yes"))
+	a, err := osapply.Abort(c.Context, s.env, c.Bool("yes"))
 	if err != nil {
 		return err
 	}
-	return cliapp.Emit(c, p, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "apply of %s (run %s) aborted: restored to operation %s\n", p.Change, p.RunID, shortOp(p.PreOp))
+	return cliapp.Emit(c, a, func(w io.Writer) error {
+		var b strings.Builder
+		fmt.Fprintf(&b, "apply of %s (run %s) aborted: restored to operation %s\n", a.Change, a.RunID, shortOp(a.PreOp))
+		for _, l := range a.NotUndone() {
+			fmt.Fprintf(&b, "not undone: %s\n", l)
+		}
+		_, err := io.WriteString(w, b.String())
 		return err
 	})
 }

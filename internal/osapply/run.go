@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/specstack/specstack/gitx"
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/plural"
@@ -283,6 +284,9 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 	if err := checkBookmark(ctx, env.Repo, pl.Bookmark, ""); err != nil {
 		return nil, err
 	}
+	if err := checkOrigin(ctx, env.Repo, pl); err != nil {
+		return nil, err
+	}
 	if err := checkPublish(ctx, env.Repo.Root, pl); err != nil {
 		return nil, err
 	}
@@ -410,6 +414,34 @@ func checkBookmark(ctx context.Context, repo *jjx.Repo, name, at string) error {
 			return nil
 		}
 		return exitcode.New(exitcode.NeedsChoice, "bookmark %s already exists at %s: it is never moved silently; delete it (`jj bookmark delete %s`) or apply from where it is", name, shortID(b.CommitID), name)
+	}
+	return nil
+}
+
+// checkOrigin refuses, when p will be pushed, a bookmark origin already
+// has (asked directly, not through jj's view of it, which an abort's
+// operation restore rewinds): the push at the end would be refused after
+// the workers, the gate and the archive ran. A repository without an
+// origin remote has nothing to check.
+func checkOrigin(ctx context.Context, repo *jjx.Repo, p *Plan) error {
+	if p.NoPush {
+		return nil
+	}
+	store, err := repo.GitRoot(ctx)
+	if err != nil {
+		return fmt.Errorf("find the git store to look for %s on %s: %w", p.Bookmark, gitx.Origin, err)
+	}
+	g := &gitx.Repo{Dir: store}
+	url, err := g.RemoteURL(ctx, gitx.Origin)
+	if err != nil {
+		return nil // no origin: the push step names it
+	}
+	sha, ok, err := g.RemoteHead(ctx, gitx.Origin, p.Bookmark)
+	if err != nil {
+		return fmt.Errorf("look for bookmark %s on %s (%s) before apply: %w; or give --no-push", p.Bookmark, gitx.Origin, url, err)
+	}
+	if ok {
+		return exitcode.New(exitcode.NeedsChoice, "bookmark %s already exists on %s (%s) at %s: it is never moved silently; delete it there (`git push %s --delete %s`) if it should go, or give --no-push", p.Bookmark, gitx.Origin, url, shortID(sha), url, p.Bookmark)
 	}
 	return nil
 }

@@ -79,7 +79,9 @@ type tailState struct {
 	Archiving string
 	Ticked    []string
 	Pushed    string
-	PR        *PRView
+	// PushedCommit is the commit the push published.
+	PushedCommit string
+	PR           *PRView
 	// Tracker: the tracker hook passed (a failed one runs again).
 	Tracker   bool
 	Applied   bool
@@ -110,7 +112,7 @@ func tailOf(d *engine.Doc) tailState {
 		case EvBookmarked:
 			t.Bookmarked = e.Commit
 		case EvPushed:
-			t.Pushed = e.Status
+			t.Pushed, t.PushedCommit = e.Status, e.Commit
 		case EvPR:
 			// Ledgers written before Event.PR have the number in ExitCode.
 			t.PR = &PRView{Number: cmp.Or(e.PR, e.ExitCode), URL: e.Reason, Action: e.Status}
