@@ -1,10 +1,14 @@
 package jjx
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/specstack/specstack/internal/xec"
 )
 
 // Bookmark is a local or remote bookmark.
@@ -16,7 +20,12 @@ type Bookmark struct {
 	Present  bool   `json:"present"`
 }
 
-const bookmarkTemplate = `"{\"name\":" ++ json(name) ++ ",\"remote\":" ++ json(if(remote, remote, "")) ++ ",\"tracked\":" ++ json(tracked) ++ ",\"present\":" ++ json(present) ++ ",\"commit_id\":" ++ json(if(normal_target, normal_target.commit_id(), "")) ++ "}\n"`
+// bookmarkTemplate prints one JSON object a bookmark. The commit is
+// json()-ed inside the if: jj 0.46 renders json(if(normal_target,
+// normal_target.commit_id(), "")) of a remote bookmark that is tracked but
+// absent ("not created yet", after a push origin declined) as the text
+// "<Error: No value set to Option<Commit>>", which is not JSON.
+const bookmarkTemplate = `"{\"name\":" ++ json(name) ++ ",\"remote\":" ++ json(if(remote, remote, "")) ++ ",\"tracked\":" ++ json(tracked) ++ ",\"present\":" ++ json(present) ++ ",\"commit_id\":" ++ if(normal_target, json(normal_target.commit_id()), json("")) ++ "}\n"`
 
 // Bookmarks lists bookmarks with their remote copies. Names filters by
 // exact name when given.
@@ -65,15 +74,53 @@ func (r *Repo) BookmarkTrack(ctx context.Context, name, remote string) error {
 
 // GitPush pushes bookmark name to remote (default "origin"). jj itself
 // refuses to move a remote bookmark that changed since it was last
-// fetched, so this never overwrites someone else's push.
+// fetched, so this never overwrites someone else's push. A push the
+// remote declined (a hook, a protection rule) is a *RejectedError.
 func (r *Repo) GitPush(ctx context.Context, remote, name string) error {
 	args := []string{"git", "push", "-b", exact(name)}
 	if remote != "" {
 		args = append(args, "--remote", remote)
 	}
 	_, err := r.call(ctx, args...)
+	var xe *xec.Error
+	if err != nil && errors.As(err, &xe) && strings.Contains(xe.Stderr, "remote rejected") {
+		rej := &RejectedError{Remote: cmp.Or(remote, "origin"), Err: err}
+		for _, l := range strings.Split(xe.Stderr, "\n") {
+			l = strings.TrimSpace(l)
+			if m, ok := strings.CutPrefix(l, "remote:"); ok && strings.TrimSpace(m) != "" {
+				rej.Said = append(rej.Said, strings.TrimSpace(m))
+			}
+			if _, reason, ok := strings.Cut(l, "(reason: "); ok {
+				rej.Reason = strings.TrimSuffix(reason, ")")
+			}
+		}
+		return rej
+	}
 	return err
 }
+
+// RejectedError is a push the remote received and declined: Said holds
+// the lines the remote printed ("remote: ..."), Reason git's reason
+// ("pre-receive hook declined").
+type RejectedError struct {
+	Remote string
+	Said   []string
+	Reason string
+	Err    error
+}
+
+func (e *RejectedError) Error() string {
+	msg := e.Remote + " declined the push"
+	if e.Reason != "" {
+		msg += " (" + e.Reason + ")"
+	}
+	if len(e.Said) > 0 {
+		msg += ": " + strings.Join(e.Said, "; ")
+	}
+	return msg
+}
+
+func (e *RejectedError) Unwrap() error { return e.Err }
 
 // GitFetch fetches from remote (default: jj's default).
 func (r *Repo) GitFetch(ctx context.Context, remote string) error {

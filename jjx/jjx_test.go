@@ -292,6 +292,39 @@ func TestBookmarksAndNew(t *testing.T) {
 	}
 }
 
+// TestTrackedAbsentRemoteBookmark lists a bookmark tracked at a remote
+// that does not have it (as a declined push leaves it): it decodes, absent.
+func TestTrackedAbsentRemoteBookmark(t *testing.T) {
+	r := newRepo(t, map[string]string{"a": "1\n"})
+	ctx := t.Context()
+	origin := filepath.Join(t.TempDir(), "origin.git")
+	if err := xec.Run(ctx, xec.Cmd{Name: "git", Args: []string{"init", "-q", "--bare", origin}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := xec.Run(ctx, xec.Cmd{Name: "jj", Args: []string{"git", "remote", "add", "origin", origin}, Dir: r.Root}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.BookmarkSet(ctx, "feat/x", "@", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.BookmarkTrack(ctx, "feat/x", "origin"); err != nil {
+		t.Fatal(err)
+	}
+	bs, err := r.Bookmarks(ctx, "feat/x")
+	if err != nil {
+		t.Fatalf("list a tracked, absent remote bookmark: %v", err)
+	}
+	var remote *jjx.Bookmark
+	for i := range bs {
+		if bs[i].Remote == "origin" {
+			remote = &bs[i]
+		}
+	}
+	if remote == nil || !remote.Tracked || remote.Present || remote.CommitID != "" {
+		t.Fatalf("bookmarks %+v: want feat/x@origin tracked, absent, no commit", bs)
+	}
+}
+
 func TestOpenOutsideRepo(t *testing.T) {
 	testenv.RequireJJ(t)
 	testenv.Isolate(t)

@@ -2,6 +2,7 @@ package stack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -255,6 +256,12 @@ func (v *jjVCS) Publish(ctx context.Context, branch string) (gitx.PushResult, er
 		return "", fmt.Errorf("track %s@%s: %w", branch, Remote, err)
 	}
 	if err := v.j.GitPush(ctx, Remote, branch); err != nil {
+		var rej *jjx.RejectedError
+		if errors.As(err, &rej) {
+			// The bookmark stays tracked at origin, not created there:
+			// the next push (a resume) pushes it.
+			return "", exitcode.Wrap(exitcode.Failure, fmt.Errorf("push %s: %s; nothing was pushed: settle what %s asks, then push again (resume the run, or gh specstack push %s)", branch, rej.Error(), Remote, branch))
+		}
 		return "", fmt.Errorf("push %s: %w", branch, err)
 	}
 	return gitx.Pushed, nil

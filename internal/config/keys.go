@@ -48,6 +48,8 @@ var Keys = []Key{
 		"apply fans out a risky change only into groups with at least this many unchecked tasks (default 3, never below min-group-tasks)"},
 	{"openspec", "tracker", `"my-tracker-update"`, "jj-openspec",
 		"run after apply opens the pull request, with SPECSTACK_CHANGE, SPECSTACK_BOOKMARK and SPECSTACK_PR_URL set"},
+	{"openspec", "pr", `false`, "jj-openspec",
+		"false: apply pushes the bookmark and opens no pull request, as --no-pr does (default true)"},
 	{"stack", "human-label", `"ready-for-human"`, "gh-specstack",
 		"label of tickets that need a person; they are excluded with everything depending on them (--human-label wins)"},
 	{"stack", "stack-mode", `"native"`, "gh-specstack",

@@ -42,7 +42,14 @@ type OpenSpecConfig struct {
 	// Tracker is a command apply runs after the pull request is open, with
 	// SPECSTACK_CHANGE, SPECSTACK_BOOKMARK and SPECSTACK_PR_URL set.
 	Tracker string `toml:"tracker"`
+	// PR: false makes apply push only, opening no pull request (as
+	// --no-pr does); unset means true.
+	PR *bool `toml:"pr"`
 }
+
+// OpensPR reports whether apply opens a pull request after the push
+// ([openspec] pr, default true).
+func (c OpenSpecConfig) OpensPR() bool { return c.PR == nil || *c.PR }
 
 // StackConfig configures gh-specstack.
 type StackConfig struct {

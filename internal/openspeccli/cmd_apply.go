@@ -33,7 +33,10 @@ apply-ready by its schema (else exit 6 naming the artifacts to author first)
 and pass the health check, the native "openspec validate" (the real OpenSpec
 CLI's when the change's schema is a project schema in openspec/schemas/) with
 conflict markers refused: a failure is a BLOCKER (exit 6) and nothing is
-provisioned.
+provisioned. Names are checked first (exit 6, naming the rule): the
+feat/<slug> bookmark must be a valid git branch and jj bookmark (git
+check-ref-format), shared by no other active change, and the archive folder
+YYYY-MM-DD-NAME at most 255 bytes.
 
 Base: when @ holds edits (the change's artifacts, uncommitted) it is
 described "docs(openspec): CHANGE change artifacts" if it has no description
@@ -41,7 +44,8 @@ and a new change "feat(openspec): implement CHANGE" is made on it; an empty @
 is that change. Workers start from its parent; their work is squashed into
 it, so the change ends as ONE change holding the implementation, the ticks
 and the archive. The feat/<slug> bookmark is set on it at the end; one that
-already exists elsewhere is exit 5.
+already exists elsewhere, or on origin when apply will push, is exit 5
+before anything runs.
 
 Distribution (--distribution): auto fans out one worker per separable
 tasks.md group when at least two pass the size gate ([openspec]
@@ -66,7 +70,12 @@ names; other unticked tasks block (exit 5) unless --yes; the change is archived 
 bookmark is set, pushed once (jj git push -b, never over another commit)
 and the pull request created or updated with the archived proposal.md as
 its body; then [openspec] tracker runs with SPECSTACK_CHANGE,
-SPECSTACK_BOOKMARK and SPECSTACK_PR_URL. --no-push stops after the bookmark.
+SPECSTACK_BOOKMARK and SPECSTACK_PR_URL. --no-push stops after the bookmark;
+--no-pr (or [openspec] pr = false) pushes and opens no pull request. When a
+pull request will be opened, its needs (a GitHub repository from GH_REPO or
+origin, a token, gh-specstack) are checked before any worker runs (gh
+specstack pr --check): a gap is exit 7 naming it. A run stranded at the PR
+step finishes push-only when resumed with --no-pr.
 
 Risk: a proposal.md line "Risk flags: AUTH, MIGRATION" (FINANCE, AUTH,
 MIGRATION, STATE_MACHINE, EXTERNAL_API, ENV_OPS, PERSIST or none), or tasks
@@ -79,18 +88,21 @@ risk-min-group-tasks (default 3). The level and why are printed and recorded.
 The run is in the ledger .jj/specstack/jj-openspec/ under the project lock
 (exit 3 while another holds it). A killed apply resumes by running apply
 again (the same change, or no CHANGE); --worker, --timeout, --verify,
---reviewer and --no-push given there are used for the rest of the run and
+--reviewer, --no-push and --no-pr given there are used for the rest of the run and
 recorded for later resumes (without them the recorded settings are kept,
 not the configuration's). A flag that cannot apply any more is refused
 (exit 2): --no-verify and another --distribution always, --worker and
 --timeout once the workers finished, --verify and --reviewer once the
-change is archived, --no-push once it is pushed. --status, --log and
+change is archived, --no-push once it is pushed, --no-pr once the pull
+request is open. --status, --log and
 --abort show and undo it (abort restores the operation from before apply;
-exit 5 without --yes when it would lose work).
+exit 5 without --yes when it would lose work; what it cannot take back, the
+bookmark pushed to origin and the open pull request, is named with its URL).
 
 Pipeline: several CHANGEs, or --select SELECTOR (a glob over change names
 and/or status=no-tasks|in-progress|complete, comma-joined; repeatable), are
-resolved before anything runs to one de-duplicated set; a change that is
+resolved before anything runs to one de-duplicated set (a name failing the
+checks above refuses the plan, exit 6); a change that is
 missing, not apply-ready, malformed, whose bookmark exists or has nothing
 to do is excluded with a note. The set and its width (workspaces) are printed; a terminal asks y/N,
 otherwise --yes is needed (exit 5). Two or more changes make a pipeline, one
@@ -121,7 +133,8 @@ keep their bookmarks and PRs).
 Exit codes: 0 applied; 1 a pipeline member did not land; 2 usage (a
 dependency cycle too); 3 locked; 4 conflicts; 5 a decision
 (change to name, existing bookmark, risk, unticked tasks); 6 not ready or
-malformed; 8 verify red; 9 a worker's group was not merged.`,
+malformed; 7 a missing tool or what the pull request needs; 8 verify red;
+9 a worker's group was not merged.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "worker", Usage: "implementer `CMD`, run by sh -c in each workspace (default: [worker] command; on a resume, the run's)"},
 			&cli.StringSliceFlag{Name: "verify", Usage: "verify gate `CMD`, repeatable, added to [openspec] verify"},
@@ -129,6 +142,7 @@ malformed; 8 verify red; 9 a worker's group was not merged.`,
 			&cli.StringFlag{Name: "reviewer", Usage: "reviewer `CMD` run in the gate after the verify commands (default: [worker] reviewer; on a resume, the run's)"},
 			&cli.StringFlag{Name: "distribution", Value: osapply.Auto, Usage: "auto, single or fan-out"},
 			&cli.BoolFlag{Name: "no-push", Usage: "stop after archive and bookmark: no push, no pull request"},
+			&cli.BoolFlag{Name: "no-pr", Usage: "push the bookmark but open no pull request (also [openspec] pr = false); a run stranded at the PR step finishes with it"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "archive although tasks are not done; abort a run that would lose work"},
 			&cli.StringFlag{Name: "timeout", Usage: "per-worker `DURATION` (default: [worker] timeout; on a resume, the run's)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "preview: print and record the manifest of what apply would do; change nothing"},
@@ -156,6 +170,7 @@ func configuredRequest(c *cli.Context, s *applySession) osapply.Request {
 	return osapply.Request{
 		Verify:            append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
 		NoPush:            c.Bool("no-push"),
+		NoPR:              c.Bool("no-pr") || !s.cfg.OpenSpec.OpensPR(),
 		MinGroupTasks:     s.cfg.OpenSpec.MinGroupTasks,
 		RiskMaxFiles:      s.cfg.OpenSpec.RiskMaxFiles,
 		RiskMinGroupTasks: s.cfg.OpenSpec.RiskMinGroupTasks,
@@ -295,6 +310,10 @@ func resumeFlags(c *cli.Context, s *applySession) *osapply.ResumeFlags {
 		no := c.Bool("no-push")
 		f.NoPush = &no
 	}
+	if c.IsSet("no-pr") {
+		no := c.Bool("no-pr")
+		f.NoPR = &no
+	}
 	return f
 }
 
@@ -345,6 +364,8 @@ func writeApply(w io.Writer, res *osapply.Result) error {
 	}
 	if res.PR != nil {
 		fmt.Fprintf(&b, "pull request: #%d %s (%s)\n", res.PR.Number, res.PR.Action, res.PR.URL)
+	} else if res.Phase == osapply.PhaseNoPR {
+		b.WriteString("pull request: none (--no-pr)\n")
 	}
 	if res.Phase != "" {
 		fmt.Fprintf(&b, "phase: %s\n", res.Phase)
@@ -444,12 +465,17 @@ func emitApplyLog(c *cli.Context, dir string) error {
 }
 
 func abortApply(c *cli.Context, s *applySession) error {
-	p, err := osapply.Abort(c.Context, s.env, c.Bool("yes"))
+	a, err := osapply.Abort(c.Context, s.env, c.Bool("yes"))
 	if err != nil {
 		return err
 	}
-	return cliapp.Emit(c, p, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "apply of %s (run %s) aborted: restored to operation %s\n", p.Change, p.RunID, shortOp(p.PreOp))
+	return cliapp.Emit(c, a, func(w io.Writer) error {
+		var b strings.Builder
+		fmt.Fprintf(&b, "apply of %s (run %s) aborted: restored to operation %s\n", a.Change, a.RunID, shortOp(a.PreOp))
+		for _, l := range a.NotUndone() {
+			fmt.Fprintf(&b, "not undone: %s\n", l)
+		}
+		_, err := io.WriteString(w, b.String())
 		return err
 	})
 }

@@ -189,6 +189,10 @@ func resumeSettings(c *cli.Context, s *applySession) (osapply.PipelineSettings, 
 		no := c.Bool("no-push")
 		set.NoPush = &no
 	}
+	if c.IsSet("no-pr") {
+		no := c.Bool("no-pr")
+		set.NoPR = &no
+	}
 	if c.IsSet("max-parallel") {
 		set.MaxParallel = c.Int("max-parallel")
 		if set.MaxParallel < 1 {

@@ -1,8 +1,11 @@
 package osapply
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+
+	"github.com/specstack/specstack/gitx"
 
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
@@ -17,6 +20,8 @@ func PhaseOf(d *engine.Doc) string {
 		return "aborted"
 	case t.Applied && t.Pushed == "":
 		return PhaseUnpushed
+	case t.Applied && t.PR == nil:
+		return PhaseNoPR
 	case t.Applied:
 		return PhaseApplied
 	case t.VerifyRed:
@@ -33,12 +38,37 @@ func PhaseOf(d *engine.Doc) string {
 	return PhaseWorkers
 }
 
+// Aborted is what an abort did, and what it could not take back: the
+// bookmark pushed to origin and the pull request opened stay there.
+type Aborted struct {
+	*Plan
+	// Pushed is the bookmark's commit on origin when the run pushed it;
+	// Origin is origin's URL.
+	Pushed string  `json:"pushed_commit,omitempty"`
+	Origin string  `json:"origin,omitempty"`
+	PR     *PRView `json:"pr,omitempty"`
+}
+
+// NotUndone says, one line each, what the abort left on origin and
+// GitHub.
+func (a *Aborted) NotUndone() []string {
+	var out []string
+	if a.Pushed != "" {
+		out = append(out, fmt.Sprintf("bookmark %s stays on origin (%s) at %s: delete it there if it should go (`git push %s --delete %s`)", a.Bookmark, a.Origin, shortID(a.Pushed), a.Origin, a.Bookmark))
+	}
+	if a.PR != nil {
+		out = append(out, fmt.Sprintf("pull request #%d stays open (%s): close it if it should go", a.PR.Number, a.PR.URL))
+	}
+	return out
+}
+
 // Abort undoes the apply run in env's ledger: the engine's abort (its
 // start operation restored, its workspaces removed, the run recorded as
 // aborted), then the operation from before apply described @ restored.
 // Without yes it refuses, like the engine, a run whose undo would lose
-// work.
-func Abort(ctx context.Context, env *Env, yes bool) (*Plan, error) {
+// work. What the run published (a pushed bookmark, a pull request) is
+// not undone: the result names it.
+func Abort(ctx context.Context, env *Env, yes bool) (*Aborted, error) {
 	p, ok, err := ReadPlan(env.Dir)
 	if err != nil {
 		return nil, err
@@ -54,15 +84,25 @@ func Abort(ctx context.Context, env *Env, yes bool) (*Plan, error) {
 	if r.Doc.Header.RunID != p.RunID {
 		return nil, exitcode.New(exitcode.Usage, "the ledger's run %s is not the apply run %s: nothing to abort", r.Doc.Header.RunID, p.RunID)
 	}
+	a := &Aborted{Plan: p}
+	t := tailOf(r.Doc)
+	if t.Pushed != "" {
+		a.Pushed = cmp.Or(t.PushedCommit, t.Bookmarked)
+		a.Origin = gitx.Origin
+		if remotes, err := env.Repo.GitRemotes(ctx); err == nil && remotes[gitx.Origin] != "" {
+			a.Origin = remotes[gitx.Origin]
+		}
+	}
+	a.PR = t.PR
 	if err := r.Abort(ctx, yes); err != nil {
 		return nil, err
 	}
 	if p.PreOp != "" {
 		if err := env.Repo.OpRestore(ctx, p.PreOp); err != nil {
-			return p, fmt.Errorf("restore operation %s (before apply): %w", shortID(p.PreOp), err)
+			return a, fmt.Errorf("restore operation %s (before apply): %w", shortID(p.PreOp), err)
 		}
 	}
-	return p, nil
+	return a, nil
 }
 
 // StatusView is `apply --status --json`: one shape whether or not a run

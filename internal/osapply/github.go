@@ -67,7 +67,7 @@ func runGitHub(ctx context.Context, dir string, stdin io.Reader, progress io.Wri
 	err := xec.Run(ctx, xec.Cmd{Name: prog, Args: argv, Dir: dir, Stdin: stdin, Stdout: &stdout, Stderr: progress, Timeout: GitHubTimeout, Setpgid: true})
 	if err != nil {
 		if errors.Is(err, xec.ErrNotFound) {
-			return exitcode.New(exitcode.Missing, "%s is not installed: jj-openspec pushes and opens pull requests through it (make install puts it beside jj-openspec); install it, or pass --no-push", GitHubProgram)
+			return errNoGitHubProgram()
 		}
 		var xe *xec.Error
 		if errors.As(err, &xe) && xe.ExitCode > 0 {
@@ -79,6 +79,38 @@ func runGitHub(ctx context.Context, dir string, stdin io.Reader, progress io.Wri
 		return fmt.Errorf("gh specstack %s printed no report (%w): %q", verb, err, truncate(stdout.String(), 200))
 	}
 	return nil
+}
+
+func errNoGitHubProgram() error {
+	return exitcode.New(exitcode.Missing, "%s is not installed: jj-openspec pushes and opens pull requests through it (make install puts it beside jj-openspec); install it, or pass --no-push", GitHubProgram)
+}
+
+// checkPublish checks, before any worker runs, what publishing plan p
+// needs: nothing with --no-push; gh-specstack for the push; for the pull
+// request also a GitHub repository (GH_REPO or origin) and a token, by
+// `gh specstack pr --check` (no push, no request). A gap is exit 7
+// naming it and the flags that do without it.
+func checkPublish(ctx context.Context, dir string, p *Plan) error {
+	if p.NoPush {
+		return nil
+	}
+	if prog := gitHubProgram(); !filepath.IsAbs(prog) {
+		if _, err := xec.LookPath(prog); err != nil {
+			return errNoGitHubProgram()
+		}
+	}
+	if p.NoPR {
+		return nil
+	}
+	var v struct {
+		Repository string `json:"repository"`
+	}
+	err := runGitHub(ctx, dir, nil, nil, &v, "pr", "--check", "--", p.Bookmark)
+	switch exitcode.Of(err) {
+	case exitcode.OK, exitcode.Interrupted:
+		return err
+	}
+	return exitcode.New(exitcode.Missing, "apply: the pull request cannot be opened: %v; nothing was run. Pass --no-pr to push without a pull request, or --no-push (or set [openspec] pr = false)", err)
 }
 
 // failure is gh-specstack's error message in its stderr: from its last

@@ -150,6 +150,9 @@ func Filter(ctx context.Context, env *Env, candidates []string, tmpl Request) (S
 		if err == nil {
 			err = checkBookmark(ctx, env.Repo, p.Bookmark, "")
 		}
+		if err == nil {
+			err = checkOrigin(ctx, env.Repo, p)
+		}
 		if err != nil {
 			if err := exclude(name, err); err != nil {
 				return s, err

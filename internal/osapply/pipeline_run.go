@@ -78,6 +78,11 @@ func PlanPipeline(ctx context.Context, env *Env, req PipelineRequest) (*Pipeline
 	if err != nil {
 		return nil, err
 	}
+	// A name that cannot land refuses the plan: its member would run,
+	// be archived, and only then fail to push or archive.
+	if err := CheckNames(env.Root, cands); err != nil {
+		return nil, err
+	}
 	// When a health check runs the OpenSpec CLI, @ is read before and
 	// after the filter: the same commit is the files it read (a member
 	// whose workspace holds them is not checked again). Unread, nothing
@@ -272,6 +277,12 @@ func StartPipeline(ctx context.Context, env *Env, plan *PipelinePlan, req Pipeli
 		return nil, err
 	}
 	engine.PausePoint("pipeline-planned")
+	// What publishing needs, once for every member, before any runs.
+	if runnable := plan.Runnable(); len(runnable) > 0 {
+		if err := checkPublish(ctx, env.Repo.Root, &Plan{Bookmark: BookmarkOf(runnable[0]), NoPush: req.Apply.NoPush, NoPR: req.Apply.NoPR}); err != nil {
+			return nil, err
+		}
+	}
 	project, err := repoRel(env, env.Root.Dir)
 	if err != nil {
 		return nil, err
@@ -354,6 +365,7 @@ type PipelineSettings struct {
 	// --no-verify start: the gate has commands again).
 	Verify      []string
 	NoPush      *bool
+	NoPR        *bool
 	MaxParallel int
 }
 
@@ -390,6 +402,10 @@ func ResumePipeline(ctx context.Context, env *Env, run *PipelineRun, set Pipelin
 	if set.NoPush != nil && *set.NoPush != req.NoPush {
 		req.NoPush = *set.NoPush
 		took = append(took, fmt.Sprintf("no-push %t", req.NoPush))
+	}
+	if set.NoPR != nil && *set.NoPR != req.NoPR {
+		req.NoPR = *set.NoPR
+		took = append(took, fmt.Sprintf("no-pr %t", req.NoPR))
 	}
 	if set.MaxParallel > 0 && set.MaxParallel != run.MaxParallel {
 		run.MaxParallel = set.MaxParallel
@@ -578,10 +594,10 @@ func (pr *pipelineRunner) syncPlan(m *Member) error {
 		return err
 	}
 	req := pr.run.Request
-	if slices.Equal(p.Verify, req.Verify) && p.Reviewer == req.Reviewer && p.NoPush == req.NoPush {
+	if slices.Equal(p.Verify, req.Verify) && p.Reviewer == req.Reviewer && p.NoPush == req.NoPush && p.NoPR == req.NoPR {
 		return nil
 	}
-	p.Verify, p.Reviewer, p.NoPush = slices.Clone(req.Verify), req.Reviewer, req.NoPush
+	p.Verify, p.Reviewer, p.NoPush, p.NoPR = slices.Clone(req.Verify), req.Reviewer, req.NoPush, req.NoPR
 	if err := writePlan(m.Dir, p); err != nil {
 		return fmt.Errorf("record the pipeline's verify, reviewer and push settings in change %s's apply: %w", m.Change, err)
 	}
@@ -1011,6 +1027,9 @@ func (pr *pipelineRunner) link(ctx context.Context, job []*Member, reports map[s
 	switch {
 	case pr.run.Request.NoPush:
 		sr.Action, sr.Reason = "none", "--no-push"
+		return sr
+	case pr.run.Request.NoPR:
+		sr.Action, sr.Reason = "none", "--no-pr"
 		return sr
 	case len(items) < 2:
 		sr.Action, sr.Reason = "none", "fewer than two of its members landed"

@@ -69,8 +69,11 @@ type Plan struct {
 	Verify    []string `toml:"verify" json:"verify"`
 	Reviewer  string   `toml:"reviewer,omitempty" json:"reviewer,omitempty"`
 	NoPush    bool     `toml:"no_push,omitempty" json:"no_push"`
-	Yes       bool     `toml:"yes,omitempty" json:"-"`
-	Tracker   string   `toml:"tracker,omitempty" json:"tracker,omitempty"`
+	// NoPR: push only, open no pull request (--no-pr, [openspec] pr =
+	// false).
+	NoPR    bool   `toml:"no_pr,omitempty" json:"no_pr"`
+	Yes     bool   `toml:"yes,omitempty" json:"-"`
+	Tracker string `toml:"tracker,omitempty" json:"tracker,omitempty"`
 	// PRBase is the pull request's base branch; "" for the default branch.
 	PRBase string `toml:"pr_base,omitempty" json:"pr_base,omitempty"`
 	// PreOp is the operation before apply changed anything (before the

@@ -99,7 +99,10 @@ func Preview(ctx context.Context, env *Env, req Request) (*Manifest, error) {
 	}
 	m.ArchiveAs, m.ArchiveDiff = plan.ArchiveName, plan.Diff()
 	m.Push = "none (--no-push)"
-	if !req.NoPush {
+	switch {
+	case req.NoPR && !req.NoPush:
+		m.Push = fmt.Sprintf("jj git push -b %s to %s; no pull request (--no-pr)", p.Bookmark, gitx.Origin)
+	case !req.NoPush:
 		m.Push = fmt.Sprintf("jj git push -b %s to %s, then a pull request with the archived proposal.md", p.Bookmark, gitx.Origin)
 	}
 	b, err := json.Marshal(m)

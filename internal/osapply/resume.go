@@ -20,7 +20,8 @@ import (
 // run with a gate and another --distribution (auto restates any) always
 // (the gate and the split are the run's from its start), --worker and --timeout once the workers have
 // finished, --verify and --reviewer once the gate passed and the change
-// was archived, --no-push once the bookmark was pushed. A flag that
+// was archived, --no-push once the bookmark was pushed, --no-pr once the
+// pull request was opened. A flag that
 // restates the recorded setting is no change and never refused.
 func takeResumeFlags(env *Env, r *engine.Runner, p *Plan, f ResumeFlags) ([]string, error) {
 	if err := CheckTimeout(f.Timeout); err != nil {
@@ -43,6 +44,7 @@ func takeResumeFlags(env *Env, r *engine.Runner, p *Plan, f ResumeFlags) ([]stri
 	verify := f.Verify != nil && !slices.Equal(f.Verify, p.Verify)
 	reviewer := f.Reviewer != "" && f.Reviewer != p.Reviewer
 	noPush := f.NoPush != nil && *f.NoPush != p.NoPush
+	noPR := f.NoPR != nil && *f.NoPR != p.NoPR
 	finished := func(flag string) error {
 		return exitcode.New(exitcode.Usage, "apply --%s: the workers of run %s (change %s) have finished; no worker runs in it again: resume without --%s (%s)", flag, p.RunID, p.Change, flag, resume)
 	}
@@ -59,7 +61,9 @@ func takeResumeFlags(env *Env, r *engine.Runner, p *Plan, f ResumeFlags) ([]stri
 	case reviewer && archived:
 		return nil, gated("reviewer")
 	case noPush && *f.NoPush && t.Pushed != "":
-		return nil, exitcode.New(exitcode.Usage, "apply --no-push: change %s's bookmark %s was pushed already; resume without --no-push (%s)", p.Change, p.Bookmark, resume)
+		return nil, exitcode.New(exitcode.Usage, "apply --no-push: change %s's bookmark %s was pushed already; resume without --no-push (%s), or with --no-pr to finish without a pull request", p.Change, p.Bookmark, resume)
+	case noPR && *f.NoPR && t.PR != nil:
+		return nil, exitcode.New(exitcode.Usage, "apply --no-pr: change %s's pull request #%d was opened already (%s); resume without --no-pr (%s)", p.Change, t.PR.Number, t.PR.URL, resume)
 	}
 	var took []string
 	if worker {
@@ -83,7 +87,11 @@ func takeResumeFlags(env *Env, r *engine.Runner, p *Plan, f ResumeFlags) ([]stri
 		q.NoPush = *f.NoPush
 		took = append(took, fmt.Sprintf("no-push %t", q.NoPush))
 	}
-	if verify || reviewer || noPush {
+	if noPR {
+		q.NoPR = *f.NoPR
+		took = append(took, fmt.Sprintf("no-pr %t", q.NoPR))
+	}
+	if verify || reviewer || noPush || noPR {
 		if err := writePlan(env.Dir, &q); err != nil {
 			return nil, fmt.Errorf("record the resumed apply's verify, reviewer and push settings: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/specstack/specstack/gitx"
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
@@ -28,6 +29,7 @@ type Request struct {
 	Reviewer      string
 	Distribution  string
 	NoPush        bool
+	NoPR          bool
 	Yes           bool
 	Timeout       string
 	MinGroupTasks int
@@ -79,6 +81,7 @@ type ResumeFlags struct {
 	NoVerify     bool
 	Distribution string
 	NoPush       *bool
+	NoPR         *bool
 }
 
 // Env is where apply works: the orchestrating jj workspace, the OpenSpec
@@ -241,6 +244,11 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 			r.Worker = req.Worker
 		}
 		r.Commands = env.commands(p.Change)
+		if t := tailOf(r.Doc); t.PR == nil && !t.Applied {
+			if err := checkPublish(ctx, env.Repo.Root, p); err != nil {
+				return nil, err
+			}
+		}
 		// A decision made now (archive with tasks open) is this call's.
 		p.Yes = p.Yes || req.Yes
 		fmt.Fprintf(env.Out, "apply: resuming run %s of change %s (%s)\n", p.RunID, p.Change, p.Distribution)
@@ -281,6 +289,12 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 	if err := checkBookmark(ctx, env.Repo, pl.Bookmark, ""); err != nil {
 		return nil, err
 	}
+	if err := checkOrigin(ctx, env.Repo, pl); err != nil {
+		return nil, err
+	}
+	if err := checkPublish(ctx, env.Repo.Root, pl); err != nil {
+		return nil, err
+	}
 	if req.OnRevision != "" {
 		if err := checkOnRevision(ctx, env, pl.Change, req.OnRevision); err != nil {
 			return nil, err
@@ -317,6 +331,9 @@ func Prepare(ctx context.Context, env *Env, req Request) (*Plan, Decision, error
 	}
 	name, err := ResolveChange(env.Root, req.Change)
 	if err != nil {
+		return nil, Decision{}, err
+	}
+	if err := CheckNames(env.Root, []string{name}); err != nil {
 		return nil, Decision{}, err
 	}
 	if _, err := CheckReady(env.Root, name); err != nil {
@@ -371,7 +388,7 @@ func Prepare(ctx context.Context, env *Env, req Request) (*Plan, Decision, error
 		Level: route.Level, LevelReasons: route.Reasons,
 		Change: name, Bookmark: BookmarkOf(name), Distribution: dec.Distribution, Reasons: reasons,
 		Groups: dec.Groups, TaskGroups: dec.TaskGroups, Verify: req.Verify, Reviewer: req.Reviewer,
-		NoPush: req.NoPush, Yes: req.Yes, Tracker: req.Tracker, PRBase: req.PRBase,
+		NoPush: req.NoPush, NoPR: req.NoPR, Yes: req.Yes, Tracker: req.Tracker, PRBase: req.PRBase,
 	}, dec, nil
 }
 
@@ -403,6 +420,34 @@ func checkBookmark(ctx context.Context, repo *jjx.Repo, name, at string) error {
 			return nil
 		}
 		return exitcode.New(exitcode.NeedsChoice, "bookmark %s already exists at %s: it is never moved silently; delete it (`jj bookmark delete %s`) or apply from where it is", name, shortID(b.CommitID), name)
+	}
+	return nil
+}
+
+// checkOrigin refuses, when p will be pushed, a bookmark origin already
+// has (asked directly, not through jj's view of it, which an abort's
+// operation restore rewinds): the push at the end would be refused after
+// the workers, the gate and the archive ran. A repository without an
+// origin remote has nothing to check.
+func checkOrigin(ctx context.Context, repo *jjx.Repo, p *Plan) error {
+	if p.NoPush {
+		return nil
+	}
+	store, err := repo.GitRoot(ctx)
+	if err != nil {
+		return fmt.Errorf("find the git store to look for %s on %s: %w", p.Bookmark, gitx.Origin, err)
+	}
+	g := &gitx.Repo{Dir: store}
+	url, err := g.RemoteURL(ctx, gitx.Origin)
+	if err != nil {
+		return nil // no origin: the push step names it
+	}
+	sha, ok, err := g.RemoteHead(ctx, gitx.Origin, p.Bookmark)
+	if err != nil {
+		return fmt.Errorf("look for bookmark %s on %s (%s) before apply: %w; or give --no-push", p.Bookmark, gitx.Origin, url, err)
+	}
+	if ok {
+		return exitcode.New(exitcode.NeedsChoice, "bookmark %s already exists on %s (%s) at %s: it is never moved silently; delete it there (`git push %s --delete %s`) if it should go, or give --no-push", p.Bookmark, gitx.Origin, url, shortID(sha), url, p.Bookmark)
 	}
 	return nil
 }

@@ -50,6 +50,7 @@ const (
 	PhaseSpecs    = "specs-conflict"
 	PhaseApplied  = "applied"
 	PhaseUnpushed = "applied-not-pushed" // --no-push
+	PhaseNoPR     = "applied-no-pr"      // pushed, no pull request: --no-pr
 )
 
 // Result is what apply did.
@@ -79,7 +80,9 @@ type tailState struct {
 	Archiving string
 	Ticked    []string
 	Pushed    string
-	PR        *PRView
+	// PushedCommit is the commit the push published.
+	PushedCommit string
+	PR           *PRView
 	// Tracker: the tracker hook passed (a failed one runs again).
 	Tracker   bool
 	Applied   bool
@@ -114,7 +117,7 @@ func tailOf(d *engine.Doc) tailState {
 		case EvBookmarked:
 			t.Bookmarked = e.Commit
 		case EvPushed:
-			t.Pushed = e.Status
+			t.Pushed, t.PushedCommit = e.Status, e.Commit
 		case EvPR:
 			// Ledgers written before Event.PR have the number in ExitCode.
 			t.PR = &PRView{Number: cmp.Or(e.PR, e.ExitCode), URL: e.Reason, Action: e.Status}
@@ -270,6 +273,10 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		}
 	}
 	engine.CrashPoint("apply-pushed")
+	if p.NoPR {
+		res.Phase = PhaseNoPR
+		return res, r.Record(engine.Event{Kind: EvApplied, Status: PhaseNoPR, Commit: head})
+	}
 	pr, err := openPR(ctx, env.Repo.Root, env.Root, p, t.Archived)
 	if err != nil {
 		return res, err

@@ -1,6 +1,7 @@
 package stackcli
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/urfave/cli/v2"
@@ -26,18 +27,30 @@ and nothing is ever force-pushed. Then the branch's open pull request gets the
 new body (its title, base and draft state stay; a note says so when --title,
 --base or --draft ask otherwise), or a pull request is opened with --title and
 the body, on --base (default the repository's default branch), as a draft with
---draft.
-jj openspec apply and propose --publish publish through this verb.`,
+--draft. --check only checks what opening one needs (the GitHub repository
+from GH_REPO or origin, a token) and prints the repository: nothing is
+pushed, no request is sent.
+jj openspec apply and propose --publish publish through this verb (apply
+runs --check before its workers when it will open a pull request).`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "title", Usage: "title of a new pull request (required)"},
 			&cli.StringFlag{Name: "body-file", Usage: "the body, read from `FILE` (- for standard input; required)"},
 			&cli.StringFlag{Name: "base", Usage: "base branch of a new pull request (default: the repository's default branch)"},
 			&cli.BoolFlag{Name: "draft", Usage: "open a new pull request as a draft"},
+			&cli.BoolFlag{Name: "check", Usage: "only check the repository and token a pull request needs; push nothing, send nothing"},
 		},
 		Action: func(c *cli.Context) error {
 			branch, err := oneBranch(c)
 			if err != nil {
 				return err
+			}
+			if c.Bool("check") {
+				env, _, err := connect(c)
+				if err != nil {
+					return err
+				}
+				res := &prCheck{Branch: branch, Host: env.GH.T.Host, Repository: env.GH.T.Repo()}
+				return cliapp.Emit(c, res, res.writeText)
 			}
 			for _, f := range []string{"title", "body-file"} {
 				if c.String(f) == "" {
@@ -123,4 +136,17 @@ func oneBranch(c *cli.Context) (string, error) {
 		return "", exitcode.New(exitcode.Usage, "%s: name one branch (got %d arguments)", c.Command.Name, len(args))
 	}
 	return args[0], nil
+}
+
+// prCheck is `pr --check`'s report: where the pull request of Branch
+// would be opened.
+type prCheck struct {
+	Branch     string `json:"branch"`
+	Host       string `json:"host"`
+	Repository string `json:"repository"`
+}
+
+func (r *prCheck) writeText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "pr %s: would open on %s/%s (repository and token found; nothing sent)\n", r.Branch, r.Host, r.Repository)
+	return err
 }
