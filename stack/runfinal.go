@@ -1,6 +1,8 @@
 package stack
 
 import (
+	"github.com/specstack/specstack/internal/agent"
+
 	"context"
 	"fmt"
 	"io"
@@ -197,6 +199,8 @@ type RunStatus struct {
 	Prior          PriorRun        `json:"prior"`
 	// MergeInstructions say how to merge the stack, once finalized.
 	MergeInstructions []string `json:"mergeInstructions,omitempty"`
+	// Agent is what every agent job of the run spent.
+	Agent *agent.Usage `json:"agent,omitempty"`
 }
 
 // StatusOf renders a run's ledger as its status.
@@ -205,7 +209,7 @@ func StatusOf(doc *RunDoc) *RunStatus {
 	st := &RunStatus{Spec: h.Spec, Title: h.Title, Repo: h.Repo, StackMode: h.StackMode, Base: h.Base, BaseSHA: h.BaseSHA,
 		Order: h.Order, State: "running", Halted: s.Halted, Baseline: []Baseline{}, Excluded: h.Excluded, Stack: s.Stack,
 		Remains: Remains(h, s), Review: s.Review, ReviewReceipts: s.ReviewReceipts, Integration: s.Integration,
-		PriorBranch: h.Prior, Prior: s.Prior}
+		PriorBranch: h.Prior, Prior: s.Prior, Agent: s.Agent}
 	if st.Excluded == nil {
 		st.Excluded = []Excluded{}
 	}

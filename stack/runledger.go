@@ -1,6 +1,8 @@
 package stack
 
 import (
+	"github.com/specstack/specstack/internal/agent"
+
 	"errors"
 	"io/fs"
 	"path/filepath"
@@ -134,6 +136,8 @@ type RunEvent struct {
 	URL        string    `toml:"url,omitempty"`
 	NodeID     string    `toml:"node_id,omitempty"`
 	Stack      int       `toml:"stack,omitempty"`
+	// Agent is what an agent preset said a job spent (worked).
+	Agent *agent.Usage `toml:"agent,omitempty"`
 }
 
 // RunDoc is a run's ledger document.
@@ -182,11 +186,13 @@ type TicketRun struct {
 	Pushed     bool   `json:"-"`
 	// InLane: the publish lane took the ticket (its push may have
 	// happened); a resume finishes that publish, whatever halted it.
-	InLane     bool         `json:"-"`
-	Rebased    bool         `json:"rebased,omitempty"`
-	Decisions  string       `json:"decisions,omitempty"`
-	Stacked    bool         `json:"-"`
-	Receipts   []RunReceipt `json:"receipts"`
+	InLane    bool         `json:"-"`
+	Rebased   bool         `json:"rebased,omitempty"`
+	Decisions string       `json:"decisions,omitempty"`
+	Stacked   bool         `json:"-"`
+	Receipts  []RunReceipt `json:"receipts"`
+	// Agent is what the ticket's agent jobs spent.
+	Agent      *agent.Usage `json:"agent,omitempty"`
 	Rounds     int          `json:"gateRounds,omitempty"`
 	Rejected   []string     `json:"rejected,omitempty"`
 	Dropped    []string     `json:"dropped,omitempty"`
@@ -210,6 +216,17 @@ type RunState struct {
 	ReviewRejected  []string
 	Integration     *IntegrationRun
 	Prior           PriorRun
+	// Agent sums what the run's agent jobs spent (nil: none ran).
+	Agent *agent.Usage
+}
+
+// addUsage adds u to sum (nil: nothing yet) and returns the sum.
+func addUsage(sum *agent.Usage, u agent.Usage) *agent.Usage {
+	if sum == nil {
+		sum = &agent.Usage{}
+	}
+	sum.Add(u)
+	return sum
 }
 
 // PriorRun is the prior work's layer 0.
@@ -277,6 +294,12 @@ func FoldRun(d *RunDoc) *RunState {
 		s.Tickets[t.Number] = &TicketRun{RunTicket: t, State: StateNotStarted, Receipts: []RunReceipt{}}
 	}
 	for _, e := range d.Events {
+		if e.Agent != nil {
+			s.Agent = addUsage(s.Agent, *e.Agent)
+			if t := s.Tickets[e.Ticket]; t != nil && e.Ticket != 0 {
+				t.Agent = addUsage(t.Agent, *e.Agent)
+			}
+		}
 		if t := s.Tickets[e.Ticket]; t != nil && e.Ticket != 0 {
 			foldTicket(s, t, e)
 			continue
