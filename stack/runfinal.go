@@ -318,6 +318,9 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 		for _, f := range t.Unresolved {
 			fmt.Fprintf(&b, "    unresolved: %s\n", f)
 		}
+		if t.Agent != nil {
+			fmt.Fprintf(&b, "    agents: %s\n", t.Agent)
+		}
 	}
 	if st.Review != "" {
 		fmt.Fprintf(&b, "whole-stack review: %s\n", st.Review)
@@ -333,6 +336,9 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 	}
 	for _, e := range st.Excluded {
 		fmt.Fprintf(&b, "  #%d %s: excluded, %s\n", e.Number, e.Title, e.Reason)
+	}
+	if st.Agent != nil {
+		fmt.Fprintf(&b, "agents: %s\n", st.Agent)
 	}
 	if st.Halted != "" {
 		fmt.Fprintf(&b, "halted: %s\n", st.Halted)

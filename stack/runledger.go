@@ -61,6 +61,9 @@ type RunHeader struct {
 	MaxParallel   int         `toml:"max_parallel"`
 	GateMaxRounds int         `toml:"gate_max_rounds"`
 	Timeout       string      `toml:"timeout"` // per worker or command, a Go duration
+	// MaxCost stops starting agent jobs once the agents spent it (USD);
+	// 0: no limit.
+	MaxCost float64 `toml:"max_cost,omitempty"`
 	Started       time.Time   `toml:"started"`
 	Tickets       []RunTicket `toml:"ticket"` // bottom layer first
 	Excluded      []Excluded  `toml:"excluded,omitempty"`

@@ -41,6 +41,9 @@ func (d *driver) build(ctx context.Context, n int) error {
 	if t.InLane {
 		return d.publish(ctx, n, true)
 	}
+	if err := d.budget(n, fmt.Sprintf("ticket #%d's worker", n)); err != nil {
+		return err
+	}
 	// A worker a killed run left still running in the old worktree is
 	// stopped before that worktree goes.
 	if engine.StopOrphan(filepath.Join(d.ticketDir(n), "worker.pid")) {
