@@ -477,6 +477,11 @@ func HasCredentials(p Preset) bool {
 			return true
 		}
 	}
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" && p.Name == "claude" {
+		if fi, err := os.Stat(filepath.Join(d, ".credentials.json")); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
 	home, _ := os.UserHomeDir()
 	for _, f := range p.CredentialFiles {
 		if home == "" {
