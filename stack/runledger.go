@@ -52,21 +52,21 @@ type RunHeader struct {
 	StartRef  string `toml:"start_ref"`
 	// Prior is the branch of prior work (--start-ref), the stack's layer
 	// 0; "" for none.
-	Prior         string      `toml:"prior,omitempty"`
-	BaseSHA       string      `toml:"base_sha"`
-	HumanLabel    string      `toml:"human_label"`
-	Order         string      `toml:"order"`
-	Worker        string      `toml:"worker"`
-	Reviewer      string      `toml:"reviewer,omitempty"`
-	MaxParallel   int         `toml:"max_parallel"`
-	GateMaxRounds int         `toml:"gate_max_rounds"`
-	Timeout       string      `toml:"timeout"` // per worker or command, a Go duration
+	Prior         string `toml:"prior,omitempty"`
+	BaseSHA       string `toml:"base_sha"`
+	HumanLabel    string `toml:"human_label"`
+	Order         string `toml:"order"`
+	Worker        string `toml:"worker"`
+	Reviewer      string `toml:"reviewer,omitempty"`
+	MaxParallel   int    `toml:"max_parallel"`
+	GateMaxRounds int    `toml:"gate_max_rounds"`
+	Timeout       string `toml:"timeout"` // per worker or command, a Go duration
 	// MaxCost stops starting agent jobs once the agents spent it (USD);
 	// 0: no limit.
-	MaxCost float64 `toml:"max_cost,omitempty"`
-	Started       time.Time   `toml:"started"`
-	Tickets       []RunTicket `toml:"ticket"` // bottom layer first
-	Excluded      []Excluded  `toml:"excluded,omitempty"`
+	MaxCost  float64     `toml:"max_cost,omitempty"`
+	Started  time.Time   `toml:"started"`
+	Tickets  []RunTicket `toml:"ticket"` // bottom layer first
+	Excluded []Excluded  `toml:"excluded,omitempty"`
 }
 
 // RunTicket is one planned ticket with its recipe.
