@@ -114,8 +114,10 @@ var builtIn = map[string]Preset{
 		// one). The prompt comes on stdin ("-").
 		Args: []string{"exec", "--json", "--sandbox", "workspace-write", "--skip-git-repo-check",
 			"--cd", PlaceWorkspace, "--output-last-message", PlaceLastMessage},
-		ResumeArgs: []string{"exec", "--json", "--sandbox", "workspace-write", "--skip-git-repo-check",
-			"--cd", PlaceWorkspace, "--output-last-message", PlaceLastMessage, "resume", PlaceSession},
+		// resume takes neither --cd nor --sandbox: it runs in the
+		// workspace (the job's directory) with the sandbox as a setting.
+		ResumeArgs: []string{"exec", "resume", "--json", "-c", `sandbox_mode="workspace-write"`, "--skip-git-repo-check",
+			"--output-last-message", PlaceLastMessage, PlaceSession},
 		ReviewArgs:      []string{"--output-schema", PlaceSchemaFile},
 		Output:          OutputCodex,
 		VersionArgs:     []string{"--version"},
