@@ -173,7 +173,9 @@ func (d *driver) workerJob(n int, dir, role, brief, report, findings string) eng
 		Brief: brief, Report: report, Findings: findings, Log: d.workerLog(n), Timeout: d.timeout,
 		PIDFile: filepath.Join(d.ticketDir(n), "worker.pid"), Artifacts: d.artifacts(),
 		// The ticket's fixers continue the implementer's agent session.
-		Session:     filepath.Join(d.ticketDir(n), "agent-session.json"),
+		Session: filepath.Join(d.ticketDir(n), "agent-session.json"),
+		// An agent may run the ticket's recipe.
+		Allow:       d.doc.Header.Tickets[d.index(n)].PerChange,
 		Environment: []string{"SPECSTACK_NOTES=" + filepath.Join(d.artifacts(), "notes")}})
 }
 

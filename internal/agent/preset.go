@@ -62,6 +62,9 @@ type Preset struct {
 	// permission rules); DenyFlag each entry of the deny list.
 	AllowFlag, DenyFlag string
 	Allow, Deny         []string
+	// ShellRule turns a shell command the job may run (a test command)
+	// into an allow entry ("Bash(%s)"); empty: the agent has no such rules.
+	ShellRule string
 	Env                 []string // NAME=value, on top of the inherited environment
 	Output              string   // OutputClaude, OutputCodex or OutputText
 	VersionArgs         []string
@@ -97,7 +100,7 @@ var builtIn = map[string]Preset{
 		ResumeArgs:   []string{"-p", "--output-format", "json", "--permission-mode", "acceptEdits", "--resume", PlaceSession},
 		ReviewArgs:   []string{"--json-schema", PlaceSchema},
 		ReadOnlyArgs: []string{"--disallowedTools", "Edit", "--disallowedTools", "Write", "--disallowedTools", "NotebookEdit"},
-		AllowFlag:    "--allowedTools", DenyFlag: "--disallowedTools",
+		AllowFlag:    "--allowedTools", DenyFlag: "--disallowedTools", ShellRule: "Bash(%s)",
 		Deny:            claudeDenies(),
 		Env:             []string{"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"},
 		Output:          OutputClaude,
@@ -141,7 +144,7 @@ type Config struct {
 	ResumeArgs []string          `toml:"resume-args"`
 	ReviewArgs []string          `toml:"review-args"`
 	Output     string            `toml:"output"`
-	Allow      []string          `toml:"allow"`
+	Allow      []string          `toml:"allow"` // the agent's own permission rules, e.g. "Bash(make test)"
 	Env        map[string]string `toml:"env"`
 }
 

@@ -98,7 +98,13 @@ func (j Job) Invocation(prompt, resume, suffix string) (Invocation, error) {
 		extra = append(extra, p.ReadOnlyArgs...)
 	}
 	if p.AllowFlag != "" {
-		for _, a := range append(append([]string{}, p.Allow...), j.Allow...) {
+		allow := append([]string{}, p.Allow...)
+		if p.ShellRule != "" {
+			for _, c := range j.Allow {
+				allow = append(allow, fmt.Sprintf(p.ShellRule, c))
+			}
+		}
+		for _, a := range allow {
 			extra = append(extra, p.AllowFlag, a)
 		}
 	}

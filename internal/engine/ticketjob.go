@@ -23,6 +23,7 @@ type JobRequest struct {
 	Answer  string
 	Schema  *agent.Schema
 	Session string
+	Allow   []string
 }
 
 // BuildJob builds the job q describes.
@@ -31,6 +32,6 @@ func BuildJob(q JobRequest) Job {
 		Command: q.Command, Dir: q.Dir, Role: q.Role, Task: q.Task, Log: q.Log, Timeout: q.Timeout,
 		Brief: q.Brief, Report: q.Report, Findings: q.Findings, Diff: q.Diff, PIDFile: q.PIDFile,
 		Environment: append([]string{"SPECSTACK_ARTIFACTS=" + q.Artifacts}, q.Environment...),
-		Answer:      q.Answer, Schema: q.Schema, Session: q.Session,
+		Answer:      q.Answer, Schema: q.Schema, Session: q.Session, Allow: q.Allow,
 	}
 }
