@@ -19,12 +19,11 @@ import (
 
 // agentRun is one agent process against a fake server.
 type agentRun struct {
-	t     *testing.T
-	base  string
-	home  string
-	log   string
-	stop  func()
-	start time.Time
+	t    *testing.T
+	base string
+	home string
+	log  string
+	stop func()
 }
 
 // startFake serves scenario for the agent runs of a test, each with the

@@ -88,6 +88,20 @@
 // new prompt last) under the same session id, so its turn index goes on
 // from the first run's.
 //
+// Failures: a status turn is the same on every retry (the history does not
+// change), so it fails for good. Claude Code retries 5xx, 429 and even 401
+// with its own backoff whatever retry-after says: a lasting 500 took 11
+// requests and 3 minutes, then exit 1 with is_error true, subtype still
+// "success", api_error_status 500, terminal_reason "api_error" and result
+// "API Error: 500 BODY. This is a server-side issue, ...".
+// CLAUDE_CODE_MAX_RETRIES=2 bounds it to 3 requests (2 s); a lasting 429
+// then ends "API Error: Request rejected (429) · BODY". A refused
+// connection is retried for about 3 minutes and ends api_error
+// "connection_failed". With no ANTHROPIC_API_KEY (and no login in HOME) it
+// sends nothing and ends at once: exit 1, is_error true, result "Not
+// logged in · Please run /login". Without the three switches it also sends
+// HEAD /api/hello to the base URL (answered 404; it goes on).
+//
 // A Bash call not allowed by the permission rules (e.g. --allowedTools
 // 'Bash(echo *)' for "echo hi > FILE": the redirection does not match) is
 // denied without asking; the run ends exit 0, is_error false, and the
@@ -136,6 +150,12 @@
 // response.output_text.delta / response.output_text.done (messages),
 // response.output_item.done, response.completed (with usage); every event
 // is needed up to response.completed.
+//
+// A lasting 429 or 5xx: six requests (five retries, at once with
+// retry-after: 0), then the --json events error "exceeded retry limit,
+// last status: 429 Too Many Requests" and turn.failed, exit 1. With no
+// OPENAI_API_KEY it sends nothing: "Missing environment variable:
+// `OPENAI_API_KEY`.", exit 1.
 //
 // --output-schema FILE sends text.format = {"type": "json_schema",
 // "strict": true, "schema": ..., "name": "codex_output_schema"}; the final
