@@ -419,7 +419,7 @@ func (d *driver) body(n int) string {
 		}
 	}
 	if t.Agent != nil {
-		fmt.Fprintf(&b, "Implemented by %s\n", t.Agent)
+		fmt.Fprintf(&b, "Agents on this ticket: %s\n", t.Agent)
 	}
 	if t.Decisions != "" {
 		b.WriteString("\nDecisions the worker recorded:\n\n" + t.Decisions + "\n")
