@@ -77,8 +77,9 @@
 // --json-schema SCHEMA offers the model a tool "StructuredOutput" whose
 // input_schema is SCHEMA ("You MUST call this tool exactly once at the end
 // of your response"). A {"structured": OBJ} turn answers a tool_use of it
-// with OBJ; the run ends at once (one request) and the JSON result carries
-// OBJ in "structured_output" and its JSON text in "result". A model that
+// with OBJ (where the tool is not offered, OBJ's JSON as text); the run
+// ends at once (one request) and the JSON result carries OBJ in
+// "structured_output" and its JSON text in "result". A model that
 // answers plain text instead gets one more user message
 // "[structured-output-enforce] You MUST call the StructuredOutput tool ...";
 // if it answers text again the run still ends "subtype": "success",
