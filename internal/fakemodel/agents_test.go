@@ -179,15 +179,21 @@ func TestClaudeInParallel(t *testing.T) {
 
 func TestClaudeJSONSchema(t *testing.T) {
 	testenv.RequireAgent(t, "claude")
-	r := startFake(t, `{"rules":[{"match":"","turns":[{"structured":{"verdict":"block","findings":[{"title":"t"}]}}]}]}`)
+	// The first object misses "verdict": Claude checks it and asks again.
+	r := startFake(t, `{"rules":[{"match":"","turns":[
+		{"structured":{"findings":[]}},
+		{"structured":{"verdict":"block","findings":[{"title":"t"}]}}]}]}`)
 	schema := `{"type":"object","properties":{"verdict":{"type":"string"},"findings":{"type":"array"}},"required":["verdict"]}`
 	res := decodeClaude(t, r.run(t.TempDir(), "claude", "-p", "review", "--output-format", "json", "--json-schema", schema))
 	if res.StructuredOutput["verdict"] != "block" || len(res.StructuredOutput["findings"].([]any)) != 1 {
 		t.Errorf("structured_output %v", res.StructuredOutput)
 	}
 	e := r.entries()
-	if len(e) != 1 || !bytes.Contains(e[0].Body, []byte(`"name":"StructuredOutput"`)) {
-		t.Errorf("%d requests; want one offering the StructuredOutput tool", len(e))
+	if len(e) != 2 || !bytes.Contains(e[0].Body, []byte(`"name":"StructuredOutput"`)) {
+		t.Fatalf("%d requests; want two offering the StructuredOutput tool", len(e))
+	}
+	if !bytes.Contains(e[1].Body, []byte("Output does not match required schema")) {
+		t.Errorf("the second request does not say the first object was refused")
 	}
 }
 
