@@ -3,9 +3,11 @@ package fakemodel
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,15 +53,24 @@ func startFake(t *testing.T, scenario string) *agentRun {
 // and returns its stdout; a failure fails the test.
 func (r *agentRun) run(dir, name string, args ...string) []byte {
 	r.t.Helper()
+	out, err := r.output(dir, name, args...)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return out
+}
+
+// output is run for any goroutine: it returns the failure.
+func (r *agentRun) output(dir, name string, args ...string) ([]byte, error) {
 	env := append(Env(r.base), "HOME="+r.home, "CODEX_HOME="+filepath.Join(r.home, ".codex"),
 		"CLAUDE_CONFIG_DIR="+filepath.Join(r.home, ".claude"), "XDG_CONFIG_HOME="+filepath.Join(r.home, ".config"))
 	start := time.Now()
 	out, err := xec.Output(r.t.Context(), xec.Cmd{Name: name, Args: args, Dir: dir, Env: env, Timeout: 2 * time.Minute})
 	r.t.Logf("%s %s: %v", name, strings.Join(args, " "), time.Since(start).Round(time.Millisecond))
 	if err != nil {
-		r.t.Fatalf("%v\nstdout: %s", err, out)
+		return out, fmt.Errorf("%w\nstdout: %s", err, out)
 	}
-	return out
+	return out, nil
 }
 
 func (r *agentRun) entries() []Entry {
@@ -135,17 +146,54 @@ func TestClaudeWritesResumesAndRetries(t *testing.T) {
 	}
 }
 
+// Two agents at once, each in its own workspace, answered by their own
+// rules from one server: nothing is kept between requests.
+func TestClaudeInParallel(t *testing.T) {
+	testenv.RequireAgent(t, "claude")
+	r := startFake(t, `{"rules":[
+		{"match":"alpha","turns":[{"tool":"Write","input":{"file_path":"{cwd}/out.txt","content":"alpha\n"}},{"text":"alpha done"}]},
+		{"match":"beta","turns":[{"tool":"Write","input":{"file_path":"{cwd}/out.txt","content":"beta\n"}},{"text":"beta done"}]}]}`)
+	names := []string{"alpha", "beta"}
+	dirs := []string{t.TempDir(), t.TempDir()}
+	outs := make([][]byte, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range names {
+		wg.Go(func() {
+			outs[i], errs[i] = r.output(dirs[i], "claude", "-p", "do "+names[i], "--output-format", "json", "--permission-mode", "acceptEdits")
+		})
+	}
+	wg.Wait()
+	for i, name := range names {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if res := decodeClaude(t, outs[i]); res.Result != name+" done" {
+			t.Errorf("%s: result %q", name, res.Result)
+		}
+		if got, err := os.ReadFile(filepath.Join(dirs[i], "out.txt")); err != nil || string(got) != name+"\n" {
+			t.Errorf("%s: out.txt %q, %v", name, got, err)
+		}
+	}
+}
+
 func TestClaudeJSONSchema(t *testing.T) {
 	testenv.RequireAgent(t, "claude")
-	r := startFake(t, `{"rules":[{"match":"","turns":[{"structured":{"verdict":"block","findings":[{"title":"t"}]}}]}]}`)
+	// The first object misses "verdict": Claude checks it and asks again.
+	r := startFake(t, `{"rules":[{"match":"","turns":[
+		{"structured":{"findings":[]}},
+		{"structured":{"verdict":"block","findings":[{"title":"t"}]}}]}]}`)
 	schema := `{"type":"object","properties":{"verdict":{"type":"string"},"findings":{"type":"array"}},"required":["verdict"]}`
 	res := decodeClaude(t, r.run(t.TempDir(), "claude", "-p", "review", "--output-format", "json", "--json-schema", schema))
 	if res.StructuredOutput["verdict"] != "block" || len(res.StructuredOutput["findings"].([]any)) != 1 {
 		t.Errorf("structured_output %v", res.StructuredOutput)
 	}
 	e := r.entries()
-	if len(e) != 1 || !bytes.Contains(e[0].Body, []byte(`"name":"StructuredOutput"`)) {
-		t.Errorf("%d requests; want one offering the StructuredOutput tool", len(e))
+	if len(e) != 2 || !bytes.Contains(e[0].Body, []byte(`"name":"StructuredOutput"`)) {
+		t.Fatalf("%d requests; want two offering the StructuredOutput tool", len(e))
+	}
+	if !bytes.Contains(e[1].Body, []byte("Output does not match required schema")) {
+		t.Errorf("the second request does not say the first object was refused")
 	}
 }
 

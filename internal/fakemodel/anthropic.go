@@ -155,13 +155,16 @@ func (anthropicWriter) turn(w http.ResponseWriter, c call, t Turn) error {
 		}
 		b = block{Type: "tool_use", ID: newID("toolu_"), Name: t.Tool, Input: input}
 		stop = "tool_use"
-	case len(t.Structured) > 0:
+	case len(t.Structured) > 0 && c.structured:
 		var v any
 		if err := json.Unmarshal(t.Structured, &v); err != nil {
 			return err
 		}
 		b = block{Type: "tool_use", ID: newID("toolu_"), Name: claudeStructuredTool, Input: v}
 		stop = "tool_use"
+	case len(t.Structured) > 0:
+		// No --json-schema: the object as the answer's text.
+		b = block{Type: "text", Text: string(t.Structured)}
 	default:
 		b = block{Type: "text", Text: t.Text}
 	}

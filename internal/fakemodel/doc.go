@@ -77,12 +77,17 @@
 // --json-schema SCHEMA offers the model a tool "StructuredOutput" whose
 // input_schema is SCHEMA ("You MUST call this tool exactly once at the end
 // of your response"). A {"structured": OBJ} turn answers a tool_use of it
-// with OBJ; the run ends at once (one request) and the JSON result carries
-// OBJ in "structured_output" and its JSON text in "result". A model that
+// with OBJ (where the tool is not offered, OBJ's JSON as text); the run
+// ends at once (one request) and the JSON result carries OBJ in
+// "structured_output" and its JSON text in "result". A model that
 // answers plain text instead gets one more user message
 // "[structured-output-enforce] You MUST call the StructuredOutput tool ...";
 // if it answers text again the run still ends "subtype": "success",
 // "is_error": false, with no "structured_output" field: check for it.
+// Claude checks the object against SCHEMA itself: an invalid one gets a
+// tool_result with is_error ("Output does not match required schema: ...")
+// and the model tries again; after 5 invalid objects the run ends exit 1,
+// is_error true, subtype "error_max_structured_output_retries".
 //
 // `claude -p --resume SESSION_ID PROMPT` resends the whole history (the
 // new prompt last) under the same session id, so its turn index goes on
@@ -160,7 +165,8 @@
 // --output-schema FILE sends text.format = {"type": "json_schema",
 // "strict": true, "schema": ..., "name": "codex_output_schema"}; the final
 // message's text is the JSON, which is what a {"structured": OBJ} turn
-// answers; -o FILE gets that text, and with --json the last
+// answers (Codex does not check it against the schema: a text turn ends
+// exit 0 all the same); -o FILE gets that text, and with --json the last
 // "item.completed" event (type agent_message) carries it. --json also
 // prints "thread.started" with thread_id (the session id for resume) and
 // "turn.completed" with usage (input_tokens, cached_input_tokens,

@@ -198,6 +198,14 @@ func TestAnthropicNonStreamingAndStructured(t *testing.T) {
 	}
 }
 
+func TestAnthropicStructuredWithoutSchemaIsText(t *testing.T) {
+	url, _ := serve(t, `{"rules":[{"match":"","turns":[{"structured":{"verdict":"pass"}}]}]}`)
+	evs := events(t, post(t, url+"/v1/messages", claudeRequest("review")))
+	if got := evs[2].Data["delta"].(map[string]any)["text"]; got != `{"verdict":"pass"}` {
+		t.Errorf("text %v, want the object's JSON when no StructuredOutput tool is offered", got)
+	}
+}
+
 func TestAnthropicErrors(t *testing.T) {
 	url, _ := serve(t, `{"rules":[{"match":"","turns":[{"status":529,"body":"busy"}]}]}`)
 	resp := post(t, url+"/v1/messages", claudeRequest("x"))
