@@ -64,10 +64,10 @@ type Preset struct {
 	Allow, Deny         []string
 	// ShellRule turns a shell command the job may run (a test command)
 	// into an allow entry ("Bash(%s)"); empty: the agent has no such rules.
-	ShellRule string
-	Env                 []string // NAME=value, on top of the inherited environment
-	Output              string   // OutputClaude, OutputCodex or OutputText
-	VersionArgs         []string
+	ShellRule   string
+	Env         []string // NAME=value, on top of the inherited environment
+	Output      string   // OutputClaude, OutputCodex or OutputText
+	VersionArgs []string
 	// Credentials: any of these variables set, or any of these files
 	// (under $HOME) present, means the agent can log in.
 	CredentialEnv   []string

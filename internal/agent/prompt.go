@@ -56,11 +56,7 @@ func Prompt(role string, in Inputs, schema *Schema) (string, error) {
 		b.WriteString("Review the work described below: judge the diff against the briefs. Do not edit any file.\n\n")
 	}
 	b.WriteString(rules + outsideRule + "\n")
-	if schema != nil {
-		fmt.Fprintf(&b, "Your final answer is only a JSON document that follows this JSON schema (the brief says what each field means):\n%s\n\n", schema.JSON)
-	} else {
-		b.WriteString(statusRule + "\n")
-	}
+	answerRule(&b, schema)
 	if err := include(&b, "The brief", in.Brief); err != nil {
 		return "", err
 	}
@@ -86,11 +82,7 @@ func Prompt(role string, in Inputs, schema *Schema) (string, error) {
 func FixPrompt(in Inputs, schema *Schema) (string, error) {
 	var b strings.Builder
 	b.WriteString("A reviewer found problems in your work. Fix them in the same workspace, under the same rules.\n\n")
-	if schema != nil {
-		fmt.Fprintf(&b, "Your final answer is only a JSON document that follows this JSON schema:\n%s\n\n", schema.JSON)
-	} else {
-		b.WriteString(statusRule + "\n")
-	}
+	answerRule(&b, schema)
 	if err := include(&b, "What to do", in.Brief); err != nil {
 		return "", err
 	}
@@ -117,4 +109,14 @@ func include(b *strings.Builder, title, path string) error {
 	}
 	fmt.Fprintf(b, "## %s\n\n<<<\n%s\n>>>%s\n\n", title, strings.TrimRight(string(data), "\n"), cut)
 	return nil
+}
+
+// answerRule says how the job ends: a JSON document in the schema, or a
+// report with its status line.
+func answerRule(b *strings.Builder, schema *Schema) {
+	if schema != nil {
+		fmt.Fprintf(b, "Your final answer is only a JSON document that follows this JSON schema (the brief says what each field means):\n%s\n\n", schema.JSON)
+		return
+	}
+	b.WriteString(statusRule + "\n")
 }

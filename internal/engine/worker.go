@@ -213,16 +213,11 @@ func RunJob(ctx context.Context, j Job) Result {
 	if argv == nil {
 		return Result{ExitCode: -1, Err: fmt.Errorf("%s job for task %s: no command configured", j.Role, j.Task)}
 	}
-	if err := os.MkdirAll(filepath.Dir(j.Log), 0o755); err != nil {
-		return Result{ExitCode: -1, Err: fmt.Errorf("worker log %s: %w", j.Log, err)}
-	}
-	log, err := openLog(j.Log)
+	log, out, err := j.startLog("")
 	if err != nil {
-		return Result{ExitCode: -1, Err: fmt.Errorf("worker log %s: %w", j.Log, err)}
+		return Result{ExitCode: -1, Err: err}
 	}
 	defer log.Close()
-	fmt.Fprintf(log, "== %s %s task %s at %s\n", time.Now().UTC().Format(time.RFC3339), j.Role, j.Task, j.Dir)
-	out := &digestWriter{w: log, h: sha256.New()}
 	err = xec.Run(ctx, xec.Cmd{
 		Name: argv[0], Args: argv[1:], Dir: j.Dir, Env: j.Env(),
 		Stdout: out, Stderr: out, Timeout: j.Timeout, Setpgid: true,
@@ -238,6 +233,21 @@ func RunJob(ctx context.Context, j Job) Result {
 	}
 	fmt.Fprintf(log, "== exit %d\n", res.ExitCode)
 	return res
+}
+
+// startLog opens the job's log for appending, heads it with the job (and
+// what runs it, when said), and returns the writer that also digests what
+// the worker prints.
+func (j Job) startLog(what string) (*os.File, *digestWriter, error) {
+	if err := os.MkdirAll(filepath.Dir(j.Log), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("worker log %s: %w", j.Log, err)
+	}
+	log, err := openLog(j.Log)
+	if err != nil {
+		return nil, nil, fmt.Errorf("worker log %s: %w", j.Log, err)
+	}
+	fmt.Fprintf(log, "== %s %s%s task %s at %s\n", time.Now().UTC().Format(time.RFC3339), j.Role, what, j.Task, j.Dir)
+	return log, &digestWriter{w: log, h: sha256.New()}, nil
 }
 
 // openLog opens a worker's log for appending. The log is specstack's own
@@ -321,16 +331,11 @@ func (j Job) agentJob(p agent.Preset, log io.Writer) agent.Job {
 // runAgent runs the job through its agent preset, with the log and the
 // digest of what it printed kept as for any worker.
 func runAgent(ctx context.Context, j Job, p agent.Preset) Result {
-	if err := os.MkdirAll(filepath.Dir(j.Log), 0o755); err != nil {
-		return Result{ExitCode: -1, Err: fmt.Errorf("worker log %s: %w", j.Log, err)}
-	}
-	log, err := openLog(j.Log)
+	log, out, err := j.startLog(" (" + p.Name + ")")
 	if err != nil {
-		return Result{ExitCode: -1, Err: fmt.Errorf("worker log %s: %w", j.Log, err)}
+		return Result{ExitCode: -1, Err: err}
 	}
 	defer log.Close()
-	fmt.Fprintf(log, "== %s %s (%s) task %s at %s\n", time.Now().UTC().Format(time.RFC3339), j.Role, p.Name, j.Task, j.Dir)
-	out := &digestWriter{w: log, h: sha256.New()}
 	ar := agent.Run(ctx, j.agentJob(p, out))
 	if j.PIDFile != "" {
 		os.Remove(j.PIDFile)
