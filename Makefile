@@ -1,7 +1,7 @@
 # specstack — build, install, test.
 #   make install PREFIX=~/.local   build and install the binaries, man pages, completions
 #                                  (and jj, openspec, gh when missing)
-#   make test                      provision jj (and openspec, gh) and run every test
+#   make test                      provision jj (and openspec, gh, claude, codex) and run every test
 GO       ?= go
 PREFIX   ?= /usr/local
 CACHE    ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/specstack

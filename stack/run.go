@@ -34,6 +34,7 @@ type RunRequest struct {
 	MaxParallel   int
 	GateMaxRounds int
 	Timeout       time.Duration // per worker or command
+	MaxCost       float64       // USD; 0: no limit
 }
 
 // SettleRun settles the run exactly as plan does (mode, base, pinned base
@@ -50,8 +51,13 @@ func SettleRun(ctx context.Context, env *Env, req RunRequest) (RunHeader, *Plan,
 	if strings.TrimSpace(req.Worker) == "" {
 		return RunHeader{}, nil, exitcode.New(exitcode.Usage, "run: name the worker command with --worker (or [worker] command in specstack.toml)")
 	}
-	if err := engine.CheckWorkerProgram(req.Worker, env.VCS.Root()); err != nil {
+	if err := engine.NeedWorker(req.Worker, env.VCS.Root()); err != nil {
 		return RunHeader{}, nil, err
+	}
+	if req.Reviewer != "" {
+		if err := engine.NeedWorker(req.Reviewer, env.VCS.Root()); err != nil {
+			return RunHeader{}, nil, fmt.Errorf("the reviewer: %w", err)
+		}
 	}
 	if _, err := worktreeRepo(env.VCS); err != nil {
 		return RunHeader{}, nil, err
@@ -68,7 +74,7 @@ func SettleRun(ctx context.Context, env *Env, req RunRequest) (RunHeader, *Plan,
 	}
 	h := RunHeader{Spec: p.Spec, Title: p.Title, Repo: p.Repo, StackMode: p.StackMode, Base: p.Base, StartRef: p.StartRef,
 		BaseSHA: p.BaseSHA, HumanLabel: p.HumanLabel, Order: req.Order, Worker: req.Worker, Reviewer: req.Reviewer,
-		MaxParallel: req.MaxParallel, GateMaxRounds: req.GateMaxRounds, Timeout: req.Timeout.String(),
+		MaxParallel: req.MaxParallel, GateMaxRounds: req.GateMaxRounds, Timeout: req.Timeout.String(), MaxCost: req.MaxCost,
 		Started: time.Now().UTC(), Excluded: p.Excluded, Prior: req.Plan.StartRef}
 	for _, l := range p.Layers {
 		for _, t := range l.Tickets {
@@ -111,6 +117,24 @@ type DriveOptions struct {
 	LedgerDir     string // gh-specstack's ledger directory
 	WorkspacesDir string // where ticket worktrees are made
 	Progress      io.Writer
+	// MaxCost, when positive, replaces the recorded budget (a resume with
+	// a higher one).
+	MaxCost float64
+}
+
+// budget refuses to start more agent jobs once the run's agents spent
+// its budget: the run halts (exit 9) before ticket n's job, saying what
+// was spent and how to go on.
+func (d *driver) budget(n int, what string) error {
+	limit := d.doc.Header.MaxCost
+	if d.opts.MaxCost > 0 {
+		limit = d.opts.MaxCost
+	}
+	s := d.snapshot()
+	if limit <= 0 || s.Agent == nil || s.Agent.CostUSD < limit {
+		return nil
+	}
+	return d.halt(n, StateNotStarted, fmt.Sprintf("the agents spent $%.2f, the budget is $%.2f (--max-cost): %s not started; `gh specstack resume --max-cost N` with a higher N goes on", s.Agent.CostUSD, limit, what))
 }
 
 // worktreeRepo is the git repository run makes its ticket worktrees in

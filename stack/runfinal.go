@@ -1,6 +1,8 @@
 package stack
 
 import (
+	"github.com/specstack/specstack/internal/agent"
+
 	"context"
 	"fmt"
 	"io"
@@ -197,6 +199,8 @@ type RunStatus struct {
 	Prior          PriorRun        `json:"prior"`
 	// MergeInstructions say how to merge the stack, once finalized.
 	MergeInstructions []string `json:"mergeInstructions,omitempty"`
+	// Agent is what every agent job of the run spent.
+	Agent *agent.Usage `json:"agent,omitempty"`
 }
 
 // StatusOf renders a run's ledger as its status.
@@ -205,7 +209,7 @@ func StatusOf(doc *RunDoc) *RunStatus {
 	st := &RunStatus{Spec: h.Spec, Title: h.Title, Repo: h.Repo, StackMode: h.StackMode, Base: h.Base, BaseSHA: h.BaseSHA,
 		Order: h.Order, State: "running", Halted: s.Halted, Baseline: []Baseline{}, Excluded: h.Excluded, Stack: s.Stack,
 		Remains: Remains(h, s), Review: s.Review, ReviewReceipts: s.ReviewReceipts, Integration: s.Integration,
-		PriorBranch: h.Prior, Prior: s.Prior}
+		PriorBranch: h.Prior, Prior: s.Prior, Agent: s.Agent}
 	if st.Excluded == nil {
 		st.Excluded = []Excluded{}
 	}
@@ -314,6 +318,9 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 		for _, f := range t.Unresolved {
 			fmt.Fprintf(&b, "    unresolved: %s\n", f)
 		}
+		if t.Agent != nil {
+			fmt.Fprintf(&b, "    agents: %s\n", t.Agent)
+		}
 	}
 	if st.Review != "" {
 		fmt.Fprintf(&b, "whole-stack review: %s\n", st.Review)
@@ -329,6 +336,9 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 	}
 	for _, e := range st.Excluded {
 		fmt.Fprintf(&b, "  #%d %s: excluded, %s\n", e.Number, e.Title, e.Reason)
+	}
+	if st.Agent != nil {
+		fmt.Fprintf(&b, "agents: %s\n", st.Agent)
 	}
 	if st.Halted != "" {
 		fmt.Fprintf(&b, "halted: %s\n", st.Halted)

@@ -225,14 +225,18 @@ func (d *driver) review(ctx context.Context, n int, ws engine.Workspace, round i
 	j := engine.BuildJob(engine.JobRequest{Role: engine.RoleReviewer, Task: itoa(n), Dir: ws.Path, Command: d.doc.Header.Reviewer,
 		Brief: paths["brief"], Report: paths["report"], Findings: paths["findings"], Diff: paths["diff"],
 		Log: filepath.Join(d.ticketDir(n), "reviewer.log"), Timeout: d.timeout, Artifacts: d.artifacts(),
-		Environment: []string{"SPECSTACK_ROUND=" + itoa(round), "SPECSTACK_REJECTED=" + paths["rejected"]}})
+		Environment: []string{"SPECSTACK_ROUND=" + itoa(round), "SPECSTACK_REJECTED=" + paths["rejected"]},
+		Answer:      paths["findings"], Schema: gateFindingsSchema})
 	res := engine.RunJob(ctx, j)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if res.ExitCode != 0 {
+	if err := d.worked(n, engine.RoleReviewer, round, res); err != nil {
+		return nil, err
+	}
+	if res.ExitCode != 0 || res.Err != nil && res.Agent != nil {
 		// A reviewer that dies is never counted as clean.
-		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the reviewer exited %d in gate round %d (log %s)", n, res.ExitCode, round, j.Log))
+		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the reviewer exited %d%s in gate round %d (log %s)", n, res.ExitCode, agentWhy(res), round, j.Log))
 	}
 	var found []GateFinding
 	data, err := readWorkerFile(paths["findings"])
@@ -268,15 +272,16 @@ func (d *driver) fix(ctx context.Context, n int, ws engine.Workspace, round int,
 	}
 	j := d.workerJob(n, ws.Path, engine.RoleFixer, brief, report, findings)
 	j.Environment = append(j.Environment, "SPECSTACK_VERDICTS="+verdicts, "SPECSTACK_ROUND="+itoa(round))
+	j.Answer, j.Schema = verdicts, verdictsSchema
 	res := engine.RunJob(ctx, j)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if err := d.record(RunEvent{Kind: evWorked, Ticket: n, Role: engine.RoleFixer, Round: round, ExitCode: res.ExitCode}); err != nil {
+	if err := d.worked(n, engine.RoleFixer, round, res); err != nil {
 		return nil, err
 	}
-	if res.ExitCode != 0 {
-		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the fixer exited %d in gate round %d (log %s)", n, res.ExitCode, round, d.workerLog(n)))
+	if res.ExitCode != 0 || res.Err != nil && res.Agent != nil {
+		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the fixer exited %d%s in gate round %d (log %s)", n, res.ExitCode, agentWhy(res), round, d.workerLog(n)))
 	}
 	res2 := map[string]Verdict{}
 	var vs []Verdict

@@ -1,6 +1,8 @@
 package stack
 
 import (
+	"github.com/specstack/specstack/internal/agent"
+
 	"errors"
 	"io/fs"
 	"path/filepath"
@@ -50,18 +52,21 @@ type RunHeader struct {
 	StartRef  string `toml:"start_ref"`
 	// Prior is the branch of prior work (--start-ref), the stack's layer
 	// 0; "" for none.
-	Prior         string      `toml:"prior,omitempty"`
-	BaseSHA       string      `toml:"base_sha"`
-	HumanLabel    string      `toml:"human_label"`
-	Order         string      `toml:"order"`
-	Worker        string      `toml:"worker"`
-	Reviewer      string      `toml:"reviewer,omitempty"`
-	MaxParallel   int         `toml:"max_parallel"`
-	GateMaxRounds int         `toml:"gate_max_rounds"`
-	Timeout       string      `toml:"timeout"` // per worker or command, a Go duration
-	Started       time.Time   `toml:"started"`
-	Tickets       []RunTicket `toml:"ticket"` // bottom layer first
-	Excluded      []Excluded  `toml:"excluded,omitempty"`
+	Prior         string `toml:"prior,omitempty"`
+	BaseSHA       string `toml:"base_sha"`
+	HumanLabel    string `toml:"human_label"`
+	Order         string `toml:"order"`
+	Worker        string `toml:"worker"`
+	Reviewer      string `toml:"reviewer,omitempty"`
+	MaxParallel   int    `toml:"max_parallel"`
+	GateMaxRounds int    `toml:"gate_max_rounds"`
+	Timeout       string `toml:"timeout"` // per worker or command, a Go duration
+	// MaxCost stops starting agent jobs once the agents spent it (USD);
+	// 0: no limit.
+	MaxCost  float64     `toml:"max_cost,omitempty"`
+	Started  time.Time   `toml:"started"`
+	Tickets  []RunTicket `toml:"ticket"` // bottom layer first
+	Excluded []Excluded  `toml:"excluded,omitempty"`
 }
 
 // RunTicket is one planned ticket with its recipe.
@@ -134,6 +139,8 @@ type RunEvent struct {
 	URL        string    `toml:"url,omitempty"`
 	NodeID     string    `toml:"node_id,omitempty"`
 	Stack      int       `toml:"stack,omitempty"`
+	// Agent is what an agent preset said a job spent (worked).
+	Agent *agent.Usage `toml:"agent,omitempty"`
 }
 
 // RunDoc is a run's ledger document.
@@ -182,11 +189,13 @@ type TicketRun struct {
 	Pushed     bool   `json:"-"`
 	// InLane: the publish lane took the ticket (its push may have
 	// happened); a resume finishes that publish, whatever halted it.
-	InLane     bool         `json:"-"`
-	Rebased    bool         `json:"rebased,omitempty"`
-	Decisions  string       `json:"decisions,omitempty"`
-	Stacked    bool         `json:"-"`
-	Receipts   []RunReceipt `json:"receipts"`
+	InLane    bool         `json:"-"`
+	Rebased   bool         `json:"rebased,omitempty"`
+	Decisions string       `json:"decisions,omitempty"`
+	Stacked   bool         `json:"-"`
+	Receipts  []RunReceipt `json:"receipts"`
+	// Agent is what the ticket's agent jobs spent.
+	Agent      *agent.Usage `json:"agent,omitempty"`
 	Rounds     int          `json:"gateRounds,omitempty"`
 	Rejected   []string     `json:"rejected,omitempty"`
 	Dropped    []string     `json:"dropped,omitempty"`
@@ -210,6 +219,17 @@ type RunState struct {
 	ReviewRejected  []string
 	Integration     *IntegrationRun
 	Prior           PriorRun
+	// Agent sums what the run's agent jobs spent (nil: none ran).
+	Agent *agent.Usage
+}
+
+// addUsage adds u to sum (nil: nothing yet) and returns the sum.
+func addUsage(sum *agent.Usage, u agent.Usage) *agent.Usage {
+	if sum == nil {
+		sum = &agent.Usage{}
+	}
+	sum.Add(u)
+	return sum
 }
 
 // PriorRun is the prior work's layer 0.
@@ -277,6 +297,12 @@ func FoldRun(d *RunDoc) *RunState {
 		s.Tickets[t.Number] = &TicketRun{RunTicket: t, State: StateNotStarted, Receipts: []RunReceipt{}}
 	}
 	for _, e := range d.Events {
+		if e.Agent != nil {
+			s.Agent = addUsage(s.Agent, *e.Agent)
+			if t := s.Tickets[e.Ticket]; t != nil && e.Ticket != 0 {
+				t.Agent = addUsage(t.Agent, *e.Agent)
+			}
+		}
 		if t := s.Tickets[e.Ticket]; t != nil && e.Ticket != 0 {
 			foldTicket(s, t, e)
 			continue

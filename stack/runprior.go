@@ -113,13 +113,17 @@ func (d *driver) graph(ctx context.Context) error {
 	}
 	j := engine.BuildJob(engine.JobRequest{Role: RoleGraph, Task: "prior", Dir: ws.Path, Command: h.Worker, Brief: brief,
 		Report: filepath.Join(dir, "report.md"), Log: filepath.Join(dir, "graph.log"), Timeout: d.timeout, Artifacts: d.artifacts(),
-		Environment: []string{"SPECSTACK_FINISHED=" + finished}})
+		Environment: []string{"SPECSTACK_FINISHED=" + finished},
+		Answer:      finished, Schema: finishedSchema})
 	res := engine.RunJob(ctx, j)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if res.ExitCode != 0 {
-		return d.halt(0, StateFailed, fmt.Sprintf("prior work: the worker's graph step exited %d (log %s)", res.ExitCode, j.Log))
+	if err := d.worked(0, RoleGraph, 0, res); err != nil {
+		return err
+	}
+	if res.ExitCode != 0 || res.Err != nil && res.Agent != nil {
+		return d.halt(0, StateFailed, fmt.Sprintf("prior work: the worker's graph step exited %d%s (log %s)", res.ExitCode, agentWhy(res), j.Log))
 	}
 	var fs []Finished
 	data, err := readWorkerFile(finished)

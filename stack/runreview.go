@@ -93,13 +93,17 @@ func (d *driver) stackReview(ctx context.Context) error {
 	}
 	j := engine.BuildJob(engine.JobRequest{Role: engine.RoleReviewer, Task: "stack", Dir: ws.Path, Command: h.Reviewer,
 		Brief: paths["brief"], Report: paths["report"], Findings: paths["findings"], Diff: paths["diff"],
-		Log: filepath.Join(dir, "reviewer.log"), Timeout: d.timeout, Artifacts: d.artifacts()})
+		Log: filepath.Join(dir, "reviewer.log"), Timeout: d.timeout, Artifacts: d.artifacts(),
+		Answer: paths["findings"], Schema: gateFindingsSchema})
 	res := engine.RunJob(ctx, j)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if res.ExitCode != 0 {
-		return d.halt(0, StateFailed, fmt.Sprintf("the whole-stack reviewer exited %d (log %s): the review never ran to its end", res.ExitCode, j.Log))
+	if err := d.worked(0, engine.RoleReviewer, 0, res); err != nil {
+		return err
+	}
+	if res.ExitCode != 0 || res.Err != nil && res.Agent != nil {
+		return d.halt(0, StateFailed, fmt.Sprintf("the whole-stack reviewer exited %d%s (log %s): the review never ran to its end", res.ExitCode, agentWhy(res), j.Log))
 	}
 	var found []GateFinding
 	data, err := readWorkerFile(paths["findings"])
@@ -146,13 +150,17 @@ func (d *driver) stackReview(ctx context.Context) error {
 	}
 	fj := engine.BuildJob(engine.JobRequest{Role: engine.RoleFixer, Task: "stack", Dir: ws.Path, Command: h.Worker,
 		Brief: brief, Report: filepath.Join(dir, "fix-report.md"), Findings: findings, Log: filepath.Join(dir, "fixer.log"),
-		Timeout: d.timeout, Artifacts: d.artifacts(), Environment: []string{"SPECSTACK_VERDICTS=" + verdictsPath}})
+		Timeout: d.timeout, Artifacts: d.artifacts(), Environment: []string{"SPECSTACK_VERDICTS=" + verdictsPath},
+		Answer: verdictsPath, Schema: verdictsSchema})
 	fres := engine.RunJob(ctx, fj)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if fres.ExitCode != 0 {
-		return d.halt(0, StateFailed, fmt.Sprintf("the whole-stack fixer exited %d (log %s)", fres.ExitCode, fj.Log))
+	if err := d.worked(0, engine.RoleFixer, 0, fres); err != nil {
+		return err
+	}
+	if fres.ExitCode != 0 || fres.Err != nil && fres.Agent != nil {
+		return d.halt(0, StateFailed, fmt.Sprintf("the whole-stack fixer exited %d%s (log %s)", fres.ExitCode, agentWhy(fres), fj.Log))
 	}
 	var vs []Verdict
 	data, err = readWorkerFile(verdictsPath)

@@ -41,6 +41,9 @@ func (d *driver) build(ctx context.Context, n int) error {
 	if t.InLane {
 		return d.publish(ctx, n, true)
 	}
+	if err := d.budget(n, fmt.Sprintf("ticket #%d's worker", n)); err != nil {
+		return err
+	}
 	// A worker a killed run left still running in the old worktree is
 	// stopped before that worktree goes.
 	if engine.StopOrphan(filepath.Join(d.ticketDir(n), "worker.pid")) {
@@ -68,11 +71,11 @@ func (d *driver) build(ctx context.Context, n int) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err := d.record(RunEvent{Kind: evWorked, Ticket: n, Role: engine.RoleImplementer, ExitCode: res.ExitCode}); err != nil {
+	if err := d.worked(n, engine.RoleImplementer, 0, res); err != nil {
 		return err
 	}
-	if res.ExitCode != 0 {
-		return d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the worker exited %d (log %s)", n, res.ExitCode, d.workerLog(n)))
+	if res.ExitCode != 0 || res.Err != nil && res.Agent != nil {
+		return d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the worker exited %d%s (log %s)", n, res.ExitCode, agentWhy(res), d.workerLog(n)))
 	}
 	if dec := decisions(report); dec != "" {
 		if err := d.record(RunEvent{Kind: evDecisions, Ticket: n, Reason: dec}); err != nil {
@@ -147,11 +150,32 @@ func (d *driver) tipOf(n int) string {
 
 func (d *driver) workerLog(n int) string { return filepath.Join(d.ticketDir(n), "worker.log") }
 
+// worked records that a worker job of ticket n (0: the run's) ended,
+// with what its agent spent, and says what the agent layer did.
+func (d *driver) worked(n int, role string, round int, res engine.Result) error {
+	for _, note := range res.Notes {
+		d.logf("#%d %s: %s", n, role, note)
+	}
+	return d.record(RunEvent{Kind: evWorked, Ticket: n, Role: role, Round: round, ExitCode: res.ExitCode, Agent: res.Agent})
+}
+
+// agentWhy is an agent's failure, for a halt message ("" for a command).
+func agentWhy(res engine.Result) string {
+	if res.Agent == nil || res.Err == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%v)", res.Err)
+}
+
 // workerJob is ticket n's worker job in role (implementer or fixer).
 func (d *driver) workerJob(n int, dir, role, brief, report, findings string) engine.Job {
 	return engine.BuildJob(engine.JobRequest{Role: role, Task: itoa(n), Dir: dir, Command: d.doc.Header.Worker,
 		Brief: brief, Report: report, Findings: findings, Log: d.workerLog(n), Timeout: d.timeout,
 		PIDFile: filepath.Join(d.ticketDir(n), "worker.pid"), Artifacts: d.artifacts(),
+		// The ticket's fixers continue the implementer's agent session.
+		Session: filepath.Join(d.ticketDir(n), "agent-session.json"),
+		// An agent may run the ticket's recipe.
+		Allow:       d.doc.Header.Tickets[d.index(n)].PerChange,
 		Environment: []string{"SPECSTACK_NOTES=" + filepath.Join(d.artifacts(), "notes")}})
 }
 
@@ -393,6 +417,9 @@ func (d *driver) body(n int) string {
 		for _, f := range t.Unresolved {
 			fmt.Fprintf(&b, "- %s\n", f)
 		}
+	}
+	if t.Agent != nil {
+		fmt.Fprintf(&b, "Agents on this ticket: %s\n", t.Agent)
 	}
 	if t.Decisions != "" {
 		b.WriteString("\nDecisions the worker recorded:\n\n" + t.Decisions + "\n")

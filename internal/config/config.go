@@ -9,9 +9,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/specstack/specstack/internal/agent"
 )
 
 // FileName is the per-repository configuration file.
@@ -37,6 +40,11 @@ type WorkerConfig struct {
 	Reviewer string `toml:"reviewer"` // reviewer command
 	Test     string `toml:"test"`     // full test command
 	Timeout  string `toml:"timeout"`  // per-worker timeout, a Go duration ("30m")
+	// MaxCost stops starting agent jobs once the run's recorded cost (USD)
+	// reaches it; 0 means no limit.
+	MaxCost float64 `toml:"max-cost"`
+	// Presets define agent presets, or amend the built-in ones.
+	Presets map[string]agent.Config `toml:"presets"`
 }
 
 // UserFile returns the path of the user's configuration file.
@@ -87,7 +95,15 @@ func Load(root string) (*Config, error) {
 				return nil, fmt.Errorf("config %s: [kaisen] heartbeat = %q: not a Go duration (want e.g. 30s, or 0s for none)", p, cfg.Kaisen.Heartbeat)
 			}
 		}
+		if md.IsDefined("worker", "max-cost") && cfg.Worker.MaxCost < 0 {
+			return nil, fmt.Errorf("config %s: [worker] max-cost = %v: must be 0 (no limit) or more US dollars", p, cfg.Worker.MaxCost)
+		}
 		cfg.Files = append(cfg.Files, p)
+	}
+	// The presets are installed for the process: a worker setting that
+	// names one runs that agent, in every workflow.
+	if err := agent.Configure(cfg.Worker.Presets); err != nil {
+		return nil, fmt.Errorf("config %s: %w", strings.Join(cfg.Files, ", "), err)
 	}
 	return cfg, nil
 }

@@ -19,13 +19,17 @@ type Key struct {
 // Keys lists every key, in the order of Config's fields.
 var Keys = []Key{
 	{"worker", "command", `"my-agent --task-file \"$SPECSTACK_BRIEF\""`, "jj-kaisen",
-		"implementer and fixer command, run by sh -c in the task's workspace (--worker wins)"},
+		"implementer and fixer: an agent preset (claude, codex, or one of [worker.presets]) or a command run by sh -c in the task's workspace (--worker wins)"},
 	{"worker", "reviewer", `"my-reviewer"`, "jj-kaisen",
 		"reviewer command; writes findings to $SPECSTACK_FINDINGS (--reviewer wins)"},
 	{"worker", "test", `"go test ./..."`, "jj-kaisen",
 		"the full test command: per task in its workspace unless [kaisen] test-map is set, and once in @ at the end (--test wins)"},
 	{"worker", "timeout", `"30m"`, "jj-kaisen",
 		"limit per worker, a Go duration (--timeout wins; default 1h)"},
+	{"worker", "max-cost", `5.00`, "all three",
+		"stop starting agent jobs once the run's recorded agent cost reaches this many US dollars; 0 for no limit (--max-cost wins)"},
+	{"worker", "presets", `{ gemini = { program = "gemini", args = ["--yolo"], output = "text" } }`, "all three",
+		"agent presets by name (program, args, resume-args, review-args, output, allow, env); claude and codex are built in, and naming one here amends it (e.g. its allow list)"},
 	{"kaisen", "max-parallel", `4`, "jj-kaisen",
 		"workers at once (default: all tasks of a wave)"},
 	{"kaisen", "workspaces-dir", `"/var/tmp/jj-workspaces"`, "jj-kaisen",

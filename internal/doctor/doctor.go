@@ -7,8 +7,10 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/gitx"
+	"github.com/specstack/specstack/internal/agent"
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/repo"
+	"github.com/specstack/specstack/internal/xec"
 	"github.com/specstack/specstack/jjx"
 )
 
@@ -41,9 +43,67 @@ type Report struct {
 	// GitHub is what publishing needs (jj-openspec, gh-specstack); nil
 	// where the binary does not publish or doctor could not look.
 	GitHub *GitHub `json:"github,omitempty"`
+	// Agents are the agent presets --worker and --reviewer can name.
+	Agents []Agent `json:"agents"`
 	// Warnings do not make the report fail: things work, but not as well.
 	Warnings []string `json:"warnings"`
 	Problems []string `json:"problems"`
+}
+
+// Agent is one agent preset as doctor finds it.
+type Agent struct {
+	Name        string `json:"name"`
+	BuiltIn     bool   `json:"built_in"`
+	Program     string `json:"program"`
+	Found       bool   `json:"found"`
+	Path        string `json:"path,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Credentials bool   `json:"credentials"`
+	// Used says which settings name it ("worker", "reviewer").
+	Used []string `json:"used,omitempty"`
+}
+
+func (a Agent) text() string {
+	s := a.Program + ": not found"
+	if a.Found {
+		s = orDash(a.Version) + " at " + a.Path
+	}
+	if a.Credentials {
+		s += ", credentials present"
+	} else {
+		s += ", no credentials"
+	}
+	if len(a.Used) > 0 {
+		s += " (the configured " + strings.Join(a.Used, " and ") + ")"
+	}
+	return s
+}
+
+// agents checks every preset: its program, its version and whether it
+// can log in. One the configuration names that cannot run is a problem.
+func (r *Report) agents(ctx context.Context, cfg *config.Config, root string) {
+	r.Agents = []Agent{}
+	for _, name := range agent.Names() {
+		p, _ := agent.Lookup(name)
+		a := Agent{Name: name, BuiltIn: p.BuiltIn, Program: p.Program, Credentials: agent.HasCredentials(p)}
+		if path, err := xec.LookPath(p.Program); err == nil {
+			a.Found, a.Path, a.Version = true, path, agent.Version(ctx, p)
+		}
+		if cfg != nil {
+			if strings.TrimSpace(cfg.Worker.Command) == name {
+				a.Used = append(a.Used, "worker")
+			}
+			if strings.TrimSpace(cfg.Worker.Reviewer) == name {
+				a.Used = append(a.Used, "reviewer")
+			}
+		}
+		if len(a.Used) > 0 {
+			if err := agent.Check(p, root); err != nil {
+				r.Problems = append(r.Problems, "the configured "+strings.Join(a.Used, " and ")+": "+err.Error())
+			}
+		}
+		r.Agents = append(r.Agents, a)
+	}
 }
 
 // AddGitHub records what publishing needs; each thing missing is a
@@ -112,9 +172,13 @@ func Gather(ctx context.Context, binary, version, dir string) *Report {
 			}
 		}
 	}
-	if cfg, err := config.Load(root); err != nil {
+	cfg, err := config.Load(root)
+	if err != nil {
 		rep.Problems = append(rep.Problems, err.Error())
-	} else {
+		cfg = nil
+	}
+	rep.agents(ctx, cfg, root)
+	if cfg != nil {
 		rep.ConfigFiles = append(rep.ConfigFiles, cfg.Files...)
 		if root != "" && binary != "gh-specstack" {
 			rep.WorkspacesDir = config.WorkspacesDir(cfg, root)
@@ -145,6 +209,9 @@ func (r *Report) Text() string {
 	}
 	if r.GitHub != nil {
 		line("github", r.GitHub.text())
+	}
+	for _, a := range r.Agents {
+		line("agent "+a.Name, a.text())
 	}
 	for _, w := range r.Warnings {
 		line("warning", w)

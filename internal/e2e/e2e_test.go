@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/fakegh"
+	"github.com/specstack/specstack/internal/fakemodel"
 	"github.com/specstack/specstack/internal/kaisencli"
 	"github.com/specstack/specstack/internal/openspeccli"
 	"github.com/specstack/specstack/internal/stackcli"
@@ -27,6 +29,7 @@ var Commands = map[string]func(){
 	"jj-kaisen":       func() { os.Exit(cliapp.Run(kaisencli.Spec(), os.Args, os.Stdout, os.Stderr)) },
 	"gh-specstack":    func() { os.Exit(cliapp.Run(stackcli.Spec(), os.Args, os.Stdout, os.Stderr)) },
 	"fakegh":          fakegh.Main,
+	"fakemodel":       fakemodel.Main,
 	"kaisen-fixtures": kaisenFixtures,
 	"exits":           exits,
 }
@@ -67,8 +70,21 @@ func Params(t *testing.T, dir string) testscript.Params {
 		RequireExplicitExec: true,
 		Setup:               Setup,
 		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"jjcount": jjcount},
+		Condition:           condition,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
 	}
+}
+
+// condition adds [agent:NAME]: the agent CLI NAME (claude, codex) is on
+// PATH. A missing one is an error, failing the script, when REQUIRE_AGENTS
+// is set: scripts skip on [!agent:NAME] only where agents are optional.
+func condition(cond string) (bool, error) {
+	name, ok := strings.CutPrefix(cond, "agent:")
+	if !ok {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	path, err := testenv.FindAgent(name)
+	return path != "", err
 }
 
 // Setup gives each script a private HOME, fixed identities for jj and git,

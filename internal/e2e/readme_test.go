@@ -20,7 +20,7 @@ import (
 // here (it would run the tests inside the tests): CI runs it, `make test`
 // through .ci/run and `make install` through testdata/tools/smoke-install.
 const readmeSetUp = `make install PREFIX=$HOME/.local   # build and install the binaries, man pages, completions (and jj, openspec, gh if you have none)
-make test                          # provision jj, openspec and gh under ~/.cache/specstack; run every test
+make test                          # provision jj, openspec, gh and the agent CLIs under ~/.cache/specstack; run every test
 `
 
 // maxReadmeLines keeps the README a front page: the reference is in man/.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/specstack/specstack/internal/agent"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/plural"
@@ -35,6 +36,8 @@ type Coverage struct {
 	// ConfidenceOverrides are the recorded reasons for passing reviews
 	// whose confidence was below min-confidence.
 	ConfidenceOverrides []string `json:"confidence_overrides,omitempty"`
+	// Agent is what every agent job of the run spent, reviewers included.
+	Agent *agent.Usage `json:"agent,omitempty"`
 }
 
 // WaveCoverage is one wave of a Coverage.
@@ -62,6 +65,8 @@ type TaskCoverage struct {
 	// person should read: cannot-verify ones need the plan's context.
 	Notes    int    `json:"notes,omitempty"`
 	Findings string `json:"findings,omitempty"`
+	// Agent is what the task's agent jobs spent (implementer and fixers).
+	Agent *agent.Usage `json:"agent,omitempty"`
 }
 
 // Report builds the coverage report from the ledger.
@@ -74,7 +79,7 @@ func BuildCoverage(d *Doc, artifacts string) *Coverage {
 	st := Fold(d)
 	c := &Coverage{RunID: d.Header.RunID, Plan: d.Header.Plan, Phase: "running", Halted: st.Halted,
 		Gate: st.Gate, GateNote: st.GateReason, Preserved: []string{}, Artifacts: artifacts, StartOp: d.Header.StartOp,
-		Receipts: append([]Receipt{}, st.Receipts...), ConfidenceOverrides: st.Overrides}
+		Receipts: append([]Receipt{}, st.Receipts...), ConfidenceOverrides: st.Overrides, Agent: st.Agent}
 	switch {
 	case st.Aborted:
 		c.Phase = "aborted"
@@ -88,7 +93,7 @@ func BuildCoverage(d *Doc, artifacts string) *Coverage {
 		for _, n := range nums {
 			t := st.Tasks[n]
 			c.Total++
-			tc := TaskCoverage{Task: n, Title: t.Title, Status: t.Status, Change: t.Change, Files: t.Files, Tests: t.Tests, Workspace: t.Workspace,
+			tc := TaskCoverage{Agent: t.Agent, Task: n, Title: t.Title, Status: t.Status, Change: t.Change, Files: t.Files, Tests: t.Tests, Workspace: t.Workspace,
 				Notes: t.Notes, Findings: t.Findings, Review: t.Review}
 			if tc.Tests == "" && (t.Approved || t.Squashed) {
 				tc.Tests = TestNotRun
@@ -229,6 +234,9 @@ func (c *Coverage) Text(w io.Writer) error {
 			if t.Notes > 0 && t.Findings != "" {
 				fmt.Fprintf(&b, " (%s to read: %s)", plural.Count(t.Notes, "non-blocking finding", "non-blocking findings"), t.Findings)
 			}
+			if t.Agent != nil {
+				fmt.Fprintf(&b, "; implemented by %s", t.Agent)
+			}
 			b.WriteString("\n")
 		}
 	}
@@ -242,6 +250,9 @@ func (c *Coverage) Text(w io.Writer) error {
 	}
 	for _, o := range c.ConfidenceOverrides {
 		fmt.Fprintf(&b, "confidence override: %s\n", o)
+	}
+	if c.Agent != nil {
+		fmt.Fprintf(&b, "agents: %s\n", c.Agent)
 	}
 	for _, p := range c.Preserved {
 		fmt.Fprintf(&b, "workspace preserved: %s\n", p)

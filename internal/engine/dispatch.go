@@ -74,6 +74,9 @@ func (r *Runner) Dispatch(ctx context.Context, w int) error {
 	if len(todo) == 0 {
 		return nil
 	}
+	if err := r.Budget(ctx, fmt.Sprintf("wave %d's %s", w, plural.Count(len(todo), "task", "tasks"))); err != nil {
+		return err
+	}
 	events := make([]Event, len(todo))
 	for i, t := range todo {
 		events[i] = Event{Kind: EvDispatched, Task: t.Num, Wave: w, Role: RoleImplementer}
@@ -119,6 +122,12 @@ func (r *Runner) collectAndRecord(ctx context.Context, t *TaskState, res *Result
 	ev, err := r.Collect(ctx, t, res)
 	if err != nil {
 		return fmt.Errorf("collect task %d: %w", t.Num, err)
+	}
+	if res != nil {
+		ev.Agent = res.Agent
+		for _, n := range res.Notes {
+			r.logf("task %d: %s", t.Num, n)
+		}
 	}
 	if err := r.recordTogether(ev); err != nil {
 		return err

@@ -27,6 +27,7 @@ func (r *Runner) job(w int, t *TaskState, role string) Job {
 	if w > 1 {
 		j.PriorWaves = r.PriorWavesPath()
 	}
+	j.Allow = r.testCommands(t.Files)
 	return j
 }
 

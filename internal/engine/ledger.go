@@ -3,6 +3,8 @@ package engine
 import (
 	"time"
 
+	"github.com/specstack/specstack/internal/agent"
+
 	"github.com/specstack/specstack/internal/ledger"
 )
 
@@ -53,6 +55,9 @@ type Options struct {
 	// (config.WorkspacesDir at start); empty in ledgers written before it
 	// was recorded, which use the default.
 	WorkspacesDir string `toml:"workspaces_dir,omitempty"`
+	// MaxCost stops starting agent jobs once the agents' recorded cost
+	// reaches it (USD, --max-cost); 0 means no limit.
+	MaxCost float64 `toml:"max_cost,omitempty"`
 }
 
 // Event kinds, in the order a task usually meets them.
@@ -147,6 +152,8 @@ type Event struct {
 	Digest    string    `toml:"digest,omitempty"`   // receipt: sha256 of its output
 	Tree      string    `toml:"tree,omitempty"`     // receipt: the tree it ran on
 	PR        int       `toml:"pr,omitempty"`       // a pull request's number (jj-openspec's apply-pr; older ledgers: ExitCode)
+	// Agent is what an agent preset said a job spent (collect, receipt).
+	Agent *agent.Usage `toml:"agent,omitempty"`
 }
 
 // Doc is a run's ledger document.
@@ -180,6 +187,8 @@ type TaskState struct {
 	Squashed   bool
 	Conflict   []string
 	Released   bool
+	// Agent sums what the task's agent jobs spent (nil: none ran).
+	Agent *agent.Usage
 
 	// Commit is the newest commit of its change when it was last
 	// collected, at CollectedAt: what its workspace held when its
@@ -224,6 +233,8 @@ type State struct {
 	SquashUnchecked map[int]string
 	// Overrides are the reasons given for passing low-confidence reviews.
 	Overrides []string
+	// Agent sums what every agent job of the run spent (nil: none ran).
+	Agent *agent.Usage
 }
 
 // taskEvent lists the kinds that are about one task.
@@ -251,6 +262,12 @@ func Fold(d *Doc) *State {
 		t := s.Tasks[e.Task]
 		if t == nil && e.Task != 0 {
 			continue
+		}
+		if e.Agent != nil {
+			s.Agent = addUsage(s.Agent, *e.Agent)
+			if t != nil {
+				t.Agent = addUsage(t.Agent, *e.Agent)
+			}
 		}
 		if t == nil && taskEvent[e.Kind] {
 			continue // a wave-level record of a task event (a reviewer's dispatch)
@@ -339,3 +356,12 @@ func Fold(d *Doc) *State {
 
 // Finished reports whether the run is over (complete or aborted).
 func (s *State) Finished() bool { return s.Complete || s.Aborted }
+
+// addUsage adds u to sum (nil: nothing yet) and returns the sum.
+func addUsage(sum *agent.Usage, u agent.Usage) *agent.Usage {
+	if sum == nil {
+		sum = &agent.Usage{}
+	}
+	sum.Add(u)
+	return sum
+}

@@ -44,6 +44,11 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 		return err
 	}
 	st := r.State()
+	if slices.ContainsFunc(nums, func(n int) bool { return st.Tasks[n].Workspace == "" && !st.Tasks[n].Squashed }) {
+		if err := r.Budget(ctx, fmt.Sprintf("wave %d", w)); err != nil {
+			return err
+		}
+	}
 	base := r.Doc.Header.Parents
 	if w > 1 {
 		// The orchestrating workspace's @ as it is now: where the earlier

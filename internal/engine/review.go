@@ -98,6 +98,9 @@ func (r *Runner) Review(ctx context.Context, w int) error {
 
 // fix runs one fixer per task, then re-gates each on its fix delta.
 func (r *Runner) fix(ctx context.Context, w int, ts []*TaskState) error {
+	if err := r.Budget(ctx, fmt.Sprintf("wave %d's fixers", w)); err != nil {
+		return err
+	}
 	from := map[int]string{}
 	for _, t := range ts {
 		head, err := r.workspaceHead(ctx, t)
@@ -374,6 +377,9 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 		return nil, err
 	}
 	os.Remove(findingsPath)
+	if err := r.Budget(ctx, fmt.Sprintf("wave %d's reviewer", w)); err != nil {
+		return nil, err
+	}
 	if err := r.record(Event{Kind: EvDispatched, Wave: w, Role: RoleReviewer, Reason: "tasks " + strings.Join(nums, ",")}); err != nil {
 		return nil, err
 	}
@@ -387,7 +393,10 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 	// Judgement is never reused.
 	diffSum := sha256.Sum256([]byte(diff.String()))
 	rc := Event{Kind: EvReceipt, Wave: w, Role: RoleReviewer, Command: job.Command, ExitCode: res.ExitCode,
-		Digest: res.Digest, Tree: "diff-sha256:" + hex.EncodeToString(diffSum[:])}
+		Digest: res.Digest, Tree: "diff-sha256:" + hex.EncodeToString(diffSum[:]), Agent: res.Agent}
+	for _, n := range res.Notes {
+		r.logf("reviewer for %s: %s", label, n)
+	}
 	if res.Err != nil && rc.ExitCode == 0 {
 		rc.ExitCode = -1
 	}
@@ -395,8 +404,12 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 		return nil, err
 	}
 	if res.ExitCode != 0 || res.Err != nil {
-		return nil, r.halt(ctx, exitcode.New(exitcode.Halted, "reviewer for wave %d (tasks %s) exited %d: no review happened; see %s, then `%s`",
-			w, strings.Join(nums, ","), res.ExitCode, r.art(stem+".log"), r.commands().Resume))
+		why := ""
+		if res.Agent != nil && res.Err != nil {
+			why = fmt.Sprintf(" (%v)", res.Err)
+		}
+		return nil, r.halt(ctx, exitcode.New(exitcode.Halted, "reviewer for wave %d (tasks %s) exited %d%s: no review happened; see %s, then `%s`",
+			w, strings.Join(nums, ","), res.ExitCode, why, r.art(stem+".log"), r.commands().Resume))
 	}
 	fs, confidence, err := ReadReview(findingsPath)
 	if err != nil {

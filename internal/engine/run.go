@@ -45,6 +45,9 @@ type Runner struct {
 	// below the run's min-confidence passes anyway (recorded in the
 	// ledger).
 	ConfidenceOverride string
+	// MaxCost, when positive, replaces the recorded budget (resume with
+	// a higher one).
+	MaxCost float64
 	// Commands name the front end's verbs in halt messages (jj-kaisen's
 	// when unset).
 	Commands Commands
@@ -194,6 +197,22 @@ func (r *Runner) logf(format string, args ...any) {
 
 // halt records that the run stopped for a person, with @ as it is then
 // (so abort can tell a person's later edits), and returns err.
+// Budget refuses to start more agent jobs once what the run's agents
+// spent reaches its budget: the run halts (exit 9), saying what was spent
+// and how to go on with a higher one.
+func (r *Runner) Budget(ctx context.Context, what string) error {
+	limit := r.Doc.Header.Options.MaxCost
+	if r.MaxCost > 0 {
+		limit = r.MaxCost
+	}
+	st := r.State()
+	if limit <= 0 || st.Agent == nil || st.Agent.CostUSD < limit {
+		return nil
+	}
+	return r.halt(ctx, exitcode.New(exitcode.Halted, "the agents spent $%.2f, the budget is $%.2f (--max-cost): %s not started; `%s --max-cost N` with a higher N goes on",
+		st.Agent.CostUSD, limit, what, r.commands().Resume))
+}
+
 func (r *Runner) halt(ctx context.Context, err error) error {
 	ev := Event{Kind: EvHalted, Reason: err.Error()}
 	if at, aerr := r.Backend.Head(ctx); aerr == nil {

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/specstack/specstack/internal/agent"
+
 	"fmt"
 	"io"
 	"slices"
@@ -110,6 +112,8 @@ type LogEntry struct {
 	Files     []string  `json:"files,omitempty"`
 	Reason    string    `json:"reason,omitempty"`
 	Receipt   *Receipt  `json:"receipt,omitempty"`
+	// Agent is what an agent preset said the job spent.
+	Agent *agent.Usage `json:"agent,omitempty"`
 }
 
 // RunLog is the ledger as a log a person reads: where resume continues,
@@ -120,6 +124,8 @@ type RunLog struct {
 	Started    time.Time  `json:"started"`
 	Breakpoint Breakpoint `json:"breakpoint"`
 	Events     []LogEntry `json:"events"`
+	// Agent sums what the run's agent jobs spent (nil: none ran).
+	Agent *agent.Usage `json:"agent,omitempty"`
 }
 
 // BuildLog renders run d's ledger as a run log.
@@ -127,7 +133,10 @@ func BuildLog(d *Doc) *RunLog {
 	l := &RunLog{RunID: d.Header.RunID, Plan: d.Header.Plan, Started: d.Header.Started, Breakpoint: BreakpointOf(d), Events: []LogEntry{}}
 	for _, e := range slices.Backward(d.Events) {
 		le := LogEntry{At: e.At, Kind: e.Kind, Wave: e.Wave, Task: e.Task, Role: e.Role, Status: e.Status,
-			Workspace: e.Workspace, Change: e.Change, Files: e.Files, Reason: e.Reason}
+			Workspace: e.Workspace, Change: e.Change, Files: e.Files, Reason: e.Reason, Agent: e.Agent}
+		if e.Agent != nil {
+			l.Agent = addUsage(l.Agent, *e.Agent)
+		}
 		if e.Kind == EvReceipt {
 			rc := receiptOf(e)
 			le.Receipt, le.Reason = &rc, ""
@@ -186,7 +195,13 @@ func (l *RunLog) Text(w io.Writer) error {
 		if e.Reason != "" {
 			fmt.Fprintf(&b, " — %s", e.Reason)
 		}
+		if e.Agent != nil {
+			fmt.Fprintf(&b, " [%s]", e.Agent)
+		}
 		b.WriteString("\n")
+	}
+	if l.Agent != nil {
+		fmt.Fprintf(&b, "agents: %s\n", l.Agent)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/specstack/specstack/internal/agent"
+)
 
 // JobRequest describes a worker job of a run that is not a Runner's (a
 // gh-specstack ticket's implementer, fixer, reviewer or validation
@@ -15,6 +19,11 @@ type JobRequest struct {
 	Artifacts string
 	// Environment holds extra variables (NAME=value).
 	Environment []string
+	// Answer, Schema and Session are Job's, for an agent preset.
+	Answer  string
+	Schema  *agent.Schema
+	Session string
+	Allow   []string
 }
 
 // BuildJob builds the job q describes.
@@ -23,5 +32,6 @@ func BuildJob(q JobRequest) Job {
 		Command: q.Command, Dir: q.Dir, Role: q.Role, Task: q.Task, Log: q.Log, Timeout: q.Timeout,
 		Brief: q.Brief, Report: q.Report, Findings: q.Findings, Diff: q.Diff, PIDFile: q.PIDFile,
 		Environment: append([]string{"SPECSTACK_ARTIFACTS=" + q.Artifacts}, q.Environment...),
+		Answer:      q.Answer, Schema: q.Schema, Session: q.Session, Allow: q.Allow,
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/specstack/specstack/internal/agent"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/internal/xec"
@@ -26,6 +27,9 @@ const (
 	RoleImplementer = "implementer"
 	RoleFixer       = "fixer"
 	RoleReviewer    = "reviewer"
+	RoleAuthor      = "author"   // jj-openspec propose/new/ff
+	RoleExplorer    = "explorer" // jj-openspec explore
+	RoleGraph       = "graph"    // gh-specstack's prior work
 )
 
 // Job is one run of a worker command.
@@ -44,6 +48,28 @@ type Job struct {
 	PIDFile     string // the worker's process group id is written here
 	Timeout     time.Duration
 	Environment []string // extra variables
+	// Allow lists shell commands an agent preset may run on top of the
+	// preset's own (the plan's or the ticket's test commands).
+	Allow []string
+	// Answer and Schema, for an agent preset: the structured answer the
+	// agent gives (validated by Schema) is written to Answer. A reviewer
+	// without them answers specstack's findings into Findings.
+	Answer string
+	Schema *agent.Schema
+	// Session is where an agent preset's session is recorded, for the
+	// fixer that continues it (default: beside the report).
+	Session string
+}
+
+// Preset returns the agent preset the job's command names, when it names
+// one and the role is one an agent takes (never a test or tracker
+// command, which stay shell commands whatever they are called).
+func (j Job) Preset() (agent.Preset, bool) {
+	switch j.Role {
+	case RoleImplementer, RoleFixer, RoleReviewer, RoleAuthor, RoleExplorer, RoleGraph:
+		return agent.Lookup(j.Command)
+	}
+	return agent.Preset{}, false
 }
 
 // NeedWorker refuses a worker run without a worker command (exit 2),
@@ -55,7 +81,13 @@ type Job struct {
 // refuses with it, before anything is provisioned.
 func NeedWorker(command, root string) error {
 	if strings.TrimSpace(command) == "" {
-		return exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD or set [worker] command in specstack.toml")
+		return exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD (or a preset: %s) or set [worker] command in specstack.toml", strings.Join(agent.Names(), ", "))
+	}
+	if p, ok := agent.Lookup(command); ok {
+		if err := agent.Check(p, root); err != nil {
+			return exitcode.Wrap(exitcode.Missing, err)
+		}
+		return nil
 	}
 	return CheckWorkerProgram(command, root)
 }
@@ -66,6 +98,10 @@ type Result struct {
 	TimedOut bool
 	Err      error
 	Digest   string // sha256 of what it printed (stdout and stderr, as interleaved)
+	// Agent is what an agent preset said it spent; nil for a command.
+	Agent *agent.Usage
+	// Notes say what the agent layer did (a retry, a fresh session).
+	Notes []string
 }
 
 // digestWriter hashes what the process prints on its way to the log;
@@ -133,11 +169,28 @@ type JobSpec struct {
 	Env     map[string]string `json:"env"`
 	Log     string            `json:"log"`
 	Timeout string            `json:"timeout,omitempty"`
+	// Stdin, for an agent preset, is the file to feed the agent on its
+	// standard input: its prompt, with the brief inline.
+	Stdin string `json:"stdin,omitempty"`
+	// Agent names the preset; after the agent ends, its final message is
+	// the report (ending with its "Status:" line), or for a reviewer its
+	// structured answer is the findings file.
+	Agent string `json:"agent,omitempty"`
 }
 
 // Spec renders the job for step mode.
 func (j Job) Spec() JobSpec {
 	s := JobSpec{Argv: j.Argv(), Dir: j.Dir, Env: map[string]string{}, Log: j.Log}
+	if p, ok := j.Preset(); ok {
+		// The prompt is written now, so the argv can be started as is.
+		if inv, err := j.agentJob(p, io.Discard).Start(); err == nil {
+			s.Argv, s.Stdin, s.Agent = inv.Argv, inv.Stdin, p.Name
+			for _, kv := range inv.Env {
+				k, v, _ := strings.Cut(kv, "=")
+				s.Env[k] = v
+			}
+		}
+	}
 	for _, kv := range j.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		s.Env[k] = v
@@ -153,20 +206,18 @@ func (j Job) Spec() JobSpec {
 // started). Untrusted text (task text, findings) reaches the worker only
 // through the files Env names.
 func RunJob(ctx context.Context, j Job) Result {
+	if p, ok := j.Preset(); ok {
+		return runAgent(ctx, j, p)
+	}
 	argv := j.Argv()
 	if argv == nil {
 		return Result{ExitCode: -1, Err: fmt.Errorf("%s job for task %s: no command configured", j.Role, j.Task)}
 	}
-	if err := os.MkdirAll(filepath.Dir(j.Log), 0o755); err != nil {
-		return Result{ExitCode: -1, Err: fmt.Errorf("worker log %s: %w", j.Log, err)}
-	}
-	log, err := openLog(j.Log)
+	log, out, err := j.startLog("")
 	if err != nil {
-		return Result{ExitCode: -1, Err: fmt.Errorf("worker log %s: %w", j.Log, err)}
+		return Result{ExitCode: -1, Err: err}
 	}
 	defer log.Close()
-	fmt.Fprintf(log, "== %s %s task %s at %s\n", time.Now().UTC().Format(time.RFC3339), j.Role, j.Task, j.Dir)
-	out := &digestWriter{w: log, h: sha256.New()}
 	err = xec.Run(ctx, xec.Cmd{
 		Name: argv[0], Args: argv[1:], Dir: j.Dir, Env: j.Env(),
 		Stdout: out, Stderr: out, Timeout: j.Timeout, Setpgid: true,
@@ -182,6 +233,21 @@ func RunJob(ctx context.Context, j Job) Result {
 	}
 	fmt.Fprintf(log, "== exit %d\n", res.ExitCode)
 	return res
+}
+
+// startLog opens the job's log for appending, heads it with the job (and
+// what runs it, when said), and returns the writer that also digests what
+// the worker prints.
+func (j Job) startLog(what string) (*os.File, *digestWriter, error) {
+	if err := os.MkdirAll(filepath.Dir(j.Log), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("worker log %s: %w", j.Log, err)
+	}
+	log, err := openLog(j.Log)
+	if err != nil {
+		return nil, nil, fmt.Errorf("worker log %s: %w", j.Log, err)
+	}
+	fmt.Fprintf(log, "== %s %s%s task %s at %s\n", time.Now().UTC().Format(time.RFC3339), j.Role, what, j.Task, j.Dir)
+	return log, &digestWriter{w: log, h: sha256.New()}, nil
 }
 
 // openLog opens a worker's log for appending. The log is specstack's own
@@ -233,4 +299,53 @@ func StopOrphan(pidFile string) bool {
 		return false
 	}
 	return syscall.Kill(-pid, syscall.SIGKILL) == nil
+}
+
+// agentJob is the job as the agent layer runs it: the job's files are its
+// inputs, the report (or for a reviewer the findings file) its output,
+// and its session recorded beside the report, where the task's fixer
+// finds it.
+func (j Job) agentJob(p agent.Preset, log io.Writer) agent.Job {
+	aj := agent.Job{Preset: p, Role: j.Role, Dir: j.Dir,
+		Inputs: agent.Inputs{Brief: j.Brief, PriorWaves: j.PriorWaves, Report: j.Report},
+		Report: j.Report, Stem: strings.TrimSuffix(j.Log, ".log"), Allow: j.Allow, Env: j.Env(),
+		Log: log, Timeout: j.Timeout, PIDFile: j.PIDFile}
+	switch j.Role {
+	case RoleReviewer:
+		aj.Inputs.Diff, aj.Answer, aj.Schema = j.Diff, j.Findings, agent.Findings
+	case RoleFixer:
+		aj.Inputs.Findings = j.Findings
+	}
+	if j.Schema != nil {
+		aj.Answer, aj.Schema = j.Answer, j.Schema
+	}
+	switch {
+	case j.Session != "":
+		aj.Session = j.Session
+	case j.Report != "" && j.Role != RoleReviewer:
+		aj.Session = j.Report + ".session.json"
+	}
+	return aj
+}
+
+// runAgent runs the job through its agent preset, with the log and the
+// digest of what it printed kept as for any worker.
+func runAgent(ctx context.Context, j Job, p agent.Preset) Result {
+	log, out, err := j.startLog(" (" + p.Name + ")")
+	if err != nil {
+		return Result{ExitCode: -1, Err: err}
+	}
+	defer log.Close()
+	ar := agent.Run(ctx, j.agentJob(p, out))
+	if j.PIDFile != "" {
+		os.Remove(j.PIDFile)
+	}
+	usage := ar.Usage
+	res := Result{ExitCode: ar.ExitCode, Err: ar.Err, TimedOut: ar.TimedOut, Digest: hex.EncodeToString(out.h.Sum(nil)),
+		Agent: &usage, Notes: ar.Notes}
+	fmt.Fprintf(log, "== exit %d\n", res.ExitCode)
+	if ar.Err != nil {
+		fmt.Fprintf(log, "== specstack: %v\n", ar.Err)
+	}
+	return res
 }

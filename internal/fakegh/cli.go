@@ -26,6 +26,9 @@ const StateEnv = "FAKEGH_STATE"
 // fake (which, on loopback, is never proxied) fails.
 const RefusingProxy = "http://127.0.0.1:9"
 
+// LoopbackNoProxy is the NO_PROXY `fakegh run` sets: loopback only.
+const LoopbackNoProxy = "127.0.0.1,localhost,::1"
+
 const usage = `usage: fakegh COMMAND ...   (state in $FAKEGH_STATE, default $HOME/.fakegh.json)
   repo OWNER/NAME --origin BARE_GIT_DIR [--default-branch main] [--stacks on|off]
   issue OWNER/NAME --title T [--body B | --body-file F] [--label L]... [--closed]
@@ -333,7 +336,8 @@ func nonNil[T any](s []T) []T {
 
 // runCommand serves st on a loopback port while argv runs, with
 // GH_SPECSTACK_API_URL pointing at it and every proxy variable pointing
-// at a port nobody listens on; it returns argv's exit code.
+// at a port nobody listens on, loopback excepted; it returns argv's exit
+// code.
 func runCommand(st *State, argv []string, stdout, stderr io.Writer) (int, error) {
 	want, hang := -1, false
 	for len(argv) > 0 && (argv[0] == "--hang" || argv[0] == "--exit") {
@@ -396,7 +400,9 @@ func serve(h http.Handler, argv []string, stdout, stderr io.Writer) (int, error)
 		"GH_SPECSTACK_API_URL=http://" + ln.Addr().String() + "/",
 		"HTTPS_PROXY=" + RefusingProxy, "HTTP_PROXY=" + RefusingProxy, "ALL_PROXY=" + RefusingProxy,
 		"https_proxy=" + RefusingProxy, "http_proxy=" + RefusingProxy, "all_proxy=" + RefusingProxy,
-		"NO_PROXY=", "no_proxy=",
+		// Loopback stays direct for clients that proxy it (Claude Code,
+		// Codex): the fake model of internal/fakemodel listens there too.
+		"NO_PROXY=" + LoopbackNoProxy, "no_proxy=" + LoopbackNoProxy,
 		"GH_NO_UPDATE_NOTIFIER=1", "GH_NO_EXTENSION_UPDATE_NOTIFIER=1", "GH_PROMPT_DISABLED=1",
 	}
 	runErr := xec.Run(context.Background(), xec.Cmd{Name: argv[0], Args: argv[1:], Env: env, Stdin: os.Stdin, Stdout: stdout, Stderr: stderr})

@@ -89,6 +89,12 @@ func (s *session) open(c *cli.Context) (*engine.Runner, error) {
 	// Empty when the command has no such flag or it was not given.
 	r.Worker, r.Reviewer, r.Test = c.String("worker"), c.String("reviewer"), c.String("test")
 	r.ConfidenceOverride = c.String("confidence-override")
+	if c.IsSet("max-cost") {
+		if r.MaxCost = c.Float64("max-cost"); r.MaxCost <= 0 {
+			r.Close()
+			return nil, exitcode.New(exitcode.Usage, "--max-cost %v: give a positive number of US dollars", c.Float64("max-cost"))
+		}
+	}
 	return r, nil
 }
 
@@ -96,8 +102,8 @@ func (s *session) open(c *cli.Context) (*engine.Runner, error) {
 func runFlags() []cli.Flag {
 	return []cli.Flag{
 		taskFlag,
-		&cli.StringFlag{Name: "worker", Usage: "implementer and fixer `CMD`, run by sh -c in each task's workspace (default: [worker] command)"},
-		&cli.StringFlag{Name: "reviewer", Usage: "reviewer `CMD`, writing findings to $SPECSTACK_FINDINGS (default: [worker] reviewer)"},
+		&cli.StringFlag{Name: "worker", Usage: "implementer and fixer: an agent preset (claude, codex) or a `CMD` run by sh -c in each task's workspace (default: [worker] command)"},
+		&cli.StringFlag{Name: "reviewer", Usage: "reviewer: an agent preset (claude, codex) or a `CMD` writing findings to $SPECSTACK_FINDINGS (default: [worker] reviewer)"},
 		&cli.StringFlag{Name: "test", Usage: "full test `CMD`: per task in its workspace (unless [kaisen] test-map is set) and once in @ at the end (default: [worker] test)"},
 		&cli.IntFlag{Name: "max-parallel", Usage: "at most `N` workers at once (default: all tasks of a wave, or [kaisen] max-parallel)"},
 		&cli.StringFlag{Name: "merge-order", Value: "auto", Usage: "fan-in order: auto (smallest diff first) or a task `LIST` such as 3,1,2"},
@@ -106,9 +112,12 @@ func runFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "accept a wave plan with overlaps, low parallelism or pre-flight findings (a heading that is not a task, a task naming no files)"},
 		&cli.BoolFlag{Name: "fresh", Usage: "start over although an unfinished run is in the ledger (its workspaces are kept)"},
 		confidenceOverrideFlag,
+		maxCostFlag,
 		heartbeatFlag,
 	}
 }
+
+var maxCostFlag = &cli.Float64Flag{Name: "max-cost", Usage: "start no more agent jobs once the agents' recorded cost reaches `USD`; the run halts (exit 9) and resume --max-cost with more goes on (default: [worker] max-cost, else no limit)"}
 
 var confidenceOverrideFlag = &cli.StringFlag{Name: "confidence-override", Usage: "pass a review whose confidence is below [review] min-confidence anyway, recording `REASON` in the ledger"}
 
@@ -119,6 +128,7 @@ func overrideFlags() []cli.Flag {
 		&cli.StringFlag{Name: "reviewer", Usage: "use this reviewer `CMD` instead of the recorded one"},
 		&cli.StringFlag{Name: "test", Usage: "use this test `CMD` instead of the recorded one"},
 		confidenceOverrideFlag,
+		maxCostFlag,
 	}
 }
 
@@ -135,6 +145,12 @@ func (s *session) options(c *cli.Context, tasks []engine.Task) (engine.Options, 
 		MinConfidence: s.cfg.Review.MinConfidence,
 		// Fixed at start, so resume provisions where the run began.
 		WorkspacesDir: config.WorkspacesDir(s.cfg, s.repo.Root),
+		MaxCost:       s.cfg.Worker.MaxCost,
+	}
+	if c.IsSet("max-cost") {
+		if o.MaxCost = c.Float64("max-cost"); o.MaxCost <= 0 {
+			return o, exitcode.New(exitcode.Usage, "--max-cost %v: give a positive number of US dollars", o.MaxCost)
+		}
 	}
 	if o.MinConfidence < 0 || o.MinConfidence > 100 {
 		return o, exitcode.New(exitcode.Usage, "[review] min-confidence %d in %s: give a score from 0 to 100", o.MinConfidence, strings.Join(s.cfg.Files, ", "))

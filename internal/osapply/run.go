@@ -22,8 +22,11 @@ const Binary = "jj-openspec"
 
 // Request is one `jj openspec apply`.
 type Request struct {
-	Change        string
-	Worker        string
+	Change string
+	Worker string
+	// MaxCost stops starting agent jobs once the agents spent it (USD);
+	// on a resume it replaces the recorded budget. 0: no limit.
+	MaxCost       float64
 	Verify        []string
 	NoVerify      bool
 	Reviewer      string
@@ -249,6 +252,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 				return nil, err
 			}
 		}
+		r.MaxCost = req.MaxCost
 		// A decision made now (archive with tasks open) is this call's.
 		p.Yes = p.Yes || req.Yes
 		fmt.Fprintf(env.Out, "apply: resuming run %s of change %s (%s)\n", p.RunID, p.Change, p.Distribution)
@@ -306,7 +310,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 	engine.CrashPoint("apply-base-settled")
 	r, err := res.Start(ctx, env.Repo, engine.StartRequest{
 		Binary: Binary, Plan: pl.Change, Tasks: dec.Tasks, Waves: dec.Waves, Briefs: dec.Briefs,
-		Options: engine.Options{Worker: req.Worker, Timeout: req.Timeout, SkipReview: true, WorkspacesDir: req.WorkspacesDir},
+		Options: engine.Options{Worker: req.Worker, Timeout: req.Timeout, SkipReview: true, WorkspacesDir: req.WorkspacesDir, MaxCost: req.MaxCost},
 		Fresh:   true, Warnings: pl.Reasons,
 	}, env.Out)
 	if err != nil {

@@ -1,6 +1,8 @@
 package osapply
 
 import (
+	"github.com/specstack/specstack/internal/agent"
+
 	"cmp"
 	"context"
 	"errors"
@@ -277,7 +279,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		res.Phase = PhaseNoPR
 		return res, r.Record(engine.Event{Kind: EvApplied, Status: PhaseNoPR, Commit: head})
 	}
-	pr, err := openPR(ctx, env.Repo.Root, env.Root, p, t.Archived)
+	pr, err := openPR(ctx, env.Repo.Root, env.Root, p, t.Archived, r.State().Agent)
 	if err != nil {
 		return res, err
 	}
@@ -412,10 +414,13 @@ func touchesNamed(patterns, files []string, prefix string) bool {
 
 // openPR creates the bookmark's pull request, or updates the open one,
 // with the archived proposal.md as its body.
-func openPR(ctx context.Context, dir string, r spec.Root, p *Plan, archived string) (*PRView, error) {
+func openPR(ctx context.Context, dir string, r spec.Root, p *Plan, archived string, spent *agent.Usage) (*PRView, error) {
 	body, err := r.ReadFile(filepath.Join(r.ArchiveDir(), archived, "proposal.md"))
 	if err != nil {
 		return nil, fmt.Errorf("read the archived proposal for the pull request body: %w", err)
+	}
+	if spent != nil {
+		body = fmt.Appendf(body, "\n---\nImplemented by %s.\n", spent)
 	}
 	return upsertPR(ctx, dir, newPull{Title: ImplementMessage(p.Change), Head: p.Bookmark, Base: p.PRBase, Body: string(body)})
 }

@@ -76,8 +76,8 @@ halts the run (exit 9): nothing new starts and nothing more reaches GitHub.
 gh specstack status shows where it is; gh specstack resume continues from the
 ledger without redoing a published ticket or measuring the baseline again.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "worker", Usage: "the worker `COMMAND`, run by sh -c in each ticket's worktree (default: config worker.command)"},
-			&cli.StringFlag{Name: "reviewer", Usage: "the reviewer `COMMAND` of the gate (default: config worker.reviewer; none: no gate)"},
+			&cli.StringFlag{Name: "worker", Usage: "the worker: an agent preset (claude, codex) or a `COMMAND` run by sh -c in each ticket's worktree (default: config worker.command)"},
+			&cli.StringFlag{Name: "reviewer", Usage: "the reviewer of the gate: an agent preset or a `COMMAND` (default: config worker.reviewer; none: no gate)"},
 			&cli.StringFlag{Name: "order", Value: stack.OrderSequential, Usage: "sequential (one ticket at a time, the tip never moves) or parallel"},
 			&cli.IntFlag{Name: "max-parallel", Usage: "parallel order: at most `N` tickets at once (0: no bound)"},
 			&cli.IntFlag{Name: "gate-max-rounds", Value: stack.DefaultGateMaxRounds, Usage: "review rounds per ticket before it publishes with what is unresolved"},
@@ -87,6 +87,7 @@ ledger without redoing a published ticket or measuring the baseline again.`,
 			stackModeFlag, humanLabelFlag,
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "start without asking (required without a terminal)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "settle and print the run; change nothing"},
+			maxCostFlag,
 		},
 		Action: func(c *cli.Context) error {
 			n, err := specArg(c)
@@ -144,6 +145,12 @@ func runRequest(c *cli.Context, s settings, spec int) (stack.RunRequest, error) 
 	if c.IsSet("reviewer") {
 		req.Reviewer = c.String("reviewer")
 	}
+	req.MaxCost = s.cfg.Worker.MaxCost
+	if c.IsSet("max-cost") {
+		if req.MaxCost = c.Float64("max-cost"); req.MaxCost <= 0 {
+			return req, exitcode.New(exitcode.Usage, "--max-cost %v: give a positive number of US dollars", req.MaxCost)
+		}
+	}
 	t, from := s.cfg.Worker.Timeout, "config worker.timeout"
 	if c.IsSet("timeout") {
 		t, from = c.String("timeout"), "--timeout"
@@ -182,8 +189,13 @@ func confirm(c *cli.Context, p *stack.Plan) error {
 
 // drive carries the recorded run on and prints its status.
 func drive(c *cli.Context, env *stack.Env, s settings, doc *stack.RunDoc, dir string) error {
-	st, err := stack.Drive(c.Context, env, doc, stack.DriveOptions{LedgerDir: dir,
-		WorkspacesDir: config.WorkspacesDir(s.cfg, s.root), Progress: cliapp.Stderr(c)})
+	opts := stack.DriveOptions{LedgerDir: dir, WorkspacesDir: config.WorkspacesDir(s.cfg, s.root), Progress: cliapp.Stderr(c)}
+	if c.IsSet("max-cost") {
+		if opts.MaxCost = c.Float64("max-cost"); opts.MaxCost <= 0 {
+			return exitcode.New(exitcode.Usage, "--max-cost %v: give a positive number of US dollars", opts.MaxCost)
+		}
+	}
+	st, err := stack.Drive(c.Context, env, doc, opts)
 	if st != nil {
 		if eerr := cliapp.Emit(c, st, st.WriteText); eerr != nil && err == nil {
 			err = eerr
@@ -191,3 +203,5 @@ func drive(c *cli.Context, env *stack.Env, s settings, doc *stack.RunDoc, dir st
 	}
 	return err
 }
+
+var maxCostFlag = &cli.Float64Flag{Name: "max-cost", Usage: "start no more agent jobs once the agents' recorded cost reaches `USD`: the run halts (exit 9) and resume --max-cost with more goes on (default: config worker.max-cost)"}

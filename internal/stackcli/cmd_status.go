@@ -79,6 +79,7 @@ ticket a halt or a kill left before its publish starts over in a fresh
 worktree, and one left inside the publish lane finishes it, adopting what
 already reached origin and GitHub (no second branch, pull request or stack
 entry).`,
+		Flags: []cli.Flag{maxCostFlag},
 		Action: func(c *cli.Context) error {
 			env, s, err := connect(c)
 			if err != nil {

@@ -26,6 +26,37 @@ func RequireJJ(t testing.TB) {
 	}
 }
 
+// AgentsEnv, when set, turns a missing agent CLI into a failure.
+const AgentsEnv = "REQUIRE_AGENTS"
+
+// FindAgent looks the agent CLI name (claude, codex) up on PATH. When it
+// is missing it returns "", and an error saying how to provision it when
+// REQUIRE_AGENTS is set.
+func FindAgent(name string) (string, error) {
+	path, err := xec.LookPath(name)
+	if err == nil {
+		return path, nil
+	}
+	if os.Getenv(AgentsEnv) != "" {
+		return "", fmt.Errorf("%s not found on PATH and %s is set: run `make test`, which provisions it (testdata/tools/install-agents)", name, AgentsEnv)
+	}
+	return "", nil
+}
+
+// RequireAgent returns the path of the agent CLI name, failing the test
+// (REQUIRE_AGENTS set) or skipping it when it is not on PATH.
+func RequireAgent(t testing.TB, name string) string {
+	t.Helper()
+	path, err := FindAgent(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path == "" {
+		t.Skipf("%s not found on PATH; `make test` provisions it (testdata/tools/install-agents)", name)
+	}
+	return path
+}
+
 // JJConfig is the jj configuration every test runs with.
 const JJConfig = `[user]
 name = "Test User"
@@ -45,6 +76,12 @@ func Vars(home string) (map[string]string, error) {
 	}
 	jjConfig := filepath.Join(home, "jjconfig.toml")
 	if err := os.WriteFile(jjConfig, []byte(JJConfig), 0o644); err != nil {
+		return nil, err
+	}
+	// The agent CLIs keep their sessions and settings here, never in the
+	// user's own (CODEX_HOME must exist when set).
+	codexHome := filepath.Join(home, ".codex")
+	if err := os.MkdirAll(codexHome, 0o755); err != nil {
 		return nil, err
 	}
 	gitConfig := filepath.Join(home, ".gitconfig")
@@ -67,6 +104,14 @@ func Vars(home string) (map[string]string, error) {
 		"GITHUB_TOKEN":        "",
 		"GH_HOST":             "",
 		"GH_REPO":             "",
+		// No real credentials or endpoints of the model APIs reach a
+		// test: internal/fakemodel sets its own.
+		"ANTHROPIC_API_KEY":  "",
+		"ANTHROPIC_BASE_URL": "",
+		"OPENAI_API_KEY":     "",
+		"OPENAI_BASE_URL":    "",
+		"CLAUDE_CONFIG_DIR":  filepath.Join(home, ".claude"),
+		"CODEX_HOME":         codexHome,
 	}
 	bin, err := jjWrapper(home)
 	if err != nil {
