@@ -175,3 +175,18 @@ func TestUsageString(t *testing.T) {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
+
+// TestFileRules: a protocol file inside the workspace is named by its
+// path there (an explorer's findings document); one outside is given in
+// the answer (the report, a reviewer's findings).
+func TestFileRules(t *testing.T) {
+	got := fileRules("/ws", []string{"SPECSTACK_REPORT=/art/r.md", "SPECSTACK_FINDINGS=/ws/docs/f.md", "SPECSTACK_VERDICTS=/wsx/v.json", "SPECSTACK_TASK=1"})
+	for _, want := range []string{"$SPECSTACK_FINDINGS is docs/f.md in your workspace", "write $SPECSTACK_REPORT or $SPECSTACK_VERDICTS, do not"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("fileRules: %q lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "TASK") {
+		t.Errorf("fileRules names a variable that is no file: %q", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"strings"
 
 	"github.com/specstack/specstack/internal/regfile"
@@ -40,22 +41,56 @@ Status: BLOCKED              (what stops you above it)
 Status: NEEDS_CONTEXT        (what you need above it)
 `
 
-const outsideRule = `- Where the brief asks you to write a file outside your workspace ($SPECSTACK_REPORT,
-  $SPECSTACK_FINDINGS, $SPECSTACK_VERDICTS, $SPECSTACK_FINISHED), do not: give its content
-  in your answer, and specstack writes it.
-`
+// fileVars are the protocol's files a worker is asked to write.
+var fileVars = []string{"SPECSTACK_REPORT", "SPECSTACK_FINDINGS", "SPECSTACK_VERDICTS", "SPECSTACK_FINISHED"}
 
-// Prompt is the first prompt of a job in role: what the agent is, the
+// fileRules says, for each file the brief may ask for, where it goes: a
+// file inside the workspace by its path there; one outside (specstack's
+// own folder, which the agent may not be allowed to write) is given in
+// the answer instead, and specstack writes it.
+func fileRules(dir string, env []string) string {
+	var inside, outside []string
+	for _, name := range fileVars {
+		v := lookup(env, name)
+		if v == "" {
+			continue
+		}
+		if rel, err := filepath.Rel(dir, v); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
+			inside = append(inside, fmt.Sprintf("- $%s is %s in your workspace: write it there.\n", name, filepath.ToSlash(rel)))
+		} else {
+			outside = append(outside, "$"+name)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(strings.Join(inside, ""))
+	if len(outside) > 0 {
+		fmt.Fprintf(&b, "- Where the brief asks you to write %s, do not: give its content in your\n  answer, and specstack writes it.\n", strings.Join(outside, " or "))
+	}
+	return b.String()
+}
+
+func lookup(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val // the last one wins, as in a process's environment
+		}
+	}
+	return v
+}
+
+// Prompt is the job's first prompt: what the agent is, the
 // rules, and the job's files inline (the agent may not be allowed to read
 // specstack's folder). A job with a schema answers in it (a reviewer's
 // findings, a fixer's verdicts); any other ends with a status line.
-func Prompt(role string, in Inputs, schema *Schema) (string, error) {
+func (j Job) Prompt() (string, error) {
+	role, in, schema := j.Role, j.Inputs, j.Schema
 	var b strings.Builder
 	fmt.Fprintf(&b, "You are the %s working for specstack, which runs coding agents in separate workspaces.\n\n", role)
 	if role == RoleReviewer {
 		b.WriteString("Review the work described below: judge the diff against the briefs. Do not edit any file.\n\n")
 	}
-	b.WriteString(rules + outsideRule + "\n")
+	b.WriteString(rules + fileRules(j.Dir, j.Env) + "\n")
 	answerRule(&b, schema)
 	if err := include(&b, "The brief", in.Brief); err != nil {
 		return "", err
@@ -79,7 +114,8 @@ func Prompt(role string, in Inputs, schema *Schema) (string, error) {
 
 // FixPrompt continues an implementer's own session with the findings to
 // fix.
-func FixPrompt(in Inputs, schema *Schema) (string, error) {
+func (j Job) FixPrompt() (string, error) {
+	in, schema := j.Inputs, j.Schema
 	var b strings.Builder
 	b.WriteString("A reviewer found problems in your work. Fix them in the same workspace, under the same rules.\n\n")
 	answerRule(&b, schema)

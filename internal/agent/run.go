@@ -158,7 +158,7 @@ func (j Job) Invocation(prompt, resume, suffix string) (Invocation, error) {
 // Start prepares the job's first process for someone else to start (step
 // mode): its prompt file written, its argv and environment.
 func (j Job) Start() (Invocation, error) {
-	prompt, err := Prompt(j.Role, j.Inputs, j.Schema)
+	prompt, err := j.Prompt()
 	if err != nil {
 		return Invocation{}, err
 	}
@@ -173,14 +173,14 @@ func Run(ctx context.Context, j Job) Result {
 	var res Result
 	res.Usage.Agent = j.Preset.Name
 	res.Usage.Version = Version(ctx, j.Preset)
-	prompt, err := Prompt(j.Role, j.Inputs, j.Schema)
+	prompt, err := j.Prompt()
 	if err != nil {
 		return failed(res, err)
 	}
 	resume, resumePrompt := "", ""
 	if j.Role == RoleFixer && len(j.Preset.ResumeArgs) > 0 {
 		if id := readSession(j.Session, j.Preset.Name); id != "" {
-			if resumePrompt, err = FixPrompt(j.Inputs, j.Schema); err != nil {
+			if resumePrompt, err = j.FixPrompt(); err != nil {
 				return failed(res, err)
 			}
 			resume = id
