@@ -91,7 +91,7 @@ func ResolveInRevision(ctx context.Context, repo *jjx.Repo, req ResolveRequest) 
 	if err != nil {
 		return ResolveReport{}, fmt.Errorf("resolve in %q: %w", rev, err)
 	}
-	at := "change_id(" + c.ChangeID + ")"
+	at := jjx.ID(c.ChangeID)
 	rep := ResolveReport{ChangeID: c.ChangeID}
 	conflicted, err := repo.ConflictedFiles(ctx, at)
 	if err != nil {

@@ -89,3 +89,72 @@ func ID(id string) string {
 	}
 	return Quote(id)
 }
+
+// The revset expressions specstack asks jj for are built here, from ids
+// (made safe by ID) and from each other: no other package assembles revset
+// text, so quoting and precedence are decided once.
+
+// Union is the revisions ids name (each by ID); none() when there are none.
+func Union(ids ...string) string {
+	if len(ids) == 0 {
+		return "none()"
+	}
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = ID(id)
+	}
+	return strings.Join(parts, "|")
+}
+
+// PresentUnion is the revisions ids name that still exist: an id of a
+// change abandoned since names nothing instead of failing the query.
+func PresentUnion(ids ...string) string {
+	if len(ids) == 0 {
+		return "none()"
+	}
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = Present(ID(id))
+	}
+	return strings.Join(parts, " | ")
+}
+
+// Present is the revisions of revset, or none when they do not exist.
+func Present(revset string) string { return "present(" + revset + ")" }
+
+// Range is the revisions that are ancestors of to but not of from
+// (jj's from..to).
+func Range(from, to string) string { return "(" + from + ")..(" + to + ")" }
+
+// DAGRange is the descendants of from that are ancestors of to (from::to).
+func DAGRange(from, to string) string { return "(" + from + ")::(" + to + ")" }
+
+// Ancestors is revset and its ancestors (::revset).
+func Ancestors(revset string) string { return "::(" + revset + ")" }
+
+// AncestorsNotOf is the ancestors of revset that are not ancestors of base
+// (::revset ~ ::base): what revset added on top of base.
+func AncestorsNotOf(revset, base string) string {
+	return Ancestors(revset) + " ~ " + Ancestors(base)
+}
+
+// RootsTouching is the roots of revset among its revisions that touch a
+// file under dir (a repository-relative folder).
+func RootsTouching(revset, dir string) string {
+	return "roots((" + revset + ") & files(root:" + Quote(dir) + "))"
+}
+
+// LatestDescribed is the newest descendant of base whose description
+// contains message.
+func LatestDescribed(base, message string) string {
+	return "latest(descendants(" + base + ") & description(substring:" + Quote(message) + "))"
+}
+
+// CommitInRange is the commit id, when it exists and lies in from..to.
+func CommitInRange(id, from, to string) string {
+	return Present("commit_id("+Quote(id)+")") + " & " + Range(from, to)
+}
+
+// WorkspaceHead is the working-copy commit of the workspace name, when
+// the workspace still exists.
+func WorkspaceHead(name string) string { return Present(Quote(name) + "@") }

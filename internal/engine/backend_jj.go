@@ -163,7 +163,7 @@ func (b *JJBackend) check(ctx context.Context, ws Workspace, known map[string]bo
 		return "", nil
 	}
 	if !strict && len(ws.Base) > 0 {
-		in, err := b.Repo.At(ws.Path).Contained(ctx, union(ws.Base), "::@-")
+		in, err := b.Repo.At(ws.Path).Contained(ctx, jjx.Union(ws.Base...), jjx.Ancestors("@-"))
 		if err != nil {
 			return "", fmt.Errorf("check workspace %s against its base: %w", ws.Name, err)
 		}
@@ -248,7 +248,7 @@ func (b *JJBackend) Snapshot(ctx context.Context, ws Workspace) (string, error) 
 }
 
 func (b *JJBackend) Reset(ctx context.Context, ws Workspace) error {
-	old, err := b.logIn(ctx, ws, fmt.Sprintf("(%s)..@", union(ws.Base)))
+	old, err := b.logIn(ctx, ws, jjx.Range(jjx.Union(ws.Base...), "@"))
 	if err != nil {
 		return fmt.Errorf("read the workspace before restarting its worker: %w", err)
 	}
@@ -270,7 +270,7 @@ func (b *JJBackend) Reset(ctx context.Context, ws Workspace) error {
 
 func (b *JJBackend) Collect(ctx context.Context, ws Workspace) (Produced, error) {
 	p := Produced{Workspace: ws.Name}
-	cs, err := b.logIn(ctx, ws, fmt.Sprintf("(%s)..@", union(ws.Base)))
+	cs, err := b.logIn(ctx, ws, jjx.Range(jjx.Union(ws.Base...), "@"))
 	if err != nil {
 		return p, err
 	}
@@ -307,7 +307,7 @@ func (b *JJBackend) Integrate(ctx context.Context, p Produced) error {
 	if p.Empty() {
 		return nil
 	}
-	conflicted, err := b.Repo.SquashInto(ctx, jjx.SquashOptions{From: union(p.Changes), Into: "@"})
+	conflicted, err := b.Repo.SquashInto(ctx, jjx.SquashOptions{From: jjx.Union(p.Changes...), Into: "@"})
 	if err != nil {
 		return fmt.Errorf("integrate %s: squash into @: %w", p.Workspace, err)
 	}
@@ -345,7 +345,7 @@ func (b *JJBackend) IntegrateAll(ctx context.Context, ps []Produced) (string, er
 	if err != nil {
 		return "", fmt.Errorf("integrate %s: read the operation log: %w", strings.Join(names, ", "), err)
 	}
-	if err := b.Repo.Squash(ctx, jjx.SquashOptions{From: union(all), Into: "@"}); err != nil {
+	if err := b.Repo.Squash(ctx, jjx.SquashOptions{From: jjx.Union(all...), Into: "@"}); err != nil {
 		return "", fmt.Errorf("integrate %s: squash into @: %w", strings.Join(names, ", "), err)
 	}
 	op, err := b.Repo.NewestOp(ctx)
@@ -377,7 +377,7 @@ func (b *JJBackend) UndoIntegrateAll(ctx context.Context, op string) (bool, erro
 }
 
 func (b *JJBackend) ChangesDiff(ctx context.Context, changes []string) ([]byte, error) {
-	return b.Repo.DiffGitOf(ctx, union(changes))
+	return b.Repo.DiffGitOf(ctx, jjx.Union(changes...))
 }
 
 func (b *JJBackend) DiffRange(ctx context.Context, from, to string) ([]byte, error) {
@@ -385,16 +385,16 @@ func (b *JJBackend) DiffRange(ctx context.Context, from, to string) ([]byte, err
 }
 
 func (b *JJBackend) Changes(ctx context.Context, ws Workspace) ([]Change, error) {
-	cs, err := b.logIn(ctx, ws, fmt.Sprintf("(%s)..@", union(ws.Base)))
+	cs, err := b.logIn(ctx, ws, jjx.Range(jjx.Union(ws.Base...), "@"))
 	return changesOf(cs), err
 }
 
 func (b *JJBackend) Find(ctx context.Context, ws Workspace) ([]Change, error) {
-	cs, err := b.Repo.Log(ctx, fmt.Sprintf("latest(descendants(%s) & description(substring:%s))", union(ws.Base), jjx.Quote(ws.Message)))
+	cs, err := b.Repo.Log(ctx, jjx.LatestDescribed(jjx.Union(ws.Base...), ws.Message))
 	if err != nil || len(cs) == 0 {
 		return nil, err
 	}
-	ds, err := b.Repo.LogDetail(ctx, fmt.Sprintf("(%s)..%s", union(ws.Base), cs[0].CommitID))
+	ds, err := b.Repo.LogDetail(ctx, jjx.Range(jjx.Union(ws.Base...), jjx.ID(cs[0].CommitID)))
 	return changesOf(ds), err
 }
 
@@ -414,11 +414,7 @@ func (b *JJBackend) Integrated(ctx context.Context, changes []string) (map[strin
 	if len(changes) == 0 {
 		return map[string]bool{}, nil
 	}
-	present := make([]string, len(changes))
-	for i, c := range changes {
-		present[i] = "present(" + c + ")"
-	}
-	return b.Repo.Contained(ctx, strings.Join(present, "|"), "::@")
+	return b.Repo.Contained(ctx, jjx.PresentUnion(changes...), jjx.Ancestors("@"))
 }
 
 func (b *JJBackend) Conflicts(ctx context.Context) ([]string, error) {

@@ -178,16 +178,3 @@ func joinReason(a, b string) string {
 func (r *Runner) workspaceHead(ctx context.Context, t *TaskState) (string, error) {
 	return r.Backend.Snapshot(ctx, Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: fmt.Sprintf("Task %d: %s", t.Num, t.Title)})
 }
-
-// union is the revset of the change or commit ids revs, each named by
-// jjx.ID so that no bookmark named like an id takes its place.
-func union(revs []string) string {
-	if len(revs) == 0 {
-		return "none()"
-	}
-	ids := make([]string, len(revs))
-	for i, r := range revs {
-		ids[i] = jjx.ID(r)
-	}
-	return strings.Join(ids, "|")
-}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/jjx"
 )
 
 // LinesPerReviewer is about how many changed lines one reviewer gets.
@@ -347,7 +348,7 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 			diffOf = func() ([]byte, error) { return r.Backend.DiffRange(ctx, f, t.Change) }
 			fmt.Fprintf(&brief, "- fix delta: jj diff --from %s --to %s\n- earlier findings: %s\n", f, t.Change, r.FindingsPath(t.Num))
 		} else {
-			fmt.Fprintf(&brief, "- diff: jj diff -r '%s'\n", union(t.Changes))
+			fmt.Fprintf(&brief, "- diff: jj diff -r '%s'\n", jjx.Union(t.Changes...))
 		}
 		if len(t.Changes) == 0 && from[t.Num] == "" {
 			brief.WriteString("\n")

@@ -366,7 +366,7 @@ func holdsWork(ctx context.Context, repo *jjx.Repo, commit string) (bool, error)
 	if err != nil {
 		return false, err
 	}
-	in, err := repo.Contained(ctx, jjx.ID(w), "::"+jjx.ID(commit))
+	in, err := repo.Contained(ctx, jjx.ID(w), jjx.Ancestors(jjx.ID(commit)))
 	if err != nil {
 		return false, fmt.Errorf("is the revision your work is on (%s) below %s: %w", shortID(w), shortID(commit), err)
 	}
@@ -479,7 +479,7 @@ func proposalRevision(ctx context.Context, env *Env, res *AuthorResult, base, re
 		if m := revisionRe.FindAllStringSubmatch(string(data), -1); len(m) > 0 {
 			id := m[len(m)-1][1]
 			// id is hex (the pattern), so it is a commit id prefix, never a revset.
-			ids, err := env.Repo.CommitIDs(ctx, fmt.Sprintf("present(commit_id(%s)) & (%s..%s)", jjx.Quote(id), jjx.ID(base), jjx.ID(res.Commit)))
+			ids, err := env.Repo.CommitIDs(ctx, jjx.CommitInRange(id, jjx.ID(base), jjx.ID(res.Commit)))
 			if err == nil && len(ids) == 1 {
 				res.Revision, res.RevisionFrom = ids[0], "report"
 			} else {

@@ -269,7 +269,7 @@ func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult,
 	// document. By change ID: writing the document into @ rebased them.
 	// Those still visible: the worker may have abandoned the one the
 	// workspace was made with.
-	live, err := env.Repo.ChangeIDs(ctx, visibleOf(rec.Changes))
+	live, err := env.Repo.ChangeIDs(ctx, jjx.PresentUnion(rec.Changes...))
 	if err != nil {
 		return res, fmt.Errorf("read the explore workspace's changes %s: %w", strings.Join(rec.Changes, ", "), err)
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 	"time"
 
@@ -244,7 +243,7 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 			// workspace was made with: the changes from it up to the
 			// workspace's working copy are the run's too. A working copy
 			// anywhere else is named, never abandoned.
-			more, err := env.Repo.ChangeIDs(ctx, "("+visibleOf(changes)+")::present("+jjx.Quote(r.Workspace)+"@)")
+			more, err := env.Repo.ChangeIDs(ctx, jjx.DAGRange(jjx.PresentUnion(changes...), jjx.WorkspaceHead(r.Workspace)))
 			if err != nil {
 				return c, fmt.Errorf("read the changes of workspace %s: %w", r.Workspace, err)
 			}
@@ -298,7 +297,7 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 	if len(changes) > 0 {
 		// Only the changes still visible: a cleanup killed after this
 		// abandoned them already.
-		if live, err := env.Repo.ChangeIDs(ctx, visibleOf(changes)); err != nil {
+		if live, err := env.Repo.ChangeIDs(ctx, jjx.PresentUnion(changes...)); err != nil {
 			return c, fmt.Errorf("read the workspace's changes %v: %w", changes, err)
 		} else if len(live) > 0 {
 			revs := make([]string, len(live))
@@ -313,7 +312,7 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 	}
 	if c.Left != "" {
 		// jj abandons an empty working copy as its workspace is forgotten.
-		if live, err := env.Repo.ChangeIDs(ctx, visibleOf([]string{c.Left})); err != nil {
+		if live, err := env.Repo.ChangeIDs(ctx, jjx.PresentUnion(c.Left)); err != nil {
 			return c, fmt.Errorf("read the workspace's working-copy change %s: %w", c.Left, err)
 		} else if len(live) == 0 {
 			c.Left = ""
@@ -337,15 +336,6 @@ func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *Explor
 	}
 	fmt.Fprintf(env.Out, "explore: an interrupted explore run (started %s): %s\n", r.Started.Format(time.RFC3339), what)
 	return c, nil
-}
-
-// visibleOf is the revset of the changes (change ids) still visible.
-func visibleOf(changes []string) string {
-	parts := make([]string, len(changes))
-	for i, id := range changes {
-		parts[i] = "present(" + jjx.ID(id) + ")"
-	}
-	return strings.Join(parts, " | ")
 }
 
 // collectExplore reads what jj recorded in a killed run's workspace. When
@@ -404,7 +394,7 @@ func saveRecordedFindings(ctx context.Context, env *Env, r *ExploreRun, changes 
 	if len(changes) == 0 {
 		return "", "", nil
 	}
-	live, err := env.Repo.ChangeIDs(ctx, visibleOf(changes))
+	live, err := env.Repo.ChangeIDs(ctx, jjx.PresentUnion(changes...))
 	if err != nil {
 		return "", "", fmt.Errorf("read the workspace's changes %v: %w", changes, err)
 	}

@@ -805,7 +805,7 @@ func (pr *pipelineRunner) keepBase(ctx context.Context, m *Member, below string)
 		return err
 	}
 	repo := pr.env.Repo
-	roots, err := repo.Log(ctx, "roots((::"+jjx.ID(m.ProposalRev)+" ~ ::"+jjx.ID(below)+") & files(root:"+jjx.Quote(dir)+"))")
+	roots, err := repo.Log(ctx, jjx.RootsTouching(jjx.AncestorsNotOf(jjx.ID(m.ProposalRev), jjx.ID(below)), dir))
 	if err != nil {
 		return fmt.Errorf("find where change %s's proposal starts: %w", m.Change, err)
 	}
@@ -852,7 +852,7 @@ func (pr *pipelineRunner) keepBase(ctx context.Context, m *Member, below string)
 // anything else are refused rather than dropped.
 func (pr *pipelineRunner) stackedArtifacts(ctx context.Context, m *Member, base string) (string, error) {
 	repo := pr.env.Repo
-	in, err := repo.Contained(ctx, jjx.ID(m.ProposalRev), "::"+jjx.ID(base))
+	in, err := repo.Contained(ctx, jjx.ID(m.ProposalRev), jjx.Ancestors(jjx.ID(base)))
 	if err != nil {
 		return "", fmt.Errorf("is %s below %s: %w", shortID(m.ProposalRev), shortID(base), err)
 	}
@@ -865,7 +865,7 @@ func (pr *pipelineRunner) stackedArtifacts(ctx context.Context, m *Member, base 
 	if err != nil {
 		return "", err
 	}
-	own, err := repo.Log(ctx, "::"+jjx.ID(m.ProposalRev)+" ~ ::"+jjx.ID(base))
+	own, err := repo.Log(ctx, jjx.AncestorsNotOf(jjx.ID(m.ProposalRev), jjx.ID(base)))
 	if err != nil {
 		return "", fmt.Errorf("read the revisions of change %s's proposal not below %s: %w", m.Change, m.Below, err)
 	}

@@ -411,7 +411,7 @@ func noteOf(r *RelayRecord) string {
 // checkRevision refuses a proposal revision rewritten since the gate:
 // its change id must still name exactly the commit recorded.
 func checkRevision(ctx context.Context, env *Env, rec *RelayRecord) error {
-	ids, err := env.Repo.CommitIDs(ctx, "present("+jjx.ID(rec.RevisionChange)+")")
+	ids, err := env.Repo.CommitIDs(ctx, jjx.Present(jjx.ID(rec.RevisionChange)))
 	if err != nil {
 		return fmt.Errorf("read the proposal revision %s of change %s: %w", shortID(rec.RevisionChange), rec.Change, err)
 	}
