@@ -41,7 +41,8 @@
 # REQUIRE_AGENTS=1 (then it fails).
 # Usage: testdata/bench/agents.sh [ROUNDS]   (run from the repository root;
 # default 3 rounds)
-set -euo pipefail
+set -eEuo pipefail
+trap 'echo "agents: line $LINENO: $BASH_COMMAND failed" >&2' ERR
 
 if [ "${1:-}" = --measure ]; then
 	measure=1
