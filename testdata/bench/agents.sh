@@ -34,8 +34,9 @@
 # the agents (work done while agents run is hidden, on both sides alike);
 # the CPU figure counts all of it, and swings less with machine load. The
 # shim's own start (~1 ms a job) falls on both sides alike.
-# It prints each round, then per size the mean of the rounds: e.g.
-#   agents 8 jobs: specstack 45 ms/job, hand script 60 ms/job (0.75x); cpu ...
+# It prints each round, then per size the mean of the rounds (and the
+# median of the rounds' wall ratios), e.g.
+#   agents 8 jobs: specstack 45 ms/job, hand script 60 ms/job (0.75x; ...
 # It never fails on a ratio: timings on a shared machine are not a test.
 # Without claude on PATH it says it skipped and exits 0, unless
 # REQUIRE_AGENTS=1 (then it fails).
@@ -178,8 +179,9 @@ side() {
 	run_wall=$wall
 }
 
-declare -A sum_kw sum_hw sum_kc sum_hc
-for n in "${sizes[@]}"; do sum_kw[$n]=0 sum_hw[$n]=0 sum_kc[$n]=0 sum_hc[$n]=0; done
+declare -A sum_kw sum_hw sum_kc sum_hc ratios
+for n in "${sizes[@]}"; do sum_kw[$n]=0 sum_hw[$n]=0 sum_kc[$n]=0 sum_hc[$n]=0 ratios[$n]=; done
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for r in $(seq 1 "$rounds"); do
 	for n in "${sizes[@]}"; do
 		newrepo "$tmp/hand"
@@ -192,11 +194,13 @@ for r in $(seq 1 "$rounds"); do
 			"$r" "$n" "$parallel" "$kw" "$kc" "$kwall" "$keach" "$hw" "$hc" "$hwall" "$heach" "$(cut -d' ' -f1 /proc/loadavg)"
 		sum_kw[$n]=$(echo "${sum_kw[$n]} + $kw" | bc) sum_hw[$n]=$(echo "${sum_hw[$n]} + $hw" | bc)
 		sum_kc[$n]=$(echo "${sum_kc[$n]} + $kc" | bc) sum_hc[$n]=$(echo "${sum_hc[$n]} + $hc" | bc)
+		ratios[$n]+="$(echo "scale=3; $kw / $hw" | bc) "
 	done
 done
 for n in "${sizes[@]}"; do
-	printf 'agents %d jobs: specstack %.0f ms/job, hand script %.0f ms/job (%.2fx); cpu specstack %.0f ms/job, hand script %.0f ms/job (%.2fx); mean of %d rounds, %d agents at once, goal <= 1.00x\n' \
+	printf 'agents %d jobs: specstack %.0f ms/job, hand script %.0f ms/job (%.2fx; median of rounds %.2fx); cpu specstack %.0f ms/job, hand script %.0f ms/job (%.2fx); mean of %d rounds, %d agents at once, goal <= 1.00x\n' \
 		"$n" "$(echo "${sum_kw[$n]} / $rounds" | bc -l)" "$(echo "${sum_hw[$n]} / $rounds" | bc -l)" "$(echo "scale=3; ${sum_kw[$n]} / ${sum_hw[$n]}" | bc)" \
+		"$(printf '%s\n' ${ratios[$n]} | median)" \
 		"$(echo "${sum_kc[$n]} / $rounds" | bc -l)" "$(echo "${sum_hc[$n]} / $rounds" | bc -l)" "$(echo "scale=3; ${sum_kc[$n]} / ${sum_hc[$n]}" | bc)" \
 		"$rounds" "$parallel"
 done
