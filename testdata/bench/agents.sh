@@ -17,8 +17,8 @@
 #                `jj squash --from tN@ --into @`, `jj workspace forget`,
 #                the folder removed.
 #
-# P is 4 (BENCH_AGENTS_PARALLEL): four agents at once, what a two-core
-# machine runs without the agents starving each other; both sides use it.
+# P is 4 (BENCH_AGENTS_PARALLEL), on both sides: a usual number of agents
+# at once, and not 32 Claude Code processes of 220 MB each on two cores.
 #
 # Method: both sides find `claude` first on PATH as testdata/bench/agenttime,
 # which runs the real claude and logs each agent process's wall-clock start
@@ -33,7 +33,7 @@
 # ledger, logs and checks). The wall figure is the time a user waits beyond
 # the agents (work done while agents run is hidden, on both sides alike);
 # the CPU figure counts all of it, and swings less with machine load. The
-# shim's own start (~1 ms a job) falls on both sides alike.
+# shim's own start (a Go binary, a few ms a job) falls on both sides alike.
 # It prints each round, then per size the mean of the rounds (and the
 # median of the rounds' wall ratios), e.g.
 #   agents 8 jobs: specstack 45 ms/job, hand script 60 ms/job (0.75x; ...
