@@ -172,7 +172,7 @@ func guideScript(s cliapp.Spec, haveGH bool) ([]byte, error) {
 // unscriptedKeys are JSON keys a guide names that its scratch scenario
 // does not produce.
 var unscriptedKeys = map[string]bool{
-	"mergeInstructions": true, // link --json without stacked pull requests (stack_link.txtar checks it)
+	"merge_instructions": true, // link --json without stacked pull requests (stack_link.txtar checks it)
 }
 
 // quote quotes s for testscript: single quotes, with ' doubled, and no
