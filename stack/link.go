@@ -28,7 +28,7 @@ type LinkLayer struct {
 	PR       int    `json:"pr"`
 	URL      string `json:"url"`
 	Base     string `json:"base"`
-	Push     string `json:"push"`     // pushed, already-published, not-local (someone else's branch, on origin)
+	Push     string `json:"push"`      // pushed, already-published, not-local (someone else's branch, on origin)
 	PRAction string `json:"pr_action"` // created, reused, rebased (its base was fixed)
 }
 
@@ -39,7 +39,7 @@ type LinkResult struct {
 	Base        string      `json:"base"`
 	Layers      []LinkLayer `json:"layers"`
 	Stack       int         `json:"stack,omitempty"` // native stack number, 0 for none
-	StackAction string      `json:"stack_action"`     // created, extended, unchanged, none
+	StackAction string      `json:"stack_action"`    // created, extended, unchanged, none
 	Changed     bool        `json:"changed"`
 	// Notes explain the mode and what was not done, for a person.
 	Notes []string `json:"notes"`
