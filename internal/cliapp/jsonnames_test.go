@@ -33,9 +33,9 @@ const (
 // OpenSpec CLI prints so that tools written for one read the other. Their
 // keys may be camelCase; the types inside them are still checked.
 var openSpecParity = map[string]string{
-	module + "/spec.ChangeSummary":             "openspec list --json: completedTasks, totalTasks, lastModified",
+	module + "/spec.ChangeSummary":              "openspec list --json: completedTasks, totalTasks, lastModified",
 	module + "/internal/openspeccli.jsonChange": "openspec list --json, its change entries",
-	module + "/spec.SpecSummary":               "openspec list --specs --json: requirementCount",
+	module + "/spec.SpecSummary":                "openspec list --specs --json: requirementCount",
 }
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)

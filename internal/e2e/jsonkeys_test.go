@@ -13,12 +13,16 @@ var (
 	// identRe: a key that reads as a field name (not data such as a
 	// command line, a path or a change name used as a map key).
 	identRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+	// envRe: an environment variable's name, data in a map of them.
+	envRe   = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$`)
 	snakeRe = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 )
 
 // jsonkeys [KEY...]: the last command's stdout is one JSON document and
 // every object key in it that reads as a field name is snake_case, except
-// the KEYs named (an OpenSpec-parity verb's camelCase names).
+// the KEYs named (an OpenSpec-parity verb's camelCase names). Keys that
+// are data (paths, commands, change names, NAME_OF_VARIABLE) are passed
+// over; TestEmittedJSONNames in internal/cliapp checks the types exactly.
 func jsonkeys(ts *testscript.TestScript, neg bool, args []string) {
 	var v any
 	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &v); err != nil {
@@ -38,14 +42,24 @@ func jsonkeys(ts *testscript.TestScript, neg bool, args []string) {
 // field names but are not snake_case, leaving out those in allow.
 func notSnake(v any, allow []string) []string {
 	var bad []string
+	for _, k := range objectKeys(v) {
+		if identRe.MatchString(k) && !envRe.MatchString(k) && !snakeRe.MatchString(k) && !slices.Contains(allow, k) {
+			bad = append(bad, k)
+		}
+	}
+	slices.Sort(bad)
+	return slices.Compact(bad)
+}
+
+// objectKeys returns the keys of every object in the decoded JSON v.
+func objectKeys(v any) []string {
+	var keys []string
 	var walk func(any)
 	walk = func(v any) {
 		switch v := v.(type) {
 		case map[string]any:
 			for k, e := range v {
-				if identRe.MatchString(k) && !snakeRe.MatchString(k) && !slices.Contains(allow, k) && !slices.Contains(bad, k) {
-					bad = append(bad, k)
-				}
+				keys = append(keys, k)
 				walk(e)
 			}
 		case []any:
@@ -55,6 +69,5 @@ func notSnake(v any, allow []string) []string {
 		}
 	}
 	walk(v)
-	slices.Sort(bad)
-	return bad
+	return keys
 }
