@@ -47,9 +47,6 @@ var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 // OpenSpec-parity types above. A value whose keys cannot be seen (an
 // interface, a custom MarshalJSON of the module) fails the test too.
 func TestEmittedJSONNames(t *testing.T) {
-	if testing.Short() {
-		t.Skip("type-checks the module's command packages")
-	}
 	pkgs, byPath := listModule(t)
 	fset := token.NewFileSet()
 	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
