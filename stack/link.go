@@ -28,23 +28,23 @@ type LinkLayer struct {
 	PR       int    `json:"pr"`
 	URL      string `json:"url"`
 	Base     string `json:"base"`
-	Push     string `json:"push"`     // pushed, already-published, not-local (someone else's branch, on origin)
-	PRAction string `json:"prAction"` // created, reused, rebased (its base was fixed)
+	Push     string `json:"push"`      // pushed, already-published, not-local (someone else's branch, on origin)
+	PRAction string `json:"pr_action"` // created, reused, rebased (its base was fixed)
 }
 
 // LinkResult is what `gh specstack link` reports.
 type LinkResult struct {
 	Repo        string      `json:"repo"`
-	StackMode   string      `json:"stackMode"`
+	StackMode   string      `json:"stack_mode"`
 	Base        string      `json:"base"`
 	Layers      []LinkLayer `json:"layers"`
 	Stack       int         `json:"stack,omitempty"` // native stack number, 0 for none
-	StackAction string      `json:"stackAction"`     // created, extended, unchanged, none
+	StackAction string      `json:"stack_action"`    // created, extended, unchanged, none
 	Changed     bool        `json:"changed"`
 	// Notes explain the mode and what was not done, for a person.
 	Notes []string `json:"notes"`
 	// MergeInstructions are the chain-mode merge steps.
-	MergeInstructions []string `json:"mergeInstructions,omitempty"`
+	MergeInstructions []string `json:"merge_instructions,omitempty"`
 }
 
 var pullURL = lazyregexp.New(`^https?://[^/]+/([^/]+)/([^/]+)/pull/(\d+)/?$`)

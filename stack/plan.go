@@ -33,14 +33,14 @@ type Plan struct {
 	Spec          int         `json:"spec"`
 	Title         string      `json:"title"`
 	Repo          string      `json:"repo"`
-	StackMode     string      `json:"stackMode"`
+	StackMode     string      `json:"stack_mode"`
 	Base          string      `json:"base"`
-	StartRef      string      `json:"startRef"`
-	BaseSHA       string      `json:"baseSha"`
-	HumanLabel    string      `json:"humanLabel"`
+	StartRef      string      `json:"start_ref"`
+	BaseSHA       string      `json:"base_sha"`
+	HumanLabel    string      `json:"human_label"`
 	Layers        []Layer     `json:"layers"`
 	Excluded      []Excluded  `json:"excluded"`
-	SkippedClosed []TicketRef `json:"skippedClosed"`
+	SkippedClosed []TicketRef `json:"skipped_closed"`
 	// Notes tell a person how something was done, when it matters.
 	Notes []string `json:"notes,omitempty"`
 }

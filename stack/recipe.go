@@ -11,8 +11,8 @@ import (
 // Recipe is a ticket's validation recipe: the commands of its
 // "## Validation" section.
 type Recipe struct {
-	PerChange []string `json:"perChange"`
-	AtReview  []string `json:"atReview"`
+	PerChange []string `json:"per_change"`
+	AtReview  []string `json:"at_review"`
 	// HasPerChange is set when the body has a "## Validation" section with
 	// a "### Run per change" subsection (even one naming no command).
 	HasPerChange bool `json:"-"`
@@ -155,8 +155,8 @@ func heading(line string) (int, string, bool) {
 // RecipeSet is the recipes of a spec's tickets, as the workflow renders
 // them: the per-change and at-review unions and each ticket's own lists.
 type RecipeSet struct {
-	PerChange []string           `json:"perChange"`
-	AtReview  []string           `json:"atReview"`
+	PerChange []string           `json:"per_change"`
+	AtReview  []string           `json:"at_review"`
 	Tickets   map[string]*Recipe `json:"tickets"`
 	// Missing lists tickets without a "### Run per change" subsection
 	// under "## Validation".

@@ -180,9 +180,9 @@ type RunStatus struct {
 	Spec      int          `json:"spec"`
 	Title     string       `json:"title"`
 	Repo      string       `json:"repo"`
-	StackMode string       `json:"stackMode"`
+	StackMode string       `json:"stack_mode"`
 	Base      string       `json:"base"`
-	BaseSHA   string       `json:"baseSha"`
+	BaseSHA   string       `json:"base_sha"`
 	Order     string       `json:"order"`
 	State     string       `json:"state"` // running, halted, complete, incomplete
 	Halted    string       `json:"halted,omitempty"`
@@ -193,12 +193,12 @@ type RunStatus struct {
 	Remains   []string     `json:"remains"`
 	// Review is the whole-stack review's outcome ("" when none ran).
 	Review         string          `json:"review,omitempty"`
-	ReviewReceipts []RunReceipt    `json:"reviewReceipts,omitempty"`
+	ReviewReceipts []RunReceipt    `json:"review_receipts,omitempty"`
 	Integration    *IntegrationRun `json:"integration,omitempty"`
-	PriorBranch    string          `json:"priorBranch,omitempty"`
+	PriorBranch    string          `json:"prior_branch,omitempty"`
 	Prior          PriorRun        `json:"prior"`
 	// MergeInstructions say how to merge the stack, once finalized.
-	MergeInstructions []string `json:"mergeInstructions,omitempty"`
+	MergeInstructions []string `json:"merge_instructions,omitempty"`
 	// Agent is what every agent job of the run spent.
 	Agent *agent.Usage `json:"agent,omitempty"`
 }

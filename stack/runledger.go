@@ -76,9 +76,9 @@ type RunTicket struct {
 	Body      string   `toml:"body" json:"-"`
 	Layer     int      `toml:"layer" json:"layer"`
 	Position  int      `toml:"position" json:"-"`
-	BlockedBy []int    `toml:"blocked_by" json:"blockedBy"`
-	PerChange []string `toml:"per_change" json:"perChange"`
-	AtReview  []string `toml:"at_review,omitempty" json:"atReview,omitempty"`
+	BlockedBy []int    `toml:"blocked_by" json:"blocked_by"`
+	PerChange []string `toml:"per_change" json:"per_change"`
+	AtReview  []string `toml:"at_review,omitempty" json:"at_review,omitempty"`
 }
 
 // Run event kinds.
@@ -181,7 +181,7 @@ type TicketRun struct {
 	State      string `json:"state"`
 	Reason     string `json:"reason,omitempty"`
 	Base       string `json:"base,omitempty"`
-	BaseBranch string `json:"baseBranch,omitempty"`
+	BaseBranch string `json:"base_branch,omitempty"`
 	SHA        string `json:"sha,omitempty"`
 	PR         int    `json:"pr,omitempty"`
 	URL        string `json:"url,omitempty"`
@@ -196,7 +196,7 @@ type TicketRun struct {
 	Receipts  []RunReceipt `json:"receipts"`
 	// Agent is what the ticket's agent jobs spent.
 	Agent      *agent.Usage `json:"agent,omitempty"`
-	Rounds     int          `json:"gateRounds,omitempty"`
+	Rounds     int          `json:"gate_rounds,omitempty"`
 	Rejected   []string     `json:"rejected,omitempty"`
 	Dropped    []string     `json:"dropped,omitempty"`
 	Unresolved []string     `json:"unresolved,omitempty"`
@@ -244,7 +244,7 @@ type PriorRun struct {
 // IntegrationRun is the integration pull request on top of the stack.
 type IntegrationRun struct {
 	Branch     string `json:"branch"`
-	BaseBranch string `json:"baseBranch"`
+	BaseBranch string `json:"base_branch"`
 	SHA        string `json:"sha"`
 	PR         int    `json:"pr,omitempty"`
 	URL        string `json:"url,omitempty"`

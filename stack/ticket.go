@@ -30,11 +30,11 @@ type Ticket struct {
 	Position int    `json:"position"` // index in the spec's own order of sub-issues
 	Human    bool   `json:"human,omitempty"`
 	// BlockedBy are the ticket's blockers among the spec's open tickets.
-	BlockedBy []int      `json:"blockedBy"`
-	Source    EdgeSource `json:"edgeSource"`
+	BlockedBy []int      `json:"blocked_by"`
+	Source    EdgeSource `json:"edge_source"`
 	// External are open blockers outside the spec's tickets, reported but
 	// not scheduled.
-	External []int `json:"externalBlockers,omitempty"`
+	External []int `json:"external_blockers,omitempty"`
 }
 
 var (

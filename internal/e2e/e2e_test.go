@@ -69,7 +69,7 @@ func Params(t *testing.T, dir string) testscript.Params {
 		Dir:                 dir,
 		RequireExplicitExec: true,
 		Setup:               Setup,
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"jjcount": jjcount},
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"jjcount": jjcount, "jsonkeys": jsonkeys},
 		Condition:           condition,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
 	}

@@ -143,7 +143,7 @@ func guideScript(s cliapp.Spec, haveGH bool) ([]byte, error) {
 			}
 			b.WriteString(exec + cmd + "\n")
 			if strings.Contains(line, "--json") && exec == "exec " {
-				b.WriteString("json\n")
+				b.WriteString(strings.TrimSpace("json "+strings.Join(openSpecKeys(line), " ")) + "\n")
 			}
 			if w := waveRe.FindStringSubmatch(line); w != nil && w[1] == "fan-out" {
 				b.WriteString("cp stdout $WORK/.fanout-" + w[2] + ".json\n")
@@ -172,7 +172,17 @@ func guideScript(s cliapp.Spec, haveGH bool) ([]byte, error) {
 // unscriptedKeys are JSON keys a guide names that its scratch scenario
 // does not produce.
 var unscriptedKeys = map[string]bool{
-	"mergeInstructions": true, // link --json without stacked pull requests (stack_link.txtar checks it)
+	"merge_instructions": true, // link --json without stacked pull requests (stack_link.txtar checks it)
+}
+
+// openSpecKeys returns the camelCase keys line's JSON may hold: those of
+// an OpenSpec-parity verb, which prints what the OpenSpec CLI prints.
+// Every other key of every guide's JSON is snake_case.
+func openSpecKeys(line string) []string {
+	if strings.HasPrefix(line, "jj openspec list ") {
+		return []string{"completedTasks", "totalTasks", "lastModified", "requirementCount"}
+	}
+	return nil
 }
 
 // quote quotes s for testscript: single quotes, with ' doubled, and no
@@ -235,29 +245,18 @@ func reviewFailed(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// json: the last command's stdout is one JSON document; its keys are
+// json [KEY...]: the last command's stdout is one JSON document whose
+// keys are snake_case but for the KEYs given (see jsonkeys); its keys are
 // noted for guide-keys.
 func validJSON(ts *testscript.TestScript, neg bool, args []string) {
 	var v any
 	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &v); err != nil || neg {
 		ts.Fatalf("stdout is not JSON (%v):\n%s", err, ts.ReadFile("stdout"))
 	}
-	var keys []string
-	var walk func(any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			for k, e := range v {
-				keys = append(keys, k)
-				walk(e)
-			}
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
-		}
+	if bad := notSnake(v, args); len(bad) > 0 {
+		ts.Fatalf("JSON keys not snake_case: %s", strings.Join(bad, ", "))
 	}
-	walk(v)
+	keys := objectKeys(v)
 	appendFile(ts, filepath.Join(ts.Getenv("WORK"), ".json-keys"), strings.Join(keys, "\n")+"\n")
 }
 

@@ -182,9 +182,31 @@ func upsertPR(ctx context.Context, dir string, pr newPull) (*PRView, error) {
 
 // linked is the part of `gh specstack link`'s report a pipeline keeps.
 type linked struct {
-	StackMode   string `json:"stackMode"`
+	StackMode   string `json:"stack_mode"`
 	Stack       int    `json:"stack"`
-	StackAction string `json:"stackAction"`
+	StackAction string `json:"stack_action"`
+}
+
+// UnmarshalJSON reads the report of this gh-specstack and of one older
+// than the snake_case names, which wrote stackMode and stackAction.
+func (l *linked) UnmarshalJSON(data []byte) error {
+	type plain linked
+	var v struct {
+		plain
+		OldMode   string `json:"stackMode"`
+		OldAction string `json:"stackAction"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*l = linked(v.plain)
+	if l.StackMode == "" {
+		l.StackMode = v.OldMode
+	}
+	if l.StackAction == "" {
+		l.StackAction = v.OldAction
+	}
+	return nil
 }
 
 // linkStack registers branches, bottom first, as a stack (gh specstack

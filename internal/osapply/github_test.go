@@ -1,6 +1,7 @@
 package osapply
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,7 +66,7 @@ func TestLinkWaitsForLock(t *testing.T) {
 	script := `#!/bin/sh
 echo x >> "` + tries + `"
 if [ "$(wc -l < "` + tries + `")" -lt 3 ]; then echo "gh-specstack: ledger is locked by pid 1" >&2; exit 3; fi
-echo '{"stackMode": "native", "stack": 7, "stackAction": "created"}'
+echo '{"stack_mode": "native", "stack": 7, "stack_action": "created"}'
 `
 	if err := os.WriteFile(filepath.Join(bin, "gh-specstack"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -81,6 +82,23 @@ echo '{"stackMode": "native", "stack": 7, "stackAction": "created"}'
 	data, _ := os.ReadFile(tries)
 	if n := strings.Count(string(data), "x"); n != 3 {
 		t.Errorf("gh-specstack ran %d times, want 3 (two refusals, then the link)", n)
+	}
+}
+
+// TestLinkedReadsOldNames: link's report is read under its snake_case
+// names and under the camelCase ones an older gh-specstack printed.
+func TestLinkedReadsOldNames(t *testing.T) {
+	for _, doc := range []string{
+		`{"stack_mode": "native", "stack": 7, "stack_action": "created"}`,
+		`{"stackMode": "native", "stack": 7, "stackAction": "created"}`,
+	} {
+		var l linked
+		if err := json.Unmarshal([]byte(doc), &l); err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		if l != (linked{StackMode: "native", Stack: 7, StackAction: "created"}) {
+			t.Errorf("%s: linked = %+v", doc, l)
+		}
 	}
 }
 

@@ -22,31 +22,31 @@ const Binary = "jj-openspec"
 
 // Request is one `jj openspec apply`.
 type Request struct {
-	Change string
-	Worker string
+	Change string `json:"change"`
+	Worker string `json:"worker"`
 	// MaxCost stops starting agent jobs once the agents spent it (USD);
 	// on a resume it replaces the recorded budget. 0: no limit.
-	MaxCost       float64
-	Verify        []string
-	NoVerify      bool
-	Reviewer      string
-	Distribution  string
-	NoPush        bool
-	NoPR          bool
-	Yes           bool
-	Timeout       string
-	MinGroupTasks int
+	MaxCost       float64  `json:"max_cost"`
+	Verify        []string `json:"verify"`
+	NoVerify      bool     `json:"no_verify"`
+	Reviewer      string   `json:"reviewer"`
+	Distribution  string   `json:"distribution"`
+	NoPush        bool     `json:"no_push"`
+	NoPR          bool     `json:"no_pr"`
+	Yes           bool     `json:"yes"`
+	Timeout       string   `json:"timeout"`
+	MinGroupTasks int      `json:"min_group_tasks"`
 	// RiskMaxFiles: a change whose tasks name more files is routed as
 	// risky (0: no limit).
-	RiskMaxFiles int
+	RiskMaxFiles int `json:"risk_max_files"`
 	// RiskMaxModules: a change whose tasks name files in more folders is
 	// routed as risky (0: no limit).
-	RiskMaxModules int
+	RiskMaxModules int `json:"risk_max_modules"`
 	// RiskMinGroupTasks is the size gate of a risky change's fan-out
 	// (0: DefaultRiskMinGroupTasks; never below MinGroupTasks).
-	RiskMinGroupTasks int
-	Tracker           string
-	WorkspacesDir     string
+	RiskMinGroupTasks int    `json:"risk_min_group_tasks"`
+	Tracker           string `json:"tracker"`
+	WorkspacesDir     string `json:"workspaces_dir"`
 	// OnRevision, when set, is the commit @ must stand on, empty, when the
 	// apply starts under the lock (relay go put it there under an earlier
 	// hold of the lock; anything that moved @ in between is refused).
