@@ -1,6 +1,8 @@
 package stack
 
 import (
+	"github.com/specstack/specstack/internal/ledger"
+
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +22,10 @@ type LinkRequest struct {
 	Items     []string // bottom to top: branch names, PR numbers ("12", "#12") or PR URLs
 	Base      string   // base of the bottom PR; "" for the default branch
 	StackMode string   // native, chain, or "" to use native when enabled
+	// LedgerDir is gh-specstack's ledger directory, whose lock Link holds
+	// while it runs: two links would race to push and to open the same
+	// pull requests.
+	LedgerDir string
 }
 
 // LinkLayer is one layer of a linked stack.
@@ -80,6 +86,11 @@ func Link(ctx context.Context, env *Env, req LinkRequest, progress io.Writer) (*
 	if len(req.Items) == 0 {
 		return nil, exitcode.New(exitcode.Usage, "link: name the branches (or pull requests) of the stack, bottom first")
 	}
+	l, err := ledger.Acquire(req.LedgerDir)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
 	k := &linker{env: env, gh: env.GH, progress: progress,
 		res: &LinkResult{Repo: env.GH.T.Repo(), StackAction: "none", Notes: []string{}}}
 	// Reads and checks: nothing changes until all of them pass.

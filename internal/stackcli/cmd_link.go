@@ -40,14 +40,11 @@ again with the same list it changes nothing and says so.`,
 			if err != nil {
 				return err
 			}
-			// One link at a time per repository: two would race to push
-			// and to open the same pull requests.
-			unlock, err := lockLedger(c)
+			dir, err := ledgerDir(c)
 			if err != nil {
 				return err
 			}
-			defer unlock()
-			res, err := stack.Link(c.Context, env, stack.LinkRequest{Items: items, Base: c.String("base"), StackMode: s.stackMode}, cliapp.Stderr(c))
+			res, err := stack.Link(c.Context, env, stack.LinkRequest{Items: items, Base: c.String("base"), StackMode: s.stackMode, LedgerDir: dir}, cliapp.Stderr(c))
 			if err != nil {
 				return err
 			}

@@ -102,32 +102,19 @@ ledger without redoing a published ticket or measuring the baseline again.`,
 			if err != nil {
 				return err
 			}
-			unlock, err := lockLedger(c)
+			opts, err := driveOptions(c, s)
 			if err != nil {
 				return err
 			}
-			defer unlock()
-			h, p, err := stack.SettleRun(c.Context, env, req)
-			if err != nil {
-				return err
+			so := stack.StartOptions{DryRun: c.Bool("dry-run"), Drive: opts}
+			if !c.Bool("yes") {
+				so.Confirm = func(p *stack.Plan) error { return confirm(c, p) }
 			}
-			if c.Bool("dry-run") {
+			p, st, err := stack.Start(c.Context, env, req, so)
+			if so.DryRun && err == nil {
 				return cliapp.Emit(c, p, p.WriteText)
 			}
-			if !c.Bool("yes") {
-				if err := confirm(c, p); err != nil {
-					return err
-				}
-			}
-			dir, err := ledgerDir(c)
-			if err != nil {
-				return err
-			}
-			doc, err := stack.RecordRun(dir, h)
-			if err != nil {
-				return err
-			}
-			return drive(c, env, s, doc, dir)
+			return emitStatus(c, st, err)
 		},
 	}
 }
@@ -187,15 +174,24 @@ func confirm(c *cli.Context, p *stack.Plan) error {
 	return nil
 }
 
-// drive carries the recorded run on and prints its status.
-func drive(c *cli.Context, env *stack.Env, s settings, doc *stack.RunDoc, dir string) error {
+// driveOptions are how run and resume drive the run: the ledger, the
+// workspaces' folder, progress on stderr and --max-cost.
+func driveOptions(c *cli.Context, s settings) (stack.DriveOptions, error) {
+	dir, err := ledgerDir(c)
+	if err != nil {
+		return stack.DriveOptions{}, err
+	}
 	opts := stack.DriveOptions{LedgerDir: dir, WorkspacesDir: config.WorkspacesDir(s.cfg, s.root), Progress: cliapp.Stderr(c)}
 	if c.IsSet("max-cost") {
 		if opts.MaxCost = c.Float64("max-cost"); opts.MaxCost <= 0 {
-			return exitcode.New(exitcode.Usage, "--max-cost %v: give a positive number of US dollars", opts.MaxCost)
+			return opts, exitcode.New(exitcode.Usage, "--max-cost %v: give a positive number of US dollars", opts.MaxCost)
 		}
 	}
-	st, err := stack.Drive(c.Context, env, doc, opts)
+	return opts, nil
+}
+
+// emitStatus prints the run's status, when it started, and returns err.
+func emitStatus(c *cli.Context, st *stack.RunStatus, err error) error {
 	if st != nil {
 		if eerr := cliapp.Emit(c, st, st.WriteText); eerr != nil && err == nil {
 			err = eerr

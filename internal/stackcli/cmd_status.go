@@ -85,16 +85,12 @@ entry).`,
 			if err != nil {
 				return err
 			}
-			unlock, err := lockLedger(c)
+			opts, err := driveOptions(c, s)
 			if err != nil {
 				return err
 			}
-			defer unlock()
-			doc, dir, err := recordedRun(c, "no run to resume in this repository")
-			if err != nil {
-				return err
-			}
-			return drive(c, env, s, doc, dir)
+			st, err := stack.Resume(c.Context, env, opts)
+			return emitStatus(c, st, err)
 		},
 	}
 }

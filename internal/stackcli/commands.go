@@ -10,7 +10,6 @@ import (
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
-	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/stack"
 	"github.com/specstack/specstack/stack/ghapi"
@@ -100,18 +99,4 @@ func ledgerDir(c *cli.Context) (string, error) {
 		return "", exitcode.Wrap(exitcode.Missing, err)
 	}
 	return r.LedgerDir("gh-specstack"), nil
-}
-
-// lockLedger takes gh-specstack's ledger lock of the repository, failing
-// at once (exit 3, naming the holder) when another run holds it.
-func lockLedger(c *cli.Context) (func(), error) {
-	dir, err := ledgerDir(c)
-	if err != nil {
-		return nil, err
-	}
-	l, err := ledger.Acquire(dir)
-	if err != nil {
-		return nil, err
-	}
-	return func() { l.Release() }, nil
 }
