@@ -274,7 +274,7 @@ func runApply(c *cli.Context) error {
 			return err
 		}
 		if len(args) > 0 || c.Bool("dry-run") || c.String("from-preview") != "" {
-			return unfinishedPipeline(p)
+			return osapply.UnfinishedPipelineError(p)
 		}
 		return resumePipeline(c, s, p)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
-	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/osapply"
 	"github.com/specstack/specstack/internal/plural"
 )
@@ -60,7 +59,7 @@ func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Req
 	if err := osapply.CheckVerify(req.Verify, req.NoVerify); err != nil {
 		return err
 	}
-	if err := refuseUnfinished(s); err != nil {
+	if err := osapply.RefuseUnfinished(s.env.Dir); err != nil {
 		return err
 	}
 	// Pipeline members do not inherit --yes (it confirms the set here).
@@ -107,63 +106,18 @@ func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Req
 			return exitcode.New(exitcode.NeedsChoice, "apply: pipeline not started (declined)")
 		}
 	}
-	lock, err := ledger.Acquire(s.env.Dir)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	if err := refuseUnfinished(s); err != nil {
-		return err
-	}
 	res, err := osapply.StartPipeline(c.Context, s.env, plan, preq)
 	return emitPipeline(c, res, err)
-}
-
-// refuseUnfinished refuses a new run while an apply or a pipeline is
-// unfinished in the ledger.
-func refuseUnfinished(s *applySession) error {
-	if p, err := osapply.UnfinishedPipeline(s.env.Dir); err != nil || p != nil {
-		if err != nil {
-			return err
-		}
-		return unfinishedPipeline(p)
-	}
-	if p, _, err := osapply.Unfinished(s.env.Dir); err != nil || p != nil {
-		if err != nil {
-			return err
-		}
-		return exitcode.New(exitcode.NeedsChoice, "an unfinished apply of change %q (run %s) is in the ledger: `jj openspec apply %s` resumes it, `jj openspec apply --abort` undoes it", p.Change, p.RunID, p.Change)
-	}
-	return nil
-}
-
-// unfinishedPipeline refuses a new apply while pipeline p is unfinished.
-func unfinishedPipeline(p *osapply.PipelineRun) error {
-	return exitcode.New(exitcode.NeedsChoice, "an unfinished pipeline (run %s) is in the ledger: `jj openspec apply` resumes it, `jj openspec apply --abort` ends it", p.RunID)
 }
 
 // resumePipeline continues the unfinished pipeline p, read before the
 // lock: read again under it, so a pipeline aborted (or finished) in
 // between is not run again, nor its record overwritten.
 func resumePipeline(c *cli.Context, s *applySession, p *osapply.PipelineRun) error {
-	engine.PausePoint("pipeline-resume-read")
-	lock, err := ledger.Acquire(s.env.Dir)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	was := p.RunID
-	if p, err = osapply.UnfinishedPipeline(s.env.Dir); err != nil {
-		return err
-	}
-	if p == nil || p.RunID != was {
-		return exitcode.New(exitcode.NeedsChoice, "apply: pipeline %s was aborted or finished while this apply waited for the lock; nothing was run (`jj openspec apply --status` shows it)", was)
-	}
 	set, err := resumeSettings(c, s)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cliapp.Stderr(c), "apply: resuming pipeline %s\n", p.RunID)
 	res, err := osapply.ResumePipeline(c.Context, s.env, p, set)
 	return emitPipeline(c, res, err)
 }
@@ -313,12 +267,7 @@ func pipelineMode(c *cli.Context, s *applySession, p *osapply.PipelineRun) error
 	case c.Bool("log"):
 		return emitPipelineLog(c, p)
 	}
-	lock, err := ledger.Acquire(s.env.Dir)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	p, err = osapply.AbortPipeline(c.Context, s.env)
+	p, err := osapply.AbortPipeline(c.Context, s.env)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package osapply
 
 import (
+	"github.com/specstack/specstack/internal/ledger"
+
 	"context"
 	"errors"
 	"fmt"
@@ -15,9 +17,14 @@ import (
 // snapshotted (what was edited in them stays in their changes), forgotten
 // and removed, and the run is recorded as aborted. Landed members, their
 // bookmarks and pull requests stay; nothing is restored, since other
-// members' landings came after any one member's start. The caller holds
-// the project lock.
+// members' landings came after any one member's start. It holds the
+// project lock throughout.
 func AbortPipeline(ctx context.Context, env *Env) (*PipelineRun, error) {
+	lock, err := ledger.Acquire(env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	p, ok, err := ReadPipeline(env.Dir)
 	if err != nil {
 		return nil, err

@@ -271,8 +271,17 @@ func (r *PipelineResult) Landed() bool {
 }
 
 // StartPipeline records a new pipeline run of plan in env's ledger and
-// runs it. The caller holds the project lock (env.Dir).
+// runs it, holding the project lock (env.Dir) throughout; an apply or a
+// pipeline still unfinished in the ledger refuses it (exit 5).
 func StartPipeline(ctx context.Context, env *Env, plan *PipelinePlan, req PipelineRequest) (*PipelineResult, error) {
+	lock, err := ledger.Acquire(env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	if err := RefuseUnfinished(env.Dir); err != nil {
+		return nil, err
+	}
 	if err := engine.NeedWorker(req.Apply.Worker, env.Repo.Root); err != nil {
 		return nil, err
 	}
@@ -373,8 +382,29 @@ type PipelineSettings struct {
 // runs the members that have not landed with it: one not started yet
 // starts with it, one whose apply is under way goes on with it (its
 // worker and worker timeout, its verify commands, reviewer and push).
-// The caller holds the project lock (env.Dir).
+// It takes the project lock (env.Dir) and reads the pipeline again under
+// it: run was read before, and one aborted or finished in between is not
+// run again, nor its record overwritten.
 func ResumePipeline(ctx context.Context, env *Env, run *PipelineRun, set PipelineSettings) (*PipelineResult, error) {
+	engine.PausePoint("pipeline-resume-read")
+	lock, err := ledger.Acquire(env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	was := run.RunID
+	if run, err = UnfinishedPipeline(env.Dir); err != nil {
+		return nil, err
+	}
+	if run == nil || run.RunID != was {
+		return nil, exitcode.New(exitcode.NeedsChoice, "apply: pipeline %s was aborted or finished while this apply waited for the lock; nothing was run (`jj openspec apply --status` shows it)", was)
+	}
+	fmt.Fprintf(env.Out, "apply: resuming pipeline %s\n", run.RunID)
+	return resumePipeline(ctx, env, run, set)
+}
+
+// resumePipeline is ResumePipeline under the lock, run read under it.
+func resumePipeline(ctx context.Context, env *Env, run *PipelineRun, set PipelineSettings) (*PipelineResult, error) {
 	if err := CheckTimeout(set.Timeout); err != nil {
 		return nil, err
 	}
@@ -1102,4 +1132,28 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// RefuseUnfinished refuses a new run while an apply or a pipeline is
+// unfinished in the ledger dir (exit 5, saying how to resume or undo it).
+func RefuseUnfinished(dir string) error {
+	if p, err := UnfinishedPipeline(dir); err != nil || p != nil {
+		if err != nil {
+			return err
+		}
+		return UnfinishedPipelineError(p)
+	}
+	if p, _, err := Unfinished(dir); err != nil || p != nil {
+		if err != nil {
+			return err
+		}
+		return exitcode.New(exitcode.NeedsChoice, "an unfinished apply of change %q (run %s) is in the ledger: `jj openspec apply %s` resumes it, `jj openspec apply --abort` undoes it", p.Change, p.RunID, p.Change)
+	}
+	return nil
+}
+
+// UnfinishedPipelineError refuses a new apply while pipeline p is
+// unfinished.
+func UnfinishedPipelineError(p *PipelineRun) error {
+	return exitcode.New(exitcode.NeedsChoice, "an unfinished pipeline (run %s) is in the ledger: `jj openspec apply` resumes it, `jj openspec apply --abort` ends it", p.RunID)
 }

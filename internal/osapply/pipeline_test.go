@@ -243,7 +243,7 @@ func TestResumePipelineRecordsSettings(t *testing.T) {
 		return run
 	}
 	yes := true
-	if _, err := ResumePipeline(ctx, env, start(), PipelineSettings{Worker: "w2", Timeout: "7m", Verify: []string{"make test"}, NoPush: &yes, MaxParallel: 3}); err != nil {
+	if _, err := resumePipeline(ctx, env, start(), PipelineSettings{Worker: "w2", Timeout: "7m", Verify: []string{"make test"}, NoPush: &yes, MaxParallel: 3}); err != nil {
 		t.Fatal(err)
 	}
 	got, ok, err := ReadPipeline(dir)
@@ -255,7 +255,7 @@ func TestResumePipelineRecordsSettings(t *testing.T) {
 		t.Errorf("recorded request %+v, max-parallel %d; want %+v, 3", got.Request, got.MaxParallel, want)
 	}
 
-	_, err = ResumePipeline(ctx, env, start(), PipelineSettings{Worker: "w3", Timeout: "soon"})
+	_, err = resumePipeline(ctx, env, start(), PipelineSettings{Worker: "w3", Timeout: "soon"})
 	if exitcode.Of(err) != exitcode.Usage {
 		t.Errorf("timeout soon: %v (exit %d), want exit %d", err, exitcode.Of(err), exitcode.Usage)
 	}
