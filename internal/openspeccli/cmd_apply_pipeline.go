@@ -31,9 +31,9 @@ func pipelineAsked(c *cli.Context, args []string) bool {
 	return len(args) > 1 || len(c.StringSlice("select")) > 0 || len(c.StringSlice("after")) > 0
 }
 
-// runPipeline resolves, filters, gates and confirms the pipeline, then
-// runs it under the project lock: two or more members a pipeline, one the
-// single-change apply, none exit 6.
+// runPipeline parses a multi-change apply, hands it to osapply.ApplyMany
+// (which decides between none, one change and a pipeline) with the
+// confirmation a person gives, and renders what ran.
 func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Request) error {
 	if c.Bool("dry-run") || c.String("from-preview") != "" {
 		return exitcode.New(exitcode.Usage, "apply: --dry-run and --from-preview take one change, not a pipeline")
@@ -53,48 +53,12 @@ func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Req
 		}
 		preq.After = append(preq.After, d)
 	}
-	if err := engine.NeedWorker(req.Worker, s.env.Repo.Root); err != nil {
-		return err
-	}
-	if err := osapply.CheckVerify(req.Verify, req.NoVerify); err != nil {
-		return err
-	}
-	if err := osapply.RefuseUnfinished(s.env.Dir); err != nil {
-		return err
-	}
-	// Pipeline members do not inherit --yes (it confirms the set here).
-	preq.Apply.Yes = false
-	plan, err := osapply.PlanPipeline(c.Context, s.env, preq)
-	if err != nil {
-		return err
-	}
-	errw := cliapp.Stderr(c)
-	for _, x := range plan.Supply.Excluded {
-		fmt.Fprintf(errw, "apply: excluded %s: %s\n", x.Change, x.Reason)
-	}
-	switch len(plan.Supply.Members) {
-	case 0:
-		var notes []string
-		for _, x := range plan.Supply.Excluded {
-			notes = append(notes, x.Change+": "+x.Reason)
+	yes := c.Bool("yes")
+	single, res, err := osapply.ApplyMany(c.Context, s.env, preq, func(plan *osapply.PipelinePlan) error {
+		writePipelinePlan(cliapp.Stderr(c), plan)
+		if yes {
+			return nil
 		}
-		if len(notes) == 0 {
-			notes = append(notes, "no change matched")
-		}
-		return exitcode.New(exitcode.Invalid, "apply: no apply-ready change in the pipeline (%s)", strings.Join(notes, "; "))
-	case 1:
-		one := plan.Supply.Members[0]
-		fmt.Fprintf(errw, "apply: one apply-ready change (%s): the single-change apply\n", one)
-		req.Change = one
-		req.Yes = false // --yes confirmed the set: it never archives with tasks open
-		res, err := osapply.Apply(c.Context, s.env, req)
-		return emitApply(c, res, err)
-	}
-	for _, n := range plan.Layout.Notes {
-		fmt.Fprintf(errw, "apply: %s\n", n)
-	}
-	writePipelinePlan(errw, plan)
-	if !c.Bool("yes") {
 		if !cliapp.CanPrompt(c) {
 			return exitcode.New(exitcode.NeedsChoice, "apply: a pipeline of %d changes (%d workspaces): re-run with --yes to start it", len(plan.Supply.Members), plan.Width())
 		}
@@ -105,8 +69,11 @@ func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Req
 		if !ok {
 			return exitcode.New(exitcode.NeedsChoice, "apply: pipeline not started (declined)")
 		}
+		return nil
+	})
+	if single != nil {
+		return emitApply(c, single, err)
 	}
-	res, err := osapply.StartPipeline(c.Context, s.env, plan, preq)
 	return emitPipeline(c, res, err)
 }
 
