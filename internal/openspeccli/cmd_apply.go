@@ -16,6 +16,7 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/osapply"
 	"github.com/specstack/specstack/internal/repo"
+	"github.com/specstack/specstack/internal/specwrite"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 	"github.com/specstack/specstack/spec/drift"
@@ -211,7 +212,7 @@ func openSession(c *cli.Context, ledgerOnly bool) (*applySession, error) {
 	}
 	dir := rp.LedgerDir(binary)
 	return &applySession{cfg: cfg, env: &osapply.Env{
-		Repo: &jjx.Repo{Root: rp.Root, Bin: bin}, Root: r, Dir: dir, Journal: journalDir(dir),
+		Repo: &jjx.Repo{Root: rp.Root, Bin: bin}, Root: r, Dir: dir, Journal: specwrite.JournalDir(dir),
 		Out: cliapp.Stderr(c), Markers: drift.MarkerIssues,
 	}}, nil
 }

@@ -8,10 +8,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
-	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/specwrite"
 	"github.com/specstack/specstack/spec"
-	"github.com/specstack/specstack/spec/drift"
 )
 
 func archiveCommand() *cli.Command {
@@ -84,23 +83,12 @@ type archiveReport struct {
 }
 
 func runArchive(c *cli.Context) error {
-	name, r, dry, dir, release, err := changeVerb(c)
-	defer release()
+	name, r, dry, err := changeVerb(c)
 	if err != nil {
 		return err
 	}
-	// The drift check runs first, so a stale change gets its finding and
-	// fix rather than the merge's refusal; a failure to read history is
-	// reported only when the archive itself would go ahead.
-	var driftErr error
-	if !c.Bool("no-drift-check") && !c.Bool("skip-specs") {
-		var refused bool
-		refused, driftErr = driftCheck(c, r, name)
-		if refused {
-			return driftErr
-		}
-	}
-	plan, err := r.PlanArchive(name, spec.ArchiveOptions{Yes: c.Bool("yes") || dry, SkipSpecs: c.Bool("skip-specs")})
+	plan, err := specwrite.Archive(c.Context, r, name, specwrite.ArchiveOptions{
+		Yes: c.Bool("yes"), SkipSpecs: c.Bool("skip-specs"), DryRun: dry, NoDriftCheck: c.Bool("no-drift-check")})
 	if err != nil {
 		if plan != nil && len(plan.Validation) > 0 && !cliapp.JSON(c) {
 			// The errors that refuse the archive and, as OpenSpec prints
@@ -111,10 +99,7 @@ func runArchive(c *cli.Context) error {
 				}
 			}
 		}
-		return classify(err)
-	}
-	if driftErr != nil {
-		return driftErr
+		return err
 	}
 	rep := archiveReport{Change: plan.Change, ArchivedAs: plan.ArchiveName, Path: relTo(r, plan.ArchivePath), DryRun: dry,
 		Specs: plan.Changes(), Totals: plan.Totals, Tasks: plan.Progress, Warnings: plan.Warnings}
@@ -123,8 +108,6 @@ func runArchive(c *cli.Context) error {
 	}
 	if dry {
 		rep.Diff = plan.Diff()
-	} else if err := plan.Apply(dir); err != nil {
-		return classify(err)
 	}
 	return cliapp.Emit(c, rep, func(w io.Writer) error { return writeArchive(w, cliapp.Stderr(c), rep, len(plan.Incomplete)) })
 }
@@ -160,42 +143,4 @@ func relTo(r spec.Root, p string) string {
 		return rel
 	}
 	return p
-}
-
-// driftCheck refuses the archive of a change whose deltas hold conflict
-// markers or were written against specs that moved since (exit 6).
-func driftCheck(c *cli.Context, r spec.Root, name string) (refused bool, err error) {
-	if err := r.CheckChange(name); err != nil {
-		return false, nil // PlanArchive says so
-	}
-	markers, err := drift.MarkerIssues(r, name)
-	if err != nil {
-		return false, fmt.Errorf("look for conflict markers in change %q: %w", name, err)
-	}
-	if len(markers) > 0 {
-		var b strings.Builder
-		for _, i := range markers {
-			fmt.Fprintf(&b, "\n  %s:%d: %s", i.Path, i.Line, i.Message)
-		}
-		return true, exitcode.New(exitcode.Invalid, "change %q: refusing to archive unresolved conflict markers (nothing was changed):%s", name, b.String())
-	}
-	p, err := drift.Open(c.Context, r)
-	if err != nil {
-		return false, err
-	}
-	rep, err := p.Check(c.Context, []string{name})
-	if err != nil {
-		return false, fmt.Errorf("drift check of change %q: %w", name, err)
-	}
-	var stale []string
-	for _, f := range rep.Findings {
-		if f.Kind == drift.Stale && f.Change == name {
-			stale = append(stale, strings.TrimRight(describeFinding(f), "\n"))
-		}
-	}
-	if len(stale) == 0 {
-		return false, nil
-	}
-	return true, exitcode.New(exitcode.Invalid, "change %q was written against specs that moved since (nothing was changed):\n%s\nrun `jj openspec rebase %s` to merge it forward, or archive with --no-drift-check for OpenSpec's behaviour",
-		name, strings.Join(stale, "\n"), name)
 }

@@ -1,7 +1,6 @@
 package openspeccli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,8 +10,7 @@ import (
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
-	"github.com/specstack/specstack/jjx"
-	"github.com/specstack/specstack/spec"
+	"github.com/specstack/specstack/internal/specwrite"
 )
 
 func initCommand() *cli.Command {
@@ -55,30 +53,13 @@ of yours is left as it is. Holds the project's jj-openspec lock.`,
 			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 				return exitcode.New(exitcode.Usage, "init: %s is not a directory: make it first, or name another PATH", dir)
 			}
-			l, _, err := lockProject(spec.Root{Dir: dir})
-			if err != nil {
-				return err
-			}
-			defer l.Release()
-			var target string
-			message := "openspec: spec tree (jj openspec init)"
-			described, err := jjx.WriteOnBlank(c.Context, dir, message, func() error {
-				var err error
-				target, err = spec.InitLayout(dir)
-				if errors.Is(err, spec.ErrTreeExists) {
-					return exitcode.New(exitcode.Usage, "init: %s already exists: nothing was changed (the project is set up; `jj openspec list` shows it)", target)
-				}
-				if err != nil {
-					return exitcode.New(exitcode.Failure, "init: %w", err)
-				}
-				return nil
-			})
+			target, described, err := specwrite.Init(c.Context, dir)
 			if err != nil {
 				return err
 			}
 			if described != "" {
 				// apply refuses an undescribed @ holding files outside the change.
-				fmt.Fprintf(cliapp.Stderr(c), "described @ %q: the tree is its change, and `jj openspec apply` builds on it\n", message)
+				fmt.Fprintf(cliapp.Stderr(c), "described @ %q: the tree is its change, and `jj openspec apply` builds on it\n", specwrite.InitMessage)
 			}
 			return cliapp.Emit(c, map[string]any{"root": dir, "created": []string{"openspec/config.yaml", "openspec/specs/", "openspec/changes/archive/"}, "described_at": described != ""}, func(w io.Writer) error {
 				_, err := fmt.Fprintf(w, "created %s: config.yaml (schema: spec-driven), specs/, changes/archive/\nnext: write a change under openspec/changes/NAME/ (proposal.md, tasks.md, specs/), then `jj openspec status NAME`\n", target)

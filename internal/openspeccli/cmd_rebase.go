@@ -1,7 +1,6 @@
 package openspeccli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/specwrite"
 	"github.com/specstack/specstack/spec/drift"
 )
 
@@ -48,26 +48,13 @@ Exits 4 when conflict markers were written, 2 when CHANGE does not exist,
 }
 
 func runRebase(c *cli.Context) error {
-	name, r, dry, dir, release, err := changeVerb(c)
-	defer release()
+	name, r, dry, err := changeVerb(c)
 	if err != nil {
 		return err
 	}
-	p, err := drift.Open(c.Context, r)
+	res, err := specwrite.Rebase(c.Context, r, name, dry)
 	if err != nil {
 		return err
-	}
-	res, err := p.PlanRebase(c.Context, name)
-	if errors.Is(err, drift.ErrNoBase) {
-		return exitcode.Wrap(exitcode.Failure, err)
-	}
-	if err != nil {
-		return classify(err)
-	}
-	if !dry {
-		if err := res.Apply(r, dir); err != nil {
-			return classify(err)
-		}
 	}
 	if err := cliapp.Emit(c, res, func(w io.Writer) error { return writeRebase(w, res, dry) }); err != nil {
 		return err

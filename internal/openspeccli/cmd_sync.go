@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
-	"github.com/specstack/specstack/internal/osapply"
+	"github.com/specstack/specstack/internal/specwrite"
 	"github.com/specstack/specstack/spec"
 	"github.com/specstack/specstack/spec/drift"
 )
@@ -73,15 +73,14 @@ type syncReport struct {
 }
 
 func runSync(c *cli.Context) error {
-	name, r, dry, dir, release, err := changeVerb(c)
-	defer release()
+	name, r, dry, err := changeVerb(c)
 	if err != nil {
 		return err
 	}
-	if err := r.CheckChange(name); err != nil {
-		return classify(err)
+	res, err := specwrite.Sync(c.Context, r, name, dry, cliapp.Stderr(c))
+	if res == nil {
+		return err
 	}
-	res, err := osapply.Sync(c.Context, r, dir, name, dry, cliapp.Stderr(c))
 	rep := syncReport{Change: name, DryRun: dry, Merge: res.Merge, Specs: []spec.SpecChange{}}
 	if err != nil {
 		switch {
@@ -105,7 +104,7 @@ func runSync(c *cli.Context) error {
 				}
 			}
 		}
-		return classify(err)
+		return err
 	}
 	plan := res.Plan
 	rep.Specs, rep.Totals = plan.Changes(), plan.Totals

@@ -9,6 +9,7 @@ import (
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/specwrite"
 	"github.com/specstack/specstack/spec"
 )
 
@@ -34,18 +35,9 @@ func tickCommand(name string, checked bool) *cli.Command {
 			if err != nil {
 				return err
 			}
-			lock, _, err := lockProject(r)
+			written, progress, err := specwrite.Tick(r, args[0], args[1:], checked)
 			if err != nil {
 				return err
-			}
-			defer lock.Release()
-			written, err := r.Tick(args[0], args[1:], checked)
-			if err != nil {
-				return classify(err)
-			}
-			tf, _, err := r.Tasks(args[0])
-			if err != nil {
-				return classify(err)
 			}
 			out := struct {
 				Change   string            `json:"change"`
@@ -53,7 +45,7 @@ func tickCommand(name string, checked bool) *cli.Command {
 				Checked  bool              `json:"checked"`
 				Written  []string          `json:"written"`
 				Progress spec.TaskProgress `json:"progress"`
-			}{args[0], args[1:], checked, []string{}, tf.Progress()}
+			}{args[0], args[1:], checked, []string{}, progress}
 			for _, p := range written {
 				out.Written = append(out.Written, relTo(r, p))
 			}

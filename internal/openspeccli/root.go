@@ -1,15 +1,14 @@
 package openspeccli
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
-	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/internal/repo"
+	"github.com/specstack/specstack/internal/specwrite"
 	"github.com/specstack/specstack/spec"
 )
 
@@ -45,27 +44,9 @@ func oneChange(c *cli.Context) (string, error) {
 	return args[0], nil
 }
 
-// classify attaches the documented exit code to a spec error: a change
-// that does not exist is a usage error (2), failed validation, a delta
-// that cannot merge, an input that is not a regular file (a FIFO where
-// tasks.md belongs) or a symbolic link out of the repository is invalid
-// (6), unchecked tasks need a decision (5).
-func classify(err error) error {
-	var me *spec.MergeError
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, spec.ErrChangeNotFound):
-		return exitcode.Wrap(exitcode.Usage, err)
-	case errors.Is(err, spec.ErrInvalid), errors.As(err, &me), errors.Is(err, regfile.ErrNotRegular), errors.Is(err, spec.ErrOutside):
-		return exitcode.Wrap(exitcode.Invalid, err)
-	case errors.Is(err, spec.ErrIncomplete):
-		return exitcode.Wrap(exitcode.NeedsChoice, err)
-	case errors.Is(err, spec.ErrTaskNotFound):
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
-	return err
-}
+// classify attaches the documented exit code to a spec error
+// (specwrite.Classify).
+func classify(err error) error { return specwrite.Classify(err) }
 
 // completeChange prints the active changes' names, for the completion
 // scripts, when no CHANGE is typed yet.

@@ -27,6 +27,7 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/specwrite"
 	"github.com/specstack/specstack/spec"
 )
 
@@ -231,7 +232,7 @@ func CheckHealth(ctx context.Context, r spec.Root, name string, markers func(spe
 		if err != nil {
 			return exitcode.Wrap(exitcode.Invalid, err)
 		}
-		if !rep.Valid && staleSince(ctx, r, name) {
+		if !rep.Valid && specwrite.StaleSince(ctx, r, name) {
 			// Written against specs edited since: checked against the
 			// main specs it would be refused for what the archive's
 			// forward merge settles (a scenario added on trunk). The

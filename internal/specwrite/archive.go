@@ -1,0 +1,53 @@
+package specwrite
+
+import (
+	"context"
+
+	"github.com/specstack/specstack/spec"
+)
+
+// ArchiveOptions are archive's flags.
+type ArchiveOptions struct {
+	Yes          bool // archive with tasks unchecked
+	SkipSpecs    bool // move the change, leave the specs
+	DryRun       bool // plan only: no lock, nothing written
+	NoDriftCheck bool // exactly OpenSpec's archive: no refuseDrift
+}
+
+// Archive is `jj openspec archive CHANGE`: under the project lock (none
+// for a dry run), the drift refusal (refuseDrift, unless NoDriftCheck or
+// SkipSpecs), the native archive's plan and, unless dry, its write
+// through the intent journal. A plan refused by validation comes back
+// with the error, for its issues; any other error comes back with a nil
+// plan.
+func Archive(ctx context.Context, r spec.Root, name string, o ArchiveOptions) (*spec.ArchivePlan, error) {
+	release, jdir, err := lockUnless(r, o.DryRun)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	// The drift check runs first, so a stale change gets its finding and
+	// fix rather than the merge's refusal; a failure to read history is
+	// reported only when the archive itself would go ahead.
+	var driftErr error
+	if !o.NoDriftCheck && !o.SkipSpecs {
+		var refused bool
+		refused, driftErr = refuseDrift(ctx, r, name)
+		if refused {
+			return nil, driftErr
+		}
+	}
+	plan, err := r.PlanArchive(name, spec.ArchiveOptions{Yes: o.Yes || o.DryRun, SkipSpecs: o.SkipSpecs})
+	if err != nil {
+		return plan, Classify(err)
+	}
+	if driftErr != nil {
+		return nil, driftErr
+	}
+	if !o.DryRun {
+		if err := plan.Apply(jdir); err != nil {
+			return nil, Classify(err)
+		}
+	}
+	return plan, nil
+}
