@@ -2,6 +2,7 @@ package cliapp
 
 import (
 	"errors"
+	"reflect"
 
 	"github.com/urfave/cli/v2"
 
@@ -13,14 +14,19 @@ import (
 // layer's typed error); else usage for urfave/cli's own exit errors,
 // which it returns only for bad command lines (an unknown verb: "No help
 // topic for 'x'"); else failure. specstack's commands never return
-// urfave's exit errors themselves.
+// urfave's exit errors themselves. Only urfave's own type counts: other
+// errors with an ExitCode method (a failed jj call knows jj's exit
+// status) are failures like any other.
 func exitCodeOf(err error) exitcode.Code {
 	if code := exitcode.Of(err); code != exitcode.Failure {
 		return code
 	}
 	var urfave cli.ExitCoder
-	if errors.As(err, &urfave) {
+	if errors.As(err, &urfave) && reflect.TypeOf(urfave) == urfaveExit {
 		return exitcode.Usage
 	}
 	return exitcode.Failure
 }
+
+// urfaveExit is the type of urfave/cli's own exit errors.
+var urfaveExit = reflect.TypeOf(cli.Exit("", 0))
