@@ -6,7 +6,6 @@ import (
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/version"
 	"github.com/specstack/specstack/jjx"
-	"github.com/specstack/specstack/stack/ghapi"
 )
 
 // Of returns the exit code for err: OK for nil; else the code of the
@@ -49,7 +48,12 @@ func first(err error) (Code, bool) {
 }
 
 // classify is the code of err itself (not of what it wraps): an *Error's
-// own, or the table's entry for the lower layers' errors.
+// own, or the table's entry for the lower layers' errors. stack/ghapi's
+// errors are not here: importing ghapi would link the GitHub client
+// (net/http, crypto/tls) into jj-kaisen and jj-openspec, which never
+// reach it; gh-specstack's command layer maps them (stackcli's
+// githubExit) where its commands resolve the repository, token and
+// settings.
 func classify(err error) (Code, bool) {
 	switch e := err.(type) {
 	case *Error:
@@ -58,13 +62,8 @@ func classify(err error) (Code, bool) {
 	case *version.ToolError, *gitx.NotRepositoryError:
 		return Missing, true
 	// Input the user gave that names nothing or cannot be used.
-	case *jjx.RevsetError, *gitx.RevisionError, *ghapi.RepoError, *ghapi.SettingError:
+	case *jjx.RevsetError, *gitx.RevisionError:
 		return Usage, true
-	case *ghapi.TokenError:
-		if e.Err != nil { // the search for a token was cut short
-			return Interrupted, true
-		}
-		return Missing, true
 	case *gitx.RebaseConflictError:
 		return Conflicts, true
 	case *ledger.LockedError:

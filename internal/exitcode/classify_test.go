@@ -1,7 +1,6 @@
 package exitcode
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,7 +11,6 @@ import (
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/version"
 	"github.com/specstack/specstack/jjx"
-	"github.com/specstack/specstack/stack/ghapi"
 )
 
 // TestOfClassifiesLowerLayers: each lower layer's error, as returned and
@@ -39,10 +37,6 @@ func TestOfClassifiesLowerLayers(t *testing.T) {
 		{"push of no commit", &gitx.RevisionError{Branch: "b", Err: gitx.ErrNoCommit}, Usage},
 		{"remote moved", fmt.Errorf("push b: branch %w", gitx.ErrRemoteMoved), Failure},
 		{"rebase conflicts", &gitx.RebaseConflictError{Branch: "b", Onto: "main", Err: cause}, Conflicts},
-		{"no repository", &ghapi.RepoError{}, Usage},
-		{"bad setting", &ghapi.SettingError{Name: ghapi.TimeoutEnv, Value: "x", Err: cause}, Usage},
-		{"no token", &ghapi.TokenError{Host: "github.com"}, Missing},
-		{"token search cut short", &ghapi.TokenError{Host: "github.com", Err: context.Canceled}, Interrupted},
 		{"locked", &ledger.LockedError{Dir: "/l", Holder: ledger.Holder{PID: 7}}, Locked},
 		{"escape", &confine.EscapeError{Root: "/r", Path: "a", Link: "a"}, Invalid},
 		{"not regular", &confine.NotRegularError{Path: "a", Mode: fs.ModeDir}, Invalid},

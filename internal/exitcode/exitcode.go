@@ -4,9 +4,10 @@
 //
 // The lower layers (jjx, gitx, stack/ghapi, internal/ledger,
 // internal/confine) know nothing of exit codes: they return typed errors
-// and sentinels of their own, which Of classifies (see classify.go). A
-// test keeps this package out of their dependencies. The layers above
-// them attach a code where they decide one, with New or Wrap.
+// and sentinels of their own, which Of classifies (see classify.go; the
+// GitHub client's are classified by gh-specstack's command layer). A test
+// keeps this package out of their dependencies. The layers above them
+// attach a code where they decide one, with New or Wrap.
 package exitcode
 
 import (

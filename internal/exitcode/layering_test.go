@@ -25,8 +25,7 @@ func TestLowerLayersKnowNoExitCodes(t *testing.T) {
 	self := module + "/internal/exitcode"
 	fset := token.NewFileSet()
 	imports := map[string][]string{} // package → its module-internal imports
-	var load func(pkg string) []string
-	load = func(pkg string) []string {
+	load := func(pkg string) []string {
 		if deps, ok := imports[pkg]; ok {
 			return deps
 		}
