@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/confine"
-	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/internal/xec"
@@ -485,7 +484,7 @@ func textConflict(ctx context.Context, repo *jjx.Repo, c jjx.Commit, p string) (
 	// A path that is missing or not a regular file holds no markers: the
 	// caller then reports it as not conflicted. Any other failure is one.
 	file, err := confine.RegularFile(repo.Root, p)
-	if errors.Is(err, fs.ErrNotExist) || exitcode.Of(err) == exitcode.Invalid {
+	if errors.Is(err, fs.ErrNotExist) || errors.As(err, new(*confine.EscapeError)) || errors.As(err, new(*confine.NotRegularError)) {
 		return false, nil
 	}
 	if err != nil {

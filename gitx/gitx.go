@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/version"
 	"github.com/specstack/specstack/internal/xec"
 )
@@ -22,28 +21,30 @@ const MinVersion = "2.30.0"
 // ErrNotFound reports that git is not on PATH.
 var ErrNotFound = errors.New("git not found on PATH")
 
-// Find locates git and returns its version ("2.39.5").
+// Find locates git and returns its version ("2.39.5"). No git on PATH is
+// ErrNotFound; one whose version is unreadable or too old is a
+// *version.ToolError.
 func Find(ctx context.Context) (string, string, error) {
 	bin, err := xec.LookPath("git")
 	if err != nil {
-		return "", "", exitcode.Wrap(exitcode.Missing, fmt.Errorf("%w: install git >= %s", ErrNotFound, MinVersion))
+		return "", "", fmt.Errorf("%w: install git >= %s", ErrNotFound, MinVersion)
 	}
 	out, err := xec.Output(ctx, xec.Cmd{Name: bin, Args: []string{"--version"}})
 	if err != nil {
-		return bin, "", exitcode.Wrap(exitcode.Missing, fmt.Errorf("git --version: %w", err))
+		return bin, "", unusable(bin, "", fmt.Errorf("git --version: %w", err))
 	}
 	f := strings.Fields(string(out))
 	if len(f) < 3 {
-		return bin, "", exitcode.New(exitcode.Missing, "git --version printed %q", out)
+		return bin, "", unusable(bin, "", fmt.Errorf("git --version printed %q", out))
 	}
 	v := f[2]
 	have, err := version.Parse(v)
 	if err != nil {
-		return bin, v, exitcode.Wrap(exitcode.Missing, err)
+		return bin, v, unusable(bin, v, err)
 	}
 	minV, _ := version.Parse(MinVersion)
 	if have.Less(minV) {
-		return bin, v, exitcode.New(exitcode.Missing, "git %s at %s is too old: install git >= %s", v, bin, MinVersion)
+		return bin, v, unusable(bin, v, nil)
 	}
 	return bin, v, nil
 }
@@ -56,4 +57,10 @@ func SupportsColocatedWorkspaces(v string) bool {
 		return false
 	}
 	return !have.Less(version.V{Major: 2, Minor: 42})
+}
+
+// unusable is the refusal of the git at bin: too old, or (err) its
+// version unread.
+func unusable(bin, v string, err error) error {
+	return &version.ToolError{Tool: "git", Bin: bin, Version: v, Hint: "install git >= " + MinVersion, Err: err}
 }

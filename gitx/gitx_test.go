@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/specstack/specstack/gitx"
-	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/testenv"
 	"github.com/specstack/specstack/internal/xec"
 )
@@ -72,8 +71,8 @@ func TestOpenFromSubdirectory(t *testing.T) {
 		t.Errorf("Dir = %q, want %q", r.Dir, f.dir)
 	}
 	_, err = gitx.Open(t.Context(), t.TempDir())
-	if exitcode.Of(err) != exitcode.Missing {
-		t.Errorf("outside a repository: %v (code %d), want code %d", err, exitcode.Of(err), exitcode.Missing)
+	if !errors.As(err, new(*gitx.NotRepositoryError)) {
+		t.Errorf("outside a repository: %v, want a *NotRepositoryError", err)
 	}
 }
 
@@ -279,8 +278,8 @@ func TestPushPublishOnce(t *testing.T) {
 	if _, ok, err := f.repo.RemoteHead(ctx, "origin", "ticket/9"); err != nil || ok {
 		t.Errorf("RemoteHead(absent) = %v %v", ok, err)
 	}
-	if _, err := f.repo.Push(ctx, "origin", "x", "no-such-rev"); exitcode.Of(err) != exitcode.Usage {
-		t.Errorf("push of a missing rev: %v, want usage error", err)
+	if _, err := f.repo.Push(ctx, "origin", "x", "no-such-rev"); !errors.As(err, new(*gitx.RevisionError)) || !errors.Is(err, gitx.ErrNoCommit) {
+		t.Errorf("push of a missing rev: %v, want a *RevisionError", err)
 	}
 }
 
@@ -318,8 +317,8 @@ func TestWorktreesAndRebase(t *testing.T) {
 	}
 	before := commit(t, wt2, "m.txt", "conflicting\n")
 	err = f.repo.RebaseOnto(ctx, wt2, newMain, base, "ticket/3")
-	if exitcode.Of(err) != exitcode.Conflicts {
-		t.Fatalf("conflicting rebase: %v (code %d), want Conflicts", err, exitcode.Of(err))
+	if rc := (*gitx.RebaseConflictError)(nil); !errors.As(err, &rc) || rc.Branch != "ticket/3" {
+		t.Fatalf("conflicting rebase: %v, want a *RebaseConflictError for ticket/3", err)
 	}
 	if got := run(t, wt2, "rev-parse", "HEAD"); got != before {
 		t.Errorf("HEAD after aborted rebase = %s, want %s", got, before)

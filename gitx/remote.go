@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/specstack/specstack/internal/exitcode"
 )
 
 // ErrRemoteMoved reports that a branch already exists on the remote at
@@ -82,6 +80,17 @@ func (r *Repo) localRemote(ctx context.Context, remote string) string {
 // Origin is the one remote specstack publishes to.
 const Origin = "origin"
 
+// RevisionError is a Push of a revision that resolves to no commit: the
+// caller's input is wrong, nothing was pushed.
+type RevisionError struct {
+	Branch string // the branch that was to be pushed
+	Err    error  // why the revision did not resolve
+}
+
+func (e *RevisionError) Error() string { return fmt.Sprintf("push %s: %v", e.Branch, e.Err) }
+
+func (e *RevisionError) Unwrap() error { return e.Err }
+
 // PushResult says what Push did.
 type PushResult string
 
@@ -94,12 +103,12 @@ const (
 // such branch it is created (a plain push, never forced); when the remote
 // already has it at the same commit nothing is pushed; when the remote has
 // it at any other commit the push is refused with ErrRemoteMoved, naming
-// both commits. The remote is asked directly (ls-remote), not through a
+// both commits. A rev that resolves to no commit is a *RevisionError. The remote is asked directly (ls-remote), not through a
 // possibly stale tracking ref.
 func (r *Repo) Push(ctx context.Context, remote, branch, rev string) (PushResult, error) {
 	sha, err := r.Resolve(ctx, rev)
 	if err != nil {
-		return "", exitcode.Wrap(exitcode.Usage, fmt.Errorf("push %s: %w", branch, err))
+		return "", &RevisionError{Branch: branch, Err: err}
 	}
 	have, ok, err := r.RemoteHead(ctx, remote, branch)
 	if err != nil {
@@ -109,10 +118,10 @@ func (r *Repo) Push(ctx context.Context, remote, branch, rev string) (PushResult
 		if have == sha {
 			return AlreadyPublished, nil
 		}
-		return "", exitcode.Wrap(exitcode.Failure, fmt.Errorf(
+		return "", fmt.Errorf(
 			"push %s to %s: branch %w (%s there, %s here); publish-once never overwrites a published branch: "+
 				"inspect it (git fetch %s; git log %s..%s/%s) and decide by hand",
-			branch, remote, ErrRemoteMoved, short(have), short(sha), remote, short(sha), remote, branch))
+			branch, remote, ErrRemoteMoved, short(have), short(sha), remote, short(sha), remote, branch)
 	}
 	if _, err := r.git(ctx, "push", "--quiet", "--no-verify", remote, sha+":refs/heads/"+branch); err != nil {
 		return "", fmt.Errorf("push %s to %s: %w", branch, remote, err)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/xec"
 )
 
@@ -32,7 +31,20 @@ type Repo struct {
 	Env []string
 }
 
-// Open returns the repository that encloses dir.
+// NotRepositoryError is a directory Open finds no git repository at.
+type NotRepositoryError struct {
+	Dir string // the directory, absolute
+	Err error  // git's refusal
+}
+
+func (e *NotRepositoryError) Error() string {
+	return fmt.Sprintf("open git repository at %s (run it inside one, or pass --repo): %v", e.Dir, e.Err)
+}
+
+func (e *NotRepositoryError) Unwrap() error { return e.Err }
+
+// Open returns the repository that encloses dir; outside one, the error
+// is a *NotRepositoryError.
 func Open(ctx context.Context, dir string) (*Repo, error) {
 	bin, _, err := Find(ctx)
 	if err != nil {
@@ -45,7 +57,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	r := &Repo{Dir: abs, Bin: bin}
 	out, err := r.gitRead(ctx, "rev-parse", "--is-bare-repository", "--show-toplevel")
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Missing, fmt.Errorf("open git repository at %s (run it inside one, or pass --repo): %w", abs, err))
+		return nil, &NotRepositoryError{Dir: abs, Err: err}
 	}
 	// A bare repository prints only "true": its directory is the repository.
 	if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); len(lines) == 2 && lines[0] == "false" {

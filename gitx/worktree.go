@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-
-	"github.com/specstack/specstack/internal/exitcode"
 )
 
 // Worktree is one entry of `git worktree list`.
@@ -86,18 +84,32 @@ func parseWorktrees(out string) []Worktree {
 	return res
 }
 
+// RebaseConflictError is a RebaseOnto that conflicted and was aborted:
+// the branch is where it was.
+type RebaseConflictError struct {
+	Branch string // the branch that was to be replayed
+	Onto   string // the new base
+	Err    error  // git's report of the failed rebase
+}
+
+func (e *RebaseConflictError) Error() string {
+	return fmt.Sprintf("rebase %s onto %s conflicts; aborted, %s is unchanged: %v", e.Branch, e.Onto, e.Branch, e.Err)
+}
+
+func (e *RebaseConflictError) Unwrap() error { return e.Err }
+
 // RebaseOnto replays the commits of branch that are not in upstream onto
 // newBase (git rebase --onto newBase upstream branch), in the work tree
 // dir (which must have no uncommitted changes). A conflicting rebase is
-// aborted, leaving branch where it was, and reported with exit code
-// Conflicts.
+// aborted, leaving branch where it was, and reported as a
+// *RebaseConflictError.
 func (r *Repo) RebaseOnto(ctx context.Context, dir, newBase, upstream, branch string) error {
 	w := &Repo{Dir: dir, Bin: r.Bin, Env: r.Env}
 	if _, err := w.git(ctx, "rebase", "--quiet", "--onto", newBase, upstream, branch); err != nil {
 		if _, abortErr := w.git(ctx, "rebase", "--abort"); abortErr != nil {
 			return fmt.Errorf("rebase %s onto %s: %w (and rebase --abort: %v; finish or abort it in %s)", branch, newBase, err, abortErr, dir)
 		}
-		return exitcode.Wrap(exitcode.Conflicts, fmt.Errorf("rebase %s onto %s conflicts; aborted, %s is unchanged: %w", branch, newBase, branch, err))
+		return &RebaseConflictError{Branch: branch, Onto: newBase, Err: err}
 	}
 	return nil
 }

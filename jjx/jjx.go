@@ -18,7 +18,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/internal/version"
 	"github.com/specstack/specstack/internal/xec"
@@ -67,11 +66,13 @@ type versionResult struct {
 }
 
 // Find locates jj on PATH and checks its version: once per process, and
-// once per jj binary across processes (see versionCacheFile).
+// once per jj binary across processes (see versionCacheFile). No jj on
+// PATH is ErrNotFound; one whose version is unreadable or too old is a
+// *version.ToolError.
 func Find(ctx context.Context) (string, Version, error) {
 	bin, err := xec.LookPath("jj")
 	if err != nil {
-		return "", Version{}, exitcode.Wrap(exitcode.Missing, fmt.Errorf("%w: %s", ErrNotFound, InstallHint))
+		return "", Version{}, fmt.Errorf("%w: %s", ErrNotFound, InstallHint)
 	}
 	if r, ok := versionCache.Load(bin); ok {
 		res := r.(versionResult)
@@ -82,16 +83,22 @@ func Find(ctx context.Context) (string, Version, error) {
 	return bin, v, err
 }
 
+// unusable is the refusal of the jj at bin: too old, or (err) its
+// version unread.
+func unusable(bin, v string, err error) error {
+	return &version.ToolError{Tool: "jj", Bin: bin, Version: v, Hint: InstallHint, Err: err}
+}
+
 func checkVersion(ctx context.Context, bin string) (Version, error) {
 	cache := versionCacheFile(bin)
 	v, ok := cachedVersion(cache)
 	if !ok {
 		out, err := xec.Output(ctx, xec.Cmd{Name: bin, Args: []string{"--version"}})
 		if err != nil {
-			return Version{}, exitcode.Wrap(exitcode.Missing, fmt.Errorf("jj --version: %w", err))
+			return Version{}, unusable(bin, "", fmt.Errorf("jj --version: %w", err))
 		}
 		if v, err = ParseVersion(string(out)); err != nil {
-			return Version{}, exitcode.Wrap(exitcode.Missing, err)
+			return Version{}, unusable(bin, "", err)
 		}
 		storeVersion(cache, v)
 	}
@@ -100,7 +107,7 @@ func checkVersion(ctx context.Context, bin string) (Version, error) {
 		return v, fmt.Errorf("jjx.MinVersion %q: %w", MinVersion, err)
 	}
 	if v.Less(minV) {
-		return v, exitcode.New(exitcode.Missing, "jj %s at %s is too old: %s", v, bin, InstallHint)
+		return v, unusable(bin, v.String(), nil)
 	}
 	return v, nil
 }
@@ -119,7 +126,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	}
 	out, err := xec.Output(ctx, xec.Cmd{Name: bin, Dir: dir, Args: []string{"--no-pager", "--color=never", "--ignore-working-copy", "workspace", "root"}})
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Missing, fmt.Errorf("%s is %w (run `jj git init` or pass --repo): %w", dir, ErrNotWorkspace, err))
+		return nil, fmt.Errorf("%s is %w (run `jj git init` or pass --repo): %w", dir, ErrNotWorkspace, err)
 	}
 	return &Repo{Root: strings.TrimSpace(string(out)), Bin: bin}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/xec"
 )
 
@@ -29,7 +28,7 @@ func (e *RevsetError) Error() string {
 
 // CheckRevset has jj parse and resolve revset on its own, without
 // snapshotting (`jj log -r REVSET -T "" --limit 1`). When jj refuses it
-// as a user error, the error is a *RevsetError with exit code usage;
+// as a user error, the error is a *RevsetError;
 // another failure of jj is returned as such.
 func (r *Repo) CheckRevset(ctx context.Context, revset string) error {
 	_, err := r.callRead(ctx, "log", "--no-graph", "--limit", "1", "-r", revset, "-T", `""`)
@@ -41,7 +40,7 @@ func (r *Repo) CheckRevset(ctx context.Context, revset string) error {
 	// command line and 255 for internal errors.
 	if errors.As(err, &xe) && xe.ExitCode == 1 {
 		msg := strings.TrimSpace(xe.Stderr)
-		return exitcode.Wrap(exitcode.Usage, &RevsetError{Revset: revset, Message: msg})
+		return &RevsetError{Revset: revset, Message: msg}
 	}
 	return err
 }

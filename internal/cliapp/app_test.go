@@ -12,7 +12,9 @@ import (
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/xec"
+	"github.com/specstack/specstack/jjx"
 )
 
 func run(t *testing.T, s cliapp.Spec, args ...string) (int, string, string) {
@@ -38,6 +40,32 @@ func TestExitCodes(t *testing.T) {
 	code, _, _ = run(t, s, "completion", "tcsh")
 	if code != int(exitcode.Usage) {
 		t.Errorf("unknown shell: code %d, want %d", code, exitcode.Usage)
+	}
+}
+
+// TestLowerLayerErrorsExit: an error a lower layer returns, wrapped on
+// its way up, exits with the code the table gives it; a failed jj call
+// is a failure (1), not a usage error, though it knows jj's exit status.
+func TestLowerLayerErrorsExit(t *testing.T) {
+	jjFailed := &jjx.Error{Op: []string{"log"}, Err: &xec.Error{Argv: []string{"jj", "log"}, ExitCode: 1, Stderr: "Error: boom"}}
+	tests := []struct {
+		name string
+		err  error
+		want exitcode.Code
+	}{
+		{"locked", fmt.Errorf("apply: %w", &ledger.LockedError{Dir: "/l"}), exitcode.Locked},
+		{"jj missing", fmt.Errorf("open: %w", jjx.ErrNotFound), exitcode.Missing},
+		{"jj failed", fmt.Errorf("read the log: %w", jjFailed), exitcode.Failure},
+	}
+	for _, tt := range tests {
+		s := cliapp.Spec{Name: "tool", Commands: []*cli.Command{{
+			Name:   "fail",
+			Action: func(*cli.Context) error { return tt.err },
+		}}}
+		code, _, stderr := run(t, s, "fail")
+		if code != int(tt.want) || stderr != "tool: "+tt.err.Error()+"\n" {
+			t.Errorf("%s: code %d stderr %q, want code %d", tt.name, code, stderr, tt.want)
+		}
 	}
 }
 

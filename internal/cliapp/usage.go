@@ -2,25 +2,31 @@ package cliapp
 
 import (
 	"errors"
+	"reflect"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/exitcode"
 )
 
-// exitCodeOf decides the process's exit code for err: the code attached
-// with internal/exitcode; else usage for urfave/cli's own exit errors,
+// exitCodeOf decides the process's exit code for err: exitcode.Of's when
+// it finds one (a code attached with internal/exitcode, or a lower
+// layer's typed error); else usage for urfave/cli's own exit errors,
 // which it returns only for bad command lines (an unknown verb: "No help
 // topic for 'x'"); else failure. specstack's commands never return
-// urfave's exit errors themselves.
+// urfave's exit errors themselves. Only urfave's own type counts: other
+// errors with an ExitCode method (a failed jj call knows jj's exit
+// status) are failures like any other.
 func exitCodeOf(err error) exitcode.Code {
-	var coded *exitcode.Error
-	if errors.As(err, &coded) {
-		return coded.Code
+	if code := exitcode.Of(err); code != exitcode.Failure {
+		return code
 	}
 	var urfave cli.ExitCoder
-	if errors.As(err, &urfave) {
+	if errors.As(err, &urfave) && reflect.TypeOf(urfave) == urfaveExit {
 		return exitcode.Usage
 	}
-	return exitcode.Of(err)
+	return exitcode.Failure
 }
+
+// urfaveExit is the type of urfave/cli's own exit errors.
+var urfaveExit = reflect.TypeOf(cli.Exit("", 0))

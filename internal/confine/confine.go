@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-
-	"github.com/specstack/specstack/internal/exitcode"
 )
 
 // EscapeError is a path that is, or goes through, a symbolic link leading
@@ -42,7 +40,7 @@ func (e *EscapeError) Error() string {
 // Path returns where the slash-separated repository path rel really is
 // under root: every symbolic link on the way is followed while it stays
 // inside root. A link that leads out (or a ".." that climbs out) is an
-// *EscapeError with exit code invalid. Components that do not exist yet
+// *EscapeError. Components that do not exist yet
 // are joined as they are.
 func Path(root, rel string) (string, error) {
 	return Within(root, root, rel)
@@ -59,7 +57,7 @@ func Within(root, dir, rel string) (string, error) {
 		return "", fmt.Errorf("resolve repository root %s: %w", root, err)
 	}
 	escape := func(link, target, resolved string) error {
-		return exitcode.Wrap(exitcode.Invalid, &EscapeError{Root: root, Path: rel, Link: link, Target: target, Resolved: resolved})
+		return &EscapeError{Root: root, Path: rel, Link: link, Target: target, Resolved: resolved}
 	}
 	cur := realRoot
 	if dir != root {
@@ -125,7 +123,7 @@ func inside(root, p string) bool {
 
 // RegularFile is Path for a file that is read or replaced: it must exist
 // and be a regular file (not a directory, FIFO, socket or device), else
-// the error, with exit code invalid, names it.
+// the error is a *NotRegularError naming it.
 func RegularFile(root, rel string) (string, error) {
 	p, err := Path(root, rel)
 	if err != nil {
@@ -136,9 +134,20 @@ func RegularFile(root, rel string) (string, error) {
 		return "", fmt.Errorf("%s: %w", rel, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", exitcode.New(exitcode.Invalid, "%s is %s, not a regular file: refusing to open it", rel, kind(fi.Mode()))
+		return "", &NotRegularError{Path: rel, Mode: fi.Mode()}
 	}
 	return p, nil
+}
+
+// NotRegularError is a path that RegularFile refuses: it is not a regular
+// file (a directory, FIFO, socket, device or symbolic link).
+type NotRegularError struct {
+	Path string      // the path asked for, relative to the root
+	Mode fs.FileMode // what is there
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s is %s, not a regular file: refusing to open it", e.Path, kind(e.Mode))
 }
 
 func kind(m fs.FileMode) string {

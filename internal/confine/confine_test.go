@@ -7,8 +7,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/specstack/specstack/internal/exitcode"
 )
 
 func TestPath(t *testing.T) {
@@ -57,8 +55,8 @@ func TestPath(t *testing.T) {
 		got, err := Path(root, tt.rel)
 		if tt.link != "" {
 			var esc *EscapeError
-			if !errors.As(err, &esc) || esc.Link != tt.link || exitcode.Of(err) != exitcode.Invalid {
-				t.Errorf("Path(%q) = %q, %v; want an invalid-input escape through %q", tt.rel, got, err, tt.link)
+			if !errors.As(err, &esc) || esc.Link != tt.link {
+				t.Errorf("Path(%q) = %q, %v; want an escape through %q", tt.rel, got, err, tt.link)
 			} else if !strings.Contains(err.Error(), tt.link) || (tt.link != ".." && !strings.Contains(err.Error(), esc.Target)) {
 				t.Errorf("Path(%q) error %q does not name the link and its target", tt.rel, err)
 			}
@@ -88,5 +86,22 @@ func TestRegularFile(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), rel) {
 			t.Errorf("RegularFile(%q) = %v, want an error naming it", rel, err)
 		}
+	}
+}
+
+// RegularFile refuses what is not a regular file with a *NotRegularError
+// that says what is there.
+func TestRegularFileRefusesADirectory(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := RegularFile(root, "docs")
+	var nr *NotRegularError
+	if !errors.As(err, &nr) || nr.Path != "docs" || !nr.Mode.IsDir() {
+		t.Fatalf("RegularFile(docs) = %v; want a *NotRegularError for the directory", err)
+	}
+	if want := "docs is a directory, not a regular file: refusing to open it"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
 	}
 }

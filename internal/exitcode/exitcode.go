@@ -1,9 +1,16 @@
 // Package exitcode holds the frozen exit-code table shared by the three
-// specstack binaries. Codes are never renumbered; new ones are appended.
+// specstack binaries, and the one mapping from errors to it (Of). Codes
+// are never renumbered; new ones are appended.
+//
+// The lower layers (jjx, gitx, stack/ghapi, internal/ledger,
+// internal/confine) know nothing of exit codes: they return typed errors
+// and sentinels of their own, which Of classifies (see classify.go; the
+// GitHub client's are classified by gh-specstack's command layer). A test
+// keeps this package out of their dependencies. The layers above them
+// attach a code where they decide one, with New or Wrap.
 package exitcode
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -64,17 +71,4 @@ func Wrap(c Code, err error) error {
 		return nil
 	}
 	return &Error{Code: c, Err: err}
-}
-
-// Of returns the exit code for err: OK for nil, the innermost attached
-// code when there is one, Failure otherwise.
-func Of(err error) Code {
-	if err == nil {
-		return OK
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return Failure
 }

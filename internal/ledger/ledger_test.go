@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
-
-	"github.com/specstack/specstack/internal/exitcode"
 )
 
 type header struct {
@@ -137,8 +135,8 @@ func TestSecondHolderFailsFast(t *testing.T) {
 	if time.Since(start) > 5*time.Second {
 		t.Errorf("Acquire waited %v; it must fail at once", time.Since(start))
 	}
-	if got := exitcode.Of(err); got != exitcode.Locked {
-		t.Errorf("exit code %d, want %d (locked)", got, exitcode.Locked)
+	if le := (*LockedError)(nil); !errors.As(err, &le) || le.Holder.PID != holder.Process.Pid {
+		t.Errorf("error %#v is not a *LockedError naming pid %d", err, holder.Process.Pid)
 	}
 	if want := "locked by pid " + strconv.Itoa(holder.Process.Pid); !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not name the holder (%q)", err, want)
@@ -216,8 +214,8 @@ func TestLockedNamesTheLiveHolder(t *testing.T) {
 	if want := fmt.Sprintf("locked by pid %d (the live one", os.Getpid()); err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v, want it to contain %q", err, want)
 	}
-	if got := exitcode.Of(err); got != exitcode.Locked {
-		t.Errorf("exit code %d, want %d", got, exitcode.Locked)
+	if le := (*LockedError)(nil); !errors.As(err, &le) || le.Holder.PID != os.Getpid() {
+		t.Errorf("error %#v is not a *LockedError naming pid %d", err, os.Getpid())
 	}
 }
 

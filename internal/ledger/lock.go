@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
-
-	"github.com/specstack/specstack/internal/exitcode"
 )
 
 // Holder describes the process that holds a lock.
@@ -37,8 +35,8 @@ const (
 )
 
 // Acquire takes the lock of dir (created when missing) without waiting.
-// When another process holds it, the error has code exitcode.Locked and
-// names the holder's pid and start time.
+// When another process holds it, the error is a *LockedError naming the
+// holder's pid and start time.
 func Acquire(dir string) (*Lock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
@@ -55,9 +53,9 @@ func Acquire(dir string) (*Lock, error) {
 	if !ok {
 		h, ok := liveHolder(dir, host)
 		if !ok {
-			return nil, exitcode.New(exitcode.Locked, "ledger %s is locked by another run (holder unknown): wait for it to finish", dir)
+			return nil, &LockedError{Dir: dir}
 		}
-		return nil, h.lockedError(dir)
+		return nil, &LockedError{Dir: dir, Holder: h}
 	}
 	h := Holder{PID: os.Getpid(), Start: time.Now().UTC().Truncate(time.Second), Host: host, Command: strings.Join(os.Args, " ")}
 	if err := WriteFile(filepath.Join(dir, HolderFile), h); err != nil {
@@ -96,20 +94,30 @@ func LiveHolder(dir string) (h Holder, ok bool) {
 	return h, h.live(host)
 }
 
-// lockedError is the refusal of a lock h holds (exit 3), naming h.
-func (h Holder) lockedError(dir string) error {
-	return exitcode.New(exitcode.Locked,
-		"ledger %s is locked by pid %d (%s, started %s on %s): wait for that run to finish, or stop it and resume",
-		dir, h.PID, h.Command, h.Start.Format(time.RFC3339), h.Host)
+// LockedError is the refusal of a lock another run holds.
+type LockedError struct {
+	Dir string // the ledger directory
+	// Holder is the run that holds the lock, as its holder file names
+	// it; the zero Holder when no live holder could be read.
+	Holder Holder
+}
+
+func (e *LockedError) Error() string {
+	h := e.Holder
+	if h.PID == 0 {
+		return fmt.Sprintf("ledger %s is locked by another run (holder unknown): wait for it to finish", e.Dir)
+	}
+	return fmt.Sprintf("ledger %s is locked by pid %d (%s, started %s on %s): wait for that run to finish, or stop it and resume",
+		e.Dir, h.PID, h.Command, h.Start.Format(time.RFC3339), h.Host)
 }
 
 // Busy is the error Acquire would return while a live process holds the
-// lock of dir (exit 3, naming it), without taking the lock; nil when no
-// process holds it. A command that would refuse for what the ledger
+// lock of dir (a *LockedError naming it), without taking the lock; nil
+// when no process holds it. A command that would refuse for what the ledger
 // holds says first that a live run holds it.
 func Busy(dir string) error {
 	if h, ok := LiveHolder(dir); ok {
-		return h.lockedError(dir)
+		return &LockedError{Dir: dir, Holder: h}
 	}
 	return nil
 }

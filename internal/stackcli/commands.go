@@ -63,7 +63,7 @@ func loadSettings(c *cli.Context, dir string) (settings, error) {
 	}
 	timeout, err := ghapi.RequestTimeout(cfg.GitHub.Timeout)
 	if err != nil {
-		return settings{}, err
+		return settings{}, githubExit(err)
 	}
 	s := settings{humanLabel: cfg.Stack.HumanLabel, stackMode: cfg.Stack.StackMode, timeout: timeout, cfg: cfg, root: root}
 	if c.IsSet("human-label") {
@@ -85,7 +85,7 @@ func connect(c *cli.Context) (*stack.Env, settings, error) {
 		return nil, s, err
 	}
 	env, err := stack.Connect(c.Context, dir, stack.ConnectOptions{Timeout: s.timeout})
-	return env, s, err
+	return env, s, githubExit(err)
 }
 
 // ledgerDir is gh-specstack's ledger directory of the repository.

@@ -64,3 +64,22 @@ func Parse(s string) (V, error) {
 	}
 	return V{Major: n[0], Minor: n[1], Patch: n[2], Raw: raw}, nil
 }
+
+// ToolError is a tool on PATH that cannot be used: its version could not
+// be read (Err says why), or it is older than the oldest supported.
+type ToolError struct {
+	Tool    string // "jj", "git"
+	Bin     string // the executable
+	Version string // its version; "" when unread
+	Hint    string // how to get a supported one
+	Err     error  // why the version could not be read; nil when too old
+}
+
+func (e *ToolError) Error() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("%s %s at %s is too old: %s", e.Tool, e.Version, e.Bin, e.Hint)
+}
+
+func (e *ToolError) Unwrap() error { return e.Err }

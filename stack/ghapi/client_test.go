@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/fakegh"
 	"github.com/specstack/specstack/internal/testenv"
 	"github.com/specstack/specstack/internal/xec"
@@ -188,7 +187,7 @@ func TestResolve(t *testing.T) {
 		origin  string
 		want    string // owner/name@host, or "" for an error
 		token   string // the token wanted, when not ""
-		code    exitcode.Code
+		kind    string // the error's type, for an error
 		message string
 	}{
 		{name: "GH_REPO", env: map[string]string{"GH_REPO": "acme/app", "GH_TOKEN": "x"}, want: "acme/app@github.com"},
@@ -196,10 +195,10 @@ func TestResolve(t *testing.T) {
 		{name: "GH_HOST", env: map[string]string{"GH_HOST": "ghe.example.com", "GH_REPO": "acme/app", "GH_ENTERPRISE_TOKEN": "x"}, want: "acme/app@ghe.example.com"},
 		{name: "https origin", env: map[string]string{"GH_TOKEN": "x"}, origin: "https://github.com/acme/app.git", want: "acme/app@github.com"},
 		{name: "scp origin", env: map[string]string{"GH_TOKEN": "x"}, origin: "git@github.com:acme/app.git", want: "acme/app@github.com"},
-		{name: "local origin", env: map[string]string{"GH_TOKEN": "x"}, origin: "/srv/origin.git", code: exitcode.Usage, message: "set GH_REPO=OWNER/REPO"},
-		{name: "no origin", env: map[string]string{"GH_TOKEN": "x"}, code: exitcode.Usage, message: "no origin remote; set GH_REPO"},
-		{name: "no token", env: map[string]string{"GH_REPO": "acme/app", "GH_PATH": "/nonexistent/gh"}, code: exitcode.Missing, message: "no GitHub token for github.com: run gh auth login or set GH_TOKEN"},
-		{name: "bad API URL", env: map[string]string{"GH_REPO": "acme/app", "GH_TOKEN": "x", ghapi.APIURLEnv: "ftp://x"}, code: exitcode.Usage, message: "is not an http(s) URL"},
+		{name: "local origin", env: map[string]string{"GH_TOKEN": "x"}, origin: "/srv/origin.git", kind: "*ghapi.RepoError", message: "set GH_REPO=OWNER/REPO"},
+		{name: "no origin", env: map[string]string{"GH_TOKEN": "x"}, kind: "*ghapi.RepoError", message: "no origin remote; set GH_REPO"},
+		{name: "no token", env: map[string]string{"GH_REPO": "acme/app", "GH_PATH": "/nonexistent/gh"}, kind: "*ghapi.TokenError", message: "no GitHub token for github.com: run gh auth login or set GH_TOKEN"},
+		{name: "bad API URL", env: map[string]string{"GH_REPO": "acme/app", "GH_TOKEN": "x", ghapi.APIURLEnv: "ftp://x"}, kind: "*ghapi.SettingError", message: "is not an http(s) URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -212,8 +211,8 @@ func TestResolve(t *testing.T) {
 			}
 			got, err := ghapi.Resolve(t.Context(), tt.origin)
 			if tt.want == "" {
-				if exitcode.Of(err) != tt.code || err == nil || !strings.Contains(err.Error(), tt.message) {
-					t.Fatalf("err = %v (code %d), want code %d containing %q", err, exitcode.Of(err), tt.code, tt.message)
+				if kind := fmt.Sprintf("%T", err); kind != tt.kind || !strings.Contains(err.Error(), tt.message) {
+					t.Fatalf("err = %v (%s), want a %s containing %q", err, kind, tt.kind, tt.message)
 				}
 				return
 			}

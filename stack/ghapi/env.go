@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/specstack/specstack/internal/config"
-	"github.com/specstack/specstack/internal/exitcode"
 )
 
 // APIURLEnv overrides the REST API base URL (GitHub Enterprise proxies,
@@ -50,7 +49,8 @@ func (t Target) Repo() string { return t.Owner + "/" + t.Name }
 // when set, else the origin remote's URL (originURL, may be ""); the host
 // from GH_HOST or gh's configured default; the token from GH_TOKEN,
 // GITHUB_TOKEN (GH_ENTERPRISE_TOKEN for other hosts), gh's config or
-// `gh auth token`, run under ctx; and APIURLEnv.
+// `gh auth token`, run under ctx; and APIURLEnv. It fails with a
+// *RepoError, a *TokenError or a *SettingError.
 func Resolve(ctx context.Context, originURL string) (Target, error) {
 	var t Target
 	host := defaultHost()
@@ -60,28 +60,28 @@ func Resolve(ctx context.Context, originURL string) (Target, error) {
 	case os.Getenv("GH_REPO") != "":
 		r, err = parseRepo(os.Getenv("GH_REPO"), host)
 		if err != nil {
-			return t, exitcode.New(exitcode.Usage, "GH_REPO=%q: %w (want OWNER/REPO or HOST/OWNER/REPO)", os.Getenv("GH_REPO"), err)
+			return t, &RepoError{GHRepo: os.Getenv("GH_REPO"), Err: err}
 		}
 	case originURL != "":
 		r, err = parseRemoteURL(originURL)
 		if err != nil {
-			return t, exitcode.New(exitcode.Usage, "cannot tell the GitHub repository from origin %q: %w; set GH_REPO=OWNER/REPO", originURL, err)
+			return t, &RepoError{Origin: originURL, Err: err}
 		}
 	default:
-		return t, exitcode.New(exitcode.Usage, "cannot tell which GitHub repository to use: the repository has no origin remote; set GH_REPO=OWNER/REPO")
+		return t, &RepoError{}
 	}
 	t.Host, t.Owner, t.Name = r.Host, r.Owner, r.Name
 	t.Token = token(ctx, t.Host)
 	if t.Token == "" {
 		if err := ctx.Err(); err != nil {
-			return t, exitcode.Wrap(exitcode.Interrupted, fmt.Errorf("read the GitHub token for %s: %w", t.Host, err))
+			return t, &TokenError{Host: t.Host, Err: err}
 		}
-		return t, exitcode.New(exitcode.Missing, "no GitHub token for %s: %s", t.Host, LoginHint)
+		return t, &TokenError{Host: t.Host}
 	}
 	if v := os.Getenv(APIURLEnv); v != "" {
 		u, err := url.Parse(v)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return t, exitcode.New(exitcode.Usage, "%s=%q is not an http(s) URL (want e.g. https://ghe.example.com/api/v3/)", APIURLEnv, v)
+			return t, &SettingError{Name: APIURLEnv, Value: v}
 		}
 		if !strings.HasSuffix(u.Path, "/") {
 			u.Path += "/"
@@ -93,19 +93,19 @@ func Resolve(ctx context.Context, originURL string) (Target, error) {
 
 // RequestTimeout settles the limit of each request: TimeoutEnv when set,
 // else configured ([github] timeout, already checked; "" when absent),
-// else DefaultTimeout. A bad TimeoutEnv is a usage error naming it.
+// else DefaultTimeout. A bad value is a *SettingError naming it.
 func RequestTimeout(configured string) (time.Duration, error) {
 	if v := os.Getenv(TimeoutEnv); v != "" {
 		d, err := config.ParseTimeout(v)
 		if err != nil {
-			return 0, exitcode.New(exitcode.Usage, "%s=%q: %w", TimeoutEnv, v, err)
+			return 0, &SettingError{Name: TimeoutEnv, Value: v, Err: err}
 		}
 		return d, nil
 	}
 	if configured != "" {
 		d, err := config.ParseTimeout(configured)
 		if err != nil {
-			return 0, exitcode.New(exitcode.Usage, "[github] timeout = %q: %w", configured, err)
+			return 0, &SettingError{Name: configTimeout, Value: configured, Err: err}
 		}
 		return d, nil
 	}

@@ -2,13 +2,13 @@ package ghapi_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/testenv"
 	"github.com/specstack/specstack/stack/ghapi"
 )
@@ -85,7 +85,8 @@ func TestTokenKeyringCancelled(t *testing.T) {
 	if took := time.Since(start); took > 10*time.Second {
 		t.Fatalf("Resolve returned %s after the cancellation", took)
 	}
-	if exitcode.Of(err) != exitcode.Interrupted || err == nil || !strings.Contains(err.Error(), "read the GitHub token for github.com: context canceled") {
-		t.Fatalf("err = %v (exit %d); want the interruption (exit %d)", err, exitcode.Of(err), exitcode.Interrupted)
+	var te *ghapi.TokenError
+	if !errors.As(err, &te) || !errors.Is(err, context.Canceled) || err.Error() != "read the GitHub token for github.com: context canceled" {
+		t.Fatalf("err = %v; want the interruption, a *TokenError wrapping context.Canceled", err)
 	}
 }
