@@ -223,15 +223,6 @@ type RunState struct {
 	Agent *agent.Usage
 }
 
-// addUsage adds u to sum (nil: nothing yet) and returns the sum.
-func addUsage(sum *agent.Usage, u agent.Usage) *agent.Usage {
-	if sum == nil {
-		sum = &agent.Usage{}
-	}
-	sum.Add(u)
-	return sum
-}
-
 // PriorRun is the prior work's layer 0.
 type PriorRun struct {
 	Graphed bool   `json:"graphed"`
@@ -298,9 +289,9 @@ func FoldRun(d *RunDoc) *RunState {
 	}
 	for _, e := range d.Events {
 		if e.Agent != nil {
-			s.Agent = addUsage(s.Agent, *e.Agent)
+			s.Agent = agent.Sum(s.Agent, *e.Agent)
 			if t := s.Tickets[e.Ticket]; t != nil && e.Ticket != 0 {
-				t.Agent = addUsage(t.Agent, *e.Agent)
+				t.Agent = agent.Sum(t.Agent, *e.Agent)
 			}
 		}
 		if t := s.Tickets[e.Ticket]; t != nil && e.Ticket != 0 {

@@ -48,6 +48,16 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
+// Sum adds u to sum (nil: nothing yet) and returns the sum: what a task's
+// or a run's agent jobs spent together.
+func Sum(sum *Usage, u Usage) *Usage {
+	if sum == nil {
+		sum = &Usage{}
+	}
+	sum.Add(u)
+	return sum
+}
+
 // Add sums o into u; the session is the latest one.
 func (u *Usage) Add(o Usage) {
 	if o.Agent != "" {

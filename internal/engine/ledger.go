@@ -264,9 +264,9 @@ func Fold(d *Doc) *State {
 			continue
 		}
 		if e.Agent != nil {
-			s.Agent = addUsage(s.Agent, *e.Agent)
+			s.Agent = agent.Sum(s.Agent, *e.Agent)
 			if t != nil {
-				t.Agent = addUsage(t.Agent, *e.Agent)
+				t.Agent = agent.Sum(t.Agent, *e.Agent)
 			}
 		}
 		if t == nil && taskEvent[e.Kind] {
@@ -356,12 +356,3 @@ func Fold(d *Doc) *State {
 
 // Finished reports whether the run is over (complete or aborted).
 func (s *State) Finished() bool { return s.Complete || s.Aborted }
-
-// addUsage adds u to sum (nil: nothing yet) and returns the sum.
-func addUsage(sum *agent.Usage, u agent.Usage) *agent.Usage {
-	if sum == nil {
-		sum = &agent.Usage{}
-	}
-	sum.Add(u)
-	return sum
-}

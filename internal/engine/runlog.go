@@ -135,7 +135,7 @@ func BuildLog(d *Doc) *RunLog {
 		le := LogEntry{At: e.At, Kind: e.Kind, Wave: e.Wave, Task: e.Task, Role: e.Role, Status: e.Status,
 			Workspace: e.Workspace, Change: e.Change, Files: e.Files, Reason: e.Reason, Agent: e.Agent}
 		if e.Agent != nil {
-			l.Agent = addUsage(l.Agent, *e.Agent)
+			l.Agent = agent.Sum(l.Agent, *e.Agent)
 		}
 		if e.Kind == EvReceipt {
 			rc := receiptOf(e)
