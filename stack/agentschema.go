@@ -11,93 +11,69 @@ import (
 )
 
 // The structured answers gh-specstack asks an agent preset for. Each is
-// an object (structured output wants one); what is written to the file
-// the worker protocol names is its list, as a command worker writes it.
+// an object holding one list (structured output wants an object); what is
+// written to the file the worker protocol names is the list, as a command
+// worker writes it.
 
 // gateFindingsSchema is a gate or whole-stack reviewer's findings.
-var gateFindingsSchema = &agent.Schema{
-	JSON: []byte(`{"type":"object","additionalProperties":false,"required":["findings"],"properties":{` +
-		`"findings":{"type":"array","items":{"type":"object","additionalProperties":false,` +
-		`"required":["kind","file","line","message","reraises","falsifies"],"properties":{` +
-		`"kind":{"type":"string","enum":["unmet-criterion","red-validation","correctness","minor"]},` +
-		`"file":{"type":"string"},"line":{"type":"integer"},"message":{"type":"string"},` +
-		`"reraises":{"type":"string"},"falsifies":{"type":"string"}}}}}}`),
-	Validate: func(raw json.RawMessage) ([]byte, error) {
-		var a struct {
-			Findings *[]GateFinding `json:"findings"`
+var gateFindingsSchema = listSchema("findings",
+	`{"type":"object","additionalProperties":false,"required":["kind","file","line","message","reraises","falsifies"],"properties":{`+
+		`"kind":{"type":"string","enum":["unmet-criterion","red-validation","correctness","minor"]},`+
+		`"file":{"type":"string"},"line":{"type":"integer"},"message":{"type":"string"},`+
+		`"reraises":{"type":"string"},"falsifies":{"type":"string"}}}`,
+	func(f GateFinding) error {
+		if strings.TrimSpace(f.Message) == "" {
+			return errors.New("no message")
 		}
-		if err := decodeAnswer(raw, &a); err != nil {
-			return nil, err
-		}
-		if a.Findings == nil {
-			return nil, errors.New(`no "findings" list`)
-		}
-		for i, f := range *a.Findings {
-			if strings.TrimSpace(f.Message) == "" {
-				return nil, fmt.Errorf("finding %d: no message", i+1)
-			}
-		}
-		return marshalList(*a.Findings)
-	},
-}
+		return nil
+	})
 
 // verdictsSchema is a fixer's verdicts, one per finding.
-var verdictsSchema = &agent.Schema{
-	JSON: []byte(`{"type":"object","additionalProperties":false,"required":["verdicts"],"properties":{` +
-		`"verdicts":{"type":"array","items":{"type":"object","additionalProperties":false,` +
-		`"required":["id","verdict","reason"],"properties":{` +
-		`"id":{"type":"string"},"verdict":{"type":"string","enum":["fixed","rejected"]},"reason":{"type":"string"}}}}}}`),
-	Validate: func(raw json.RawMessage) ([]byte, error) {
-		var a struct {
-			Verdicts *[]Verdict `json:"verdicts"`
+var verdictsSchema = listSchema("verdicts",
+	`{"type":"object","additionalProperties":false,"required":["id","verdict","reason"],"properties":{`+
+		`"id":{"type":"string"},"verdict":{"type":"string","enum":["fixed","rejected"]},"reason":{"type":"string"}}}`,
+	func(v Verdict) error {
+		if v.ID == "" || v.Verdict != "fixed" && v.Verdict != "rejected" {
+			return errors.New("want an id and fixed or rejected")
 		}
-		if err := decodeAnswer(raw, &a); err != nil {
-			return nil, err
-		}
-		if a.Verdicts == nil {
-			return nil, errors.New(`no "verdicts" list`)
-		}
-		for i, v := range *a.Verdicts {
-			if v.ID == "" || v.Verdict != "fixed" && v.Verdict != "rejected" {
-				return nil, fmt.Errorf("verdict %d: want an id and fixed or rejected", i+1)
-			}
-		}
-		return marshalList(*a.Verdicts)
-	},
-}
+		return nil
+	})
 
 // finishedSchema is the prior-work graph step's answer.
-var finishedSchema = &agent.Schema{
-	JSON: []byte(`{"type":"object","additionalProperties":false,"required":["finished"],"properties":{` +
-		`"finished":{"type":"array","items":{"type":"object","additionalProperties":false,` +
-		`"required":["ticket","evidence"],"properties":{"ticket":{"type":"integer"},"evidence":{"type":"string"}}}}}}`),
-	Validate: func(raw json.RawMessage) ([]byte, error) {
-		var a struct {
-			Finished *[]Finished `json:"finished"`
-		}
-		if err := decodeAnswer(raw, &a); err != nil {
-			return nil, err
-		}
-		if a.Finished == nil {
-			return nil, errors.New(`no "finished" list`)
-		}
-		return marshalList(*a.Finished)
-	},
-}
+var finishedSchema = listSchema("finished",
+	`{"type":"object","additionalProperties":false,"required":["ticket","evidence"],"properties":{"ticket":{"type":"integer"},"evidence":{"type":"string"}}}`,
+	func(Finished) error { return nil })
 
-func decodeAnswer(raw json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(bytes.TrimSpace(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("not the JSON object asked for: %w", err)
+// listSchema is an answer {"KEY": [ITEM, ...]} whose items follow item (a
+// JSON schema) and pass check; the list is what is written.
+func listSchema[T any](key, item string, check func(T) error) *agent.Schema {
+	return &agent.Schema{
+		JSON: []byte(`{"type":"object","additionalProperties":false,"required":["` + key + `"],"properties":{"` + key + `":{"type":"array","items":` + item + `}}}`),
+		Validate: func(raw json.RawMessage) ([]byte, error) {
+			var a map[string]json.RawMessage
+			if err := json.Unmarshal(bytes.TrimSpace(raw), &a); err != nil {
+				return nil, fmt.Errorf("not the JSON object asked for: %w", err)
+			}
+			list, ok := a[key]
+			if !ok || len(a) != 1 {
+				return nil, fmt.Errorf("want an object with one field, %q", key)
+			}
+			dec := json.NewDecoder(bytes.NewReader(list))
+			dec.DisallowUnknownFields()
+			var xs []T
+			if err := dec.Decode(&xs); err != nil || xs == nil && string(bytes.TrimSpace(list)) != "[]" {
+				return nil, fmt.Errorf("%q is not a list of what was asked for: %v", key, err)
+			}
+			for i, x := range xs {
+				if err := check(x); err != nil {
+					return nil, fmt.Errorf("%s %d: %w", key, i+1, err)
+				}
+			}
+			if xs == nil {
+				xs = []T{}
+			}
+			data, err := json.MarshalIndent(xs, "", "  ")
+			return append(data, '\n'), err
+		},
 	}
-	return nil
-}
-
-func marshalList[T any](xs []T) ([]byte, error) {
-	if xs == nil {
-		xs = []T{}
-	}
-	data, err := json.MarshalIndent(xs, "", "  ")
-	return append(data, '\n'), err
 }

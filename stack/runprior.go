@@ -14,10 +14,6 @@ import (
 	"github.com/specstack/specstack/stack/ghapi"
 )
 
-// RoleGraph is the worker's role when it is asked which tickets the
-// prior work already finishes.
-const RoleGraph = "graph"
-
 // Finished is the graph step's answer for one ticket
 // (SPECSTACK_FINISHED, a JSON array): finished on the prior work, with
 // the evidence.
@@ -111,7 +107,7 @@ func (d *driver) graph(ctx context.Context) error {
 	if err := os.WriteFile(brief, []byte(b.String()), 0o644); err != nil {
 		return err
 	}
-	j := engine.BuildJob(engine.JobRequest{Role: RoleGraph, Task: "prior", Dir: ws.Path, Command: h.Worker, Brief: brief,
+	j := engine.BuildJob(engine.JobRequest{Role: engine.RoleGraph, Task: "prior", Dir: ws.Path, Command: h.Worker, Brief: brief,
 		Report: filepath.Join(dir, "report.md"), Log: filepath.Join(dir, "graph.log"), Timeout: d.timeout, Artifacts: d.artifacts(),
 		Environment: []string{"SPECSTACK_FINISHED=" + finished},
 		Answer:      finished, Schema: finishedSchema})
@@ -119,7 +115,7 @@ func (d *driver) graph(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err := d.worked(0, RoleGraph, 0, res); err != nil {
+	if err := d.worked(0, engine.RoleGraph, 0, res); err != nil {
 		return err
 	}
 	if res.ExitCode != 0 || res.Err != nil && res.Agent != nil {

@@ -69,9 +69,12 @@ type Preset struct {
 	Output      string   // OutputClaude, OutputCodex or OutputText
 	VersionArgs []string
 	// Credentials: any of these variables set, or any of these files
-	// (under $HOME) present, means the agent can log in.
+	// present in the agent's configuration folder ($ConfigDirEnv when
+	// set, else $HOME/ConfigDir), means the agent can log in.
 	CredentialEnv   []string
 	CredentialFiles []string
+	ConfigDirEnv    string
+	ConfigDir       string
 	Login           string // how to log in, for the error
 	Install         string // how to install the agent, for the error
 	BuiltIn         bool
@@ -106,9 +109,10 @@ var builtIn = map[string]Preset{
 		Output:          OutputClaude,
 		VersionArgs:     []string{"--version"},
 		CredentialEnv:   []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"},
-		CredentialFiles: []string{".claude/.credentials.json"},
-		Login:           "set ANTHROPIC_API_KEY, or run `claude login` (or `claude setup-token`)",
-		Install:         "npm install -g @anthropic-ai/claude-code (or see https://docs.anthropic.com/en/docs/claude-code)",
+		CredentialFiles: []string{".credentials.json"},
+		ConfigDirEnv:    "CLAUDE_CONFIG_DIR", ConfigDir: ".claude",
+		Login:   "set ANTHROPIC_API_KEY, or run `claude login` (or `claude setup-token`)",
+		Install: "npm install -g @anthropic-ai/claude-code (or see https://docs.anthropic.com/en/docs/claude-code)",
 	},
 	"codex": {
 		Name: "codex", Program: "codex", BuiltIn: true,
@@ -125,9 +129,10 @@ var builtIn = map[string]Preset{
 		Output:          OutputCodex,
 		VersionArgs:     []string{"--version"},
 		CredentialEnv:   []string{"OPENAI_API_KEY", "CODEX_API_KEY"},
-		CredentialFiles: []string{".codex/auth.json"},
-		Login:           "set OPENAI_API_KEY, or run `codex login`",
-		Install:         "npm install -g @openai/codex (or see https://github.com/openai/codex)",
+		CredentialFiles: []string{"auth.json"},
+		ConfigDirEnv:    "CODEX_HOME", ConfigDir: ".codex",
+		Login:   "set OPENAI_API_KEY, or run `codex login`",
+		Install: "npm install -g @openai/codex (or see https://github.com/openai/codex)",
 	},
 }
 

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,9 +193,6 @@ func Run(ctx context.Context, j Job) Result {
 		}
 		s, code, perr := j.once(ctx, p, resume, suffix)
 		res.Usage.Add(s.Usage)
-		if s.Usage.SessionID != "" {
-			res.Usage.SessionID = s.Usage.SessionID
-		}
 		res.Denials = append(res.Denials, s.Denials...)
 		res.ExitCode = code
 		if ctx.Err() != nil {
@@ -473,7 +469,9 @@ func Check(p Preset, root string) error {
 }
 
 // HasCredentials reports whether any of the preset's credential variables
-// is set or credential files exists (none listed: assumed present).
+// is set or any of its credential files exists in its configuration
+// folder ($ConfigDirEnv, else $HOME/ConfigDir); a preset that lists
+// neither is assumed able to log in.
 func HasCredentials(p Preset) bool {
 	if len(p.CredentialEnv) == 0 && len(p.CredentialFiles) == 0 {
 		return true
@@ -483,27 +481,19 @@ func HasCredentials(p Preset) bool {
 			return true
 		}
 	}
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" && p.Name == "claude" {
-		if fi, err := os.Stat(filepath.Join(d, ".credentials.json")); err == nil && fi.Mode().IsRegular() {
-			return true
-		}
+	dir := ""
+	if p.ConfigDirEnv != "" {
+		dir = os.Getenv(p.ConfigDirEnv)
 	}
-	home, _ := os.UserHomeDir()
+	if home, err := os.UserHomeDir(); dir == "" && err == nil && p.ConfigDir != "" {
+		dir = filepath.Join(home, p.ConfigDir)
+	}
+	if dir == "" {
+		return false
+	}
 	for _, f := range p.CredentialFiles {
-		if home == "" {
-			break
-		}
-		if fi, err := os.Stat(filepath.Join(home, f)); err == nil && fi.Mode().IsRegular() {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil && fi.Mode().IsRegular() {
 			return true
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-	}
-	if p.Name == "codex" {
-		if h := os.Getenv("CODEX_HOME"); h != "" {
-			if fi, err := os.Stat(filepath.Join(h, "auth.json")); err == nil && fi.Mode().IsRegular() {
-				return true
-			}
 		}
 	}
 	return false

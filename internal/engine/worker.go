@@ -29,7 +29,7 @@ const (
 	RoleReviewer    = "reviewer"
 	RoleAuthor      = "author"   // jj-openspec propose/new/ff
 	RoleExplorer    = "explorer" // jj-openspec explore
-	RoleGraph       = "graph"    // gh-specstack's prior work
+	RoleGraph       = "graph"    // gh-specstack's prior work: which tickets it already finishes
 )
 
 // Job is one run of a worker command.

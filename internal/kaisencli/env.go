@@ -89,11 +89,9 @@ func (s *session) open(c *cli.Context) (*engine.Runner, error) {
 	// Empty when the command has no such flag or it was not given.
 	r.Worker, r.Reviewer, r.Test = c.String("worker"), c.String("reviewer"), c.String("test")
 	r.ConfidenceOverride = c.String("confidence-override")
-	if c.IsSet("max-cost") {
-		if r.MaxCost = c.Float64("max-cost"); r.MaxCost <= 0 {
-			r.Close()
-			return nil, exitcode.New(exitcode.Usage, "--max-cost %v: give a positive number of US dollars", c.Float64("max-cost"))
-		}
+	if r.MaxCost, err = cliapp.MaxCost(c, 0); err != nil {
+		r.Close()
+		return nil, err
 	}
 	return r, nil
 }
@@ -117,7 +115,7 @@ func runFlags() []cli.Flag {
 	}
 }
 
-var maxCostFlag = &cli.Float64Flag{Name: "max-cost", Usage: "start no more agent jobs once the agents' recorded cost reaches `USD`; the run halts (exit 9) and resume --max-cost with more goes on (default: [worker] max-cost, else no limit)"}
+var maxCostFlag = cliapp.MaxCostFlag("the run halts (exit 9) and resume --max-cost with more goes on")
 
 var confidenceOverrideFlag = &cli.StringFlag{Name: "confidence-override", Usage: "pass a review whose confidence is below [review] min-confidence anyway, recording `REASON` in the ledger"}
 
@@ -145,12 +143,10 @@ func (s *session) options(c *cli.Context, tasks []engine.Task) (engine.Options, 
 		MinConfidence: s.cfg.Review.MinConfidence,
 		// Fixed at start, so resume provisions where the run began.
 		WorkspacesDir: config.WorkspacesDir(s.cfg, s.repo.Root),
-		MaxCost:       s.cfg.Worker.MaxCost,
 	}
-	if c.IsSet("max-cost") {
-		if o.MaxCost = c.Float64("max-cost"); o.MaxCost <= 0 {
-			return o, exitcode.New(exitcode.Usage, "--max-cost %v: give a positive number of US dollars", o.MaxCost)
-		}
+	var err error
+	if o.MaxCost, err = cliapp.MaxCost(c, s.cfg.Worker.MaxCost); err != nil {
+		return o, err
 	}
 	if o.MinConfidence < 0 || o.MinConfidence > 100 {
 		return o, exitcode.New(exitcode.Usage, "[review] min-confidence %d in %s: give a score from 0 to 100", o.MinConfidence, strings.Join(s.cfg.Files, ", "))

@@ -138,7 +138,7 @@ malformed; 7 a missing tool or what the pull request needs; 8 verify red;
 9 a worker's group was not merged.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "worker", Usage: "implementer: an agent preset (claude, codex) or a `CMD` run by sh -c in each workspace (default: [worker] command; on a resume, the run's)"},
-			&cli.Float64Flag{Name: "max-cost", Usage: "start no more agent jobs once the agents' recorded cost reaches `USD`: the apply halts (exit 9); apply again with a higher --max-cost goes on (default: [worker] max-cost)"},
+			cliapp.MaxCostFlag("the apply halts (exit 9); apply again with a higher --max-cost goes on"),
 			&cli.StringSliceFlag{Name: "verify", Usage: "verify gate `CMD`, repeatable, added to [openspec] verify"},
 			&cli.BoolFlag{Name: "no-verify", Usage: "archive without a verify command (refused for risk-flagged changes)"},
 			&cli.StringFlag{Name: "reviewer", Usage: "reviewer `CMD` run in the gate after the verify commands (default: [worker] reviewer; on a resume, the run's)"},
@@ -261,11 +261,8 @@ func runApply(c *cli.Context) error {
 	req.Distribution = c.String("distribution")
 	req.Yes = c.Bool("yes")
 	req.Timeout = cmp.Or(c.String("timeout"), s.cfg.Worker.Timeout)
-	req.MaxCost = s.cfg.Worker.MaxCost
-	if c.IsSet("max-cost") {
-		if req.MaxCost = c.Float64("max-cost"); req.MaxCost <= 0 {
-			return exitcode.New(exitcode.Usage, "--max-cost %v: give a positive number of US dollars", req.MaxCost)
-		}
+	if req.MaxCost, err = cliapp.MaxCost(c, s.cfg.Worker.MaxCost); err != nil {
+		return err
 	}
 	if pipelineAsked(c, args) {
 		return runPipeline(c, s, args, req)

@@ -132,11 +132,9 @@ func runRequest(c *cli.Context, s settings, spec int) (stack.RunRequest, error) 
 	if c.IsSet("reviewer") {
 		req.Reviewer = c.String("reviewer")
 	}
-	req.MaxCost = s.cfg.Worker.MaxCost
-	if c.IsSet("max-cost") {
-		if req.MaxCost = c.Float64("max-cost"); req.MaxCost <= 0 {
-			return req, exitcode.New(exitcode.Usage, "--max-cost %v: give a positive number of US dollars", req.MaxCost)
-		}
+	var err error
+	if req.MaxCost, err = cliapp.MaxCost(c, s.cfg.Worker.MaxCost); err != nil {
+		return req, err
 	}
 	t, from := s.cfg.Worker.Timeout, "config worker.timeout"
 	if c.IsSet("timeout") {
@@ -182,12 +180,8 @@ func driveOptions(c *cli.Context, s settings) (stack.DriveOptions, error) {
 		return stack.DriveOptions{}, err
 	}
 	opts := stack.DriveOptions{LedgerDir: dir, WorkspacesDir: config.WorkspacesDir(s.cfg, s.root), Progress: cliapp.Stderr(c)}
-	if c.IsSet("max-cost") {
-		if opts.MaxCost = c.Float64("max-cost"); opts.MaxCost <= 0 {
-			return opts, exitcode.New(exitcode.Usage, "--max-cost %v: give a positive number of US dollars", opts.MaxCost)
-		}
-	}
-	return opts, nil
+	opts.MaxCost, err = cliapp.MaxCost(c, 0)
+	return opts, err
 }
 
 // emitStatus prints the run's status, when it started, and returns err.
@@ -200,4 +194,4 @@ func emitStatus(c *cli.Context, st *stack.RunStatus, err error) error {
 	return err
 }
 
-var maxCostFlag = &cli.Float64Flag{Name: "max-cost", Usage: "start no more agent jobs once the agents' recorded cost reaches `USD`: the run halts (exit 9) and resume --max-cost with more goes on (default: config worker.max-cost)"}
+var maxCostFlag = cliapp.MaxCostFlag("the run halts (exit 9) and resume --max-cost with more goes on")
