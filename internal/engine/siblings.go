@@ -56,15 +56,14 @@ func (r *Runner) checkSiblings(ctx context.Context, w int, nums []int) error {
 		return nil
 	}
 	for _, ev := range events {
-		r.logf("task %d: integrity check: %s", ev.Task, ev.Reason)
+		r.logf("task %d: integrity check: %s", ev.Task, ev.Payload.(Collected).Reason)
 	}
 	return r.record(events...)
 }
 
 // brokenEvent re-records task t's collection as broken for reason.
 func brokenEvent(w int, t *TaskState, reason string) Event {
-	return Event{Kind: EvCollected, Task: t.Num, Wave: w, Status: StatusBroken, Reason: reason,
-		Change: t.Change, Changes: t.Changes, Commit: t.Commit, Files: t.Files, Lines: t.Lines}
+	return Event{Task: t.Num, Wave: w, Payload: Collected{Status: StatusBroken, Reason: reason, Change: t.Change, Changes: t.Changes, Commit: t.Commit, Files: t.Files, Lines: t.Lines}}
 }
 
 // declaredBySibling names the files of t's change that another task of

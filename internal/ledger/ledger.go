@@ -29,17 +29,90 @@ type Doc[H, E any] struct {
 // ErrNewerSchema reports a ledger written by a newer specstack.
 var ErrNewerSchema = errors.New("ledger written by a newer specstack")
 
+// Stored is implemented by an event type held in memory in another form
+// than the one it is stored in (engine.Event: a typed payload in memory,
+// flat keys on disk). Doc's Write encodes the value StoredForm returns
+// as the event's [[event]] table; its pointer type must implement
+// Restorer, through which Read decodes it.
+type Stored interface {
+	StoredForm() any
+}
+
+// Restorer fills an event from its stored [[event]] table, which decode
+// decodes into a value of the stored form.
+type Restorer interface {
+	Restore(decode func(v any) error) error
+}
+
 // Read loads the document at path. A missing file is an error wrapping
 // fs.ErrNotExist.
 func Read[H, E any](path string) (*Doc[H, E], error) {
+	if _, ok := any(new(E)).(Restorer); ok {
+		return readStored[H, E](path)
+	}
 	d := &Doc[H, E]{}
 	if err := ReadFile(path, d); err != nil {
 		return nil, err
 	}
-	if d.Schema > SchemaVersion {
-		return nil, fmt.Errorf("read ledger %s: schema %d: %w (this build reads %d; upgrade specstack)", path, d.Schema, ErrNewerSchema, SchemaVersion)
+	if err := checkSchema(path, d.Schema); err != nil {
+		return nil, err
 	}
 	return d, nil
+}
+
+func checkSchema(path string, schema int) error {
+	if schema > SchemaVersion {
+		return fmt.Errorf("read ledger %s: schema %d: %w (this build reads %d; upgrade specstack)", path, schema, ErrNewerSchema, SchemaVersion)
+	}
+	return nil
+}
+
+// storedDoc is a document whose events are decoded one by one through
+// Restorer, or encoded from their StoredForm: the same TOML as Doc.
+type storedDoc[H, V any] struct {
+	Schema int `toml:"schema"`
+	Header H   `toml:"header"`
+	Events []V `toml:"event"`
+}
+
+// readStored reads a document whose events implement Restorer.
+func readStored[H, E any](path string) (*Doc[H, E], error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read ledger %s: %w", path, err)
+	}
+	var raw storedDoc[H, toml.Primitive]
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
+		return nil, fmt.Errorf("read ledger %s: %w (the file is damaged; move it aside to start over)", path, err)
+	}
+	if err := checkSchema(path, raw.Schema); err != nil {
+		return nil, err
+	}
+	d := &Doc[H, E]{Schema: raw.Schema, Header: raw.Header, Events: make([]E, len(raw.Events))}
+	for i, p := range raw.Events {
+		decode := func(v any) error { return md.PrimitiveDecode(p, v) }
+		if err := any(&d.Events[i]).(Restorer).Restore(decode); err != nil {
+			return nil, fmt.Errorf("read ledger %s: event %d: %w (the file is damaged; move it aside to start over)", path, i+1, err)
+		}
+	}
+	return d, nil
+}
+
+// stored returns what Write encodes: d itself, or, when its events
+// implement Stored, d with every event in its stored form.
+func (d *Doc[H, E]) stored() any {
+	if _, ok := any(*new(E)).(Stored); !ok {
+		return d
+	}
+	raw := storedDoc[H, any]{Schema: d.Schema, Header: d.Header}
+	if len(d.Events) > 0 {
+		raw.Events = make([]any, len(d.Events))
+		for i, e := range d.Events {
+			raw.Events[i] = any(e).(Stored).StoredForm()
+		}
+	}
+	return &raw
 }
 
 // New returns an empty document with header h.
@@ -50,7 +123,7 @@ func New[H, E any](h H) *Doc[H, E] {
 // Write stores the whole document atomically.
 func (d *Doc[H, E]) Write(path string) error {
 	d.Schema = SchemaVersion
-	return WriteFile(path, d)
+	return WriteFile(path, d.stored())
 }
 
 // Append adds events and stores the document atomically; on error the
