@@ -47,15 +47,42 @@ type Restorer interface {
 // Read loads the document at path. A missing file is an error wrapping
 // fs.ErrNotExist.
 func Read[H, E any](path string) (*Doc[H, E], error) {
-	if _, ok := any(new(E)).(Restorer); ok {
-		return readStored[H, E](path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read ledger %s: %w", path, err)
 	}
-	d := &Doc[H, E]{}
-	if err := ReadFile(path, d); err != nil {
+	return Decode[H, E](path, data)
+}
+
+// Decode parses data, the document read from path.
+func Decode[H, E any](path string, data []byte) (*Doc[H, E], error) {
+	damaged := func(err error) error {
+		return fmt.Errorf("read ledger %s: %w (the file is damaged; move it aside to start over)", path, err)
+	}
+	if _, ok := any(new(E)).(Restorer); !ok {
+		d := &Doc[H, E]{}
+		if err := toml.Unmarshal(data, d); err != nil {
+			return nil, damaged(err)
+		}
+		if err := checkSchema(path, d.Schema); err != nil {
+			return nil, err
+		}
+		return d, nil
+	}
+	var raw storedDoc[H, toml.Primitive]
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
+		return nil, damaged(err)
+	}
+	if err := checkSchema(path, raw.Schema); err != nil {
 		return nil, err
 	}
-	if err := checkSchema(path, d.Schema); err != nil {
-		return nil, err
+	d := &Doc[H, E]{Schema: raw.Schema, Header: raw.Header, Events: make([]E, len(raw.Events))}
+	for i, p := range raw.Events {
+		decode := func(v any) error { return md.PrimitiveDecode(p, v) }
+		if err := any(&d.Events[i]).(Restorer).Restore(decode); err != nil {
+			return nil, damaged(fmt.Errorf("event %d: %w", i+1, err))
+		}
 	}
 	return d, nil
 }
@@ -73,30 +100,6 @@ type storedDoc[H, V any] struct {
 	Schema int `toml:"schema"`
 	Header H   `toml:"header"`
 	Events []V `toml:"event"`
-}
-
-// readStored reads a document whose events implement Restorer.
-func readStored[H, E any](path string) (*Doc[H, E], error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read ledger %s: %w", path, err)
-	}
-	var raw storedDoc[H, toml.Primitive]
-	md, err := toml.Decode(string(data), &raw)
-	if err != nil {
-		return nil, fmt.Errorf("read ledger %s: %w (the file is damaged; move it aside to start over)", path, err)
-	}
-	if err := checkSchema(path, raw.Schema); err != nil {
-		return nil, err
-	}
-	d := &Doc[H, E]{Schema: raw.Schema, Header: raw.Header, Events: make([]E, len(raw.Events))}
-	for i, p := range raw.Events {
-		decode := func(v any) error { return md.PrimitiveDecode(p, v) }
-		if err := any(&d.Events[i]).(Restorer).Restore(decode); err != nil {
-			return nil, fmt.Errorf("read ledger %s: event %d: %w (the file is damaged; move it aside to start over)", path, i+1, err)
-		}
-	}
-	return d, nil
 }
 
 // stored returns what Write encodes: d itself, or, when its events
@@ -126,6 +129,11 @@ func (d *Doc[H, E]) Write(path string) error {
 	return WriteFile(path, d.stored())
 }
 
+// Encode returns the document as Write stores it.
+func (d *Doc[H, E]) Encode() ([]byte, error) {
+	return encode(d.stored())
+}
+
 // Append adds events and stores the document atomically; on error the
 // document in memory is left as it was.
 func (d *Doc[H, E]) Append(path string, events ...E) error {
@@ -153,15 +161,23 @@ func ReadFile(path string, v any) error {
 // WriteFile encodes v as TOML and replaces path atomically: readers and
 // a crash at any instant see either the old file or the new one, whole.
 func WriteFile(path string, v any) error {
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(v); err != nil {
+	data, err := encode(v)
+	if err != nil {
 		return fmt.Errorf("encode ledger %s: %w", path, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write ledger %s: %w", path, err)
 	}
-	if err := renameio.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := renameio.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("write ledger %s: %w", path, err)
 	}
 	return nil
+}
+
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
