@@ -95,8 +95,8 @@ type (
 	}
 	// Tested: the task's tests ran (Status passed|failed|no-test-surface).
 	Tested struct {
-		Status string `flat:"status"`
-		Reason string `flat:"reason"`
+		Status   string `flat:"status"`
+		Commands string `flat:"reason"` // the commands run, joined by "; "
 	}
 	// NoTestSurface: no test command covers the wave's files.
 	NoTestSurface struct {
@@ -155,10 +155,11 @@ type (
 		Commit string `flat:"commit"`
 		Reason string `flat:"reason"`
 	}
-	// Gated: the final gate (Status passed|failed|none).
+	// Gated: the final gate (Status passed|failed|none); Note is why it
+	// failed or ran nothing, or the command, when it passed.
 	Gated struct {
 		Status string `flat:"status"`
-		Reason string `flat:"reason"`
+		Note   string `flat:"reason"`
 	}
 	// Halted: the run stopped for a person; Commit is @ then, when known.
 	Halted struct {
@@ -204,11 +205,11 @@ type (
 		Status string   `flat:"status"`
 		Files  []string `flat:"files"`
 	}
-	// Verified: the verify gate ran (Status passed|failed); Reason is the
-	// commands run or why it failed.
+	// Verified: the verify gate ran (Status passed|failed); Note is the
+	// commands run, or why it failed.
 	Verified struct {
 		Status string `flat:"status"`
-		Reason string `flat:"reason"`
+		Note   string `flat:"reason"`
 	}
 	// Ticked: tasks ticked by facts.
 	Ticked struct {

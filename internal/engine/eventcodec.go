@@ -1,5 +1,18 @@
 package engine
 
+// The event codec. In memory an event is a header and a typed payload
+// (event.go); on disk it is one [[event]] table of flat keys, the record
+// below, exactly as every release has written it. The invariants:
+//   - a ledger any release wrote decodes, every known kind into its
+//     payload type, and encodes back to the same bytes
+//     (TestLedgerRoundTrip, over ledgers of real runs in testdata/ledgers);
+//   - every payload field survives encode then decode
+//     (TestEventCodecEveryField);
+//   - no content panics a reader, and encoding what decoded is stable
+//     (FuzzDecodeEvent).
+// An archive name, a bookmark and a pull request's URL stay stored under
+// reason, as before: the previous release reads them there.
+
 import (
 	"fmt"
 	"reflect"

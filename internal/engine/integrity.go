@@ -82,7 +82,8 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 		for _, f := range leaked {
 			if slices.Contains(t.Files, f) || slices.Contains(t.Task.Files, f) {
 				culprits = append(culprits, n)
-				events = append(events, Event{Task: n, Wave: w, Payload: Leaked{Files: leaked, Reason: fmt.Sprintf("its edits landed in the orchestrating workspace's @ (%s) instead of %s", strings.Join(leaked, ", "), t.Workspace)}})
+				reason := fmt.Sprintf("its edits landed in the orchestrating workspace's @ (%s) instead of %s", strings.Join(leaked, ", "), t.Workspace)
+				events = append(events, Event{Task: n, Wave: w, Payload: Leaked{Files: leaked, Reason: reason}})
 				break
 			}
 		}

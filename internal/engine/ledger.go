@@ -60,7 +60,8 @@ type Options struct {
 	MaxCost float64 `toml:"max_cost,omitempty"`
 }
 
-// Event kinds, in the order a task usually meets them.
+// Event kinds, in the order a task usually meets them. Each is the Kind
+// of one payload type (event.go), whose doc says what it records.
 const (
 	EvProvisioned     = "provisioned"
 	EvDispatched      = "dispatched"
@@ -305,7 +306,7 @@ func (s *State) fold(t *TaskState, e Event) {
 		s.Integrity = ""
 		s.checkpoint(p.Commit)
 	case Gated:
-		s.Gate, s.GateReason = p.Status, p.Reason
+		s.Gate, s.GateReason = p.Status, p.Note
 	case Halted:
 		s.Halted = p.Reason
 		s.checkpoint(p.Commit)

@@ -271,7 +271,7 @@ func (r *Runner) testTask(ctx context.Context, w int, t *TaskState) ([]Finding, 
 				Message: fmt.Sprintf("test command %q failed in the task's workspace (exit %d); log %s", c, res.ExitCode, log)})
 		}
 	}
-	return fs, true, r.record(Event{Task: t.Num, Wave: w, Payload: Tested{Status: status, Reason: strings.Join(cmds, "; ")}})
+	return fs, true, r.record(Event{Task: t.Num, Wave: w, Payload: Tested{Status: status, Commands: strings.Join(cmds, "; ")}})
 }
 
 // runReviewers splits ts into batches of about LinesPerReviewer changed

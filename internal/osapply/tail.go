@@ -91,7 +91,7 @@ func tailOf(d *engine.Doc) tailState {
 		case engine.Verified:
 			t.VerifyRed = p.Status == engine.GateFailed
 			t.VerifyGreen = p.Status == engine.GatePassed
-			t.VerifyNote = p.Reason
+			t.VerifyNote = p.Note
 		case engine.Ticked:
 			t.Ticked = append(t.Ticked, p.Tasks...)
 		case engine.Archiving:
@@ -161,7 +161,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 			res.Phase = PhaseVerify
 			res.Unticked = unticked(env.Root, p.Change)
 			reason := "verify failed: " + strings.Join(red, ", ")
-			if err := r.Record(engine.Event{Payload: engine.Verified{Status: engine.GateFailed, Reason: reason}}); err != nil {
+			if err := r.Record(engine.Event{Payload: engine.Verified{Status: engine.GateFailed, Note: reason}}); err != nil {
 				return res, err
 			}
 			msg := fmt.Sprintf("change %s: %s; nothing archived, nothing pushed, the change is left in %s", p.Change, reason, env.where())
@@ -170,7 +170,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 			}
 			return res, exitcode.New(exitcode.GateFailed, "%s. %s (passing receipts are reused)", msg, env.fixThen(p.Change))
 		}
-		if err := r.Record(engine.Event{Payload: engine.Verified{Status: engine.GatePassed, Reason: strings.Join(cmds, "; ")}}); err != nil {
+		if err := r.Record(engine.Event{Payload: engine.Verified{Status: engine.GatePassed, Note: strings.Join(cmds, "; ")}}); err != nil {
 			return res, err
 		}
 		// 2. Tasks ticked by facts: a task whose files its worker changed,
