@@ -173,3 +173,13 @@ func FuzzDecodeEvent(f *testing.F) {
 		}
 	})
 }
+
+// A damaged event is an error naming the file, the event and the line,
+// not a panic or a silently empty payload.
+func TestDecodeDamagedEvent(t *testing.T) {
+	data := []byte("schema = 1\n[header]\nrun_id = \"r\"\n\n[[event]]\nkind = \"collected\"\ntask = \"x\"\n")
+	_, err := ledger.Decode[Header, Event]("run.toml", data)
+	if err == nil || !strings.Contains(err.Error(), "run.toml: event 1: toml: line 7") || !strings.Contains(err.Error(), "move it aside") {
+		t.Fatalf("Decode of a damaged event: %v", err)
+	}
+}
