@@ -2,6 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
 	"io"
 	"os"
 	"path/filepath"
@@ -181,5 +185,42 @@ func TestDecodeDamagedEvent(t *testing.T) {
 	_, err := ledger.Decode[Header, Event]("run.toml", data)
 	if err == nil || !strings.Contains(err.Error(), "run.toml: event 1: toml: line 7") || !strings.Contains(err.Error(), "move it aside") {
 		t.Fatalf("Decode of a damaged event: %v", err)
+	}
+}
+
+// Every payload type declared in the package is in the conversion
+// table: one left out would be written by nobody's codec.
+func TestEveryPayloadInTable(t *testing.T) {
+	inTable := map[string]bool{"Unknown": true}
+	for _, p := range payloads {
+		inTable[reflect.TypeOf(p).Name()] = true
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Name.Name != "payload" || fn.Recv == nil {
+				continue
+			}
+			found++
+			if id, ok := fn.Recv.List[0].Type.(*ast.Ident); !ok || !inTable[id.Name] {
+				t.Errorf("%s: payload type %s is not in the payloads table (eventcodec.go)", fset.Position(fn.Pos()), types.ExprString(fn.Recv.List[0].Type))
+			}
+		}
+	}
+	if found != len(inTable) {
+		t.Errorf("%d payload types declared, %d in the table", found, len(inTable))
 	}
 }
