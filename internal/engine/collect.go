@@ -17,8 +17,8 @@ import (
 // and the report is a regular file naming one; else crashed (res nil:
 // the worker was run by someone else, as in step mode, and the report
 // alone speaks).
-func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Event, error) {
-	ev := Event{Kind: EvCollected, Task: t.Num, Wave: t.Wave}
+func (r *Runner) Collect(ctx context.Context, t *TaskState, res *Result) (Collected, error) {
+	var ev Collected
 	if !r.readChanges(ctx, t, &ev) {
 		if res != nil {
 			ev.ExitCode = res.ExitCode
@@ -65,7 +65,7 @@ type Screening struct {
 }
 
 // screen runs r.Screen on task t's collection ev and applies its verdict.
-func (r *Runner) screen(ctx context.Context, t *TaskState, ev *Event) error {
+func (r *Runner) screen(ctx context.Context, t *TaskState, ev *Collected) error {
 	sc, err := r.Screen(ctx, t, ev.Files)
 	if err != nil {
 		return fmt.Errorf("screen task %d's workspace %s: %w", t.Num, t.Workspace, err)
@@ -79,7 +79,7 @@ func (r *Runner) screen(ctx context.Context, t *TaskState, ev *Event) error {
 		return nil
 	}
 	if sc.Edited {
-		again := Event{Kind: EvCollected, Task: t.Num, Wave: t.Wave}
+		var again Collected
 		if !r.readChanges(ctx, t, &again) {
 			ev.Status, ev.Reason = again.Status, joinReason(ev.Reason, again.Reason)
 			return nil
@@ -94,7 +94,7 @@ func (r *Runner) screen(ctx context.Context, t *TaskState, ev *Event) error {
 // own revset, or by the description it was given when the workspace is
 // gone. It returns false, ev's status and reason saying why, when there
 // is nothing to collect (no change, or a divergent one).
-func (r *Runner) readChanges(ctx context.Context, t *TaskState, ev *Event) bool {
+func (r *Runner) readChanges(ctx context.Context, t *TaskState, ev *Collected) bool {
 	// One call in the workspace snapshots it and reads its changes: the
 	// range from the base to its @, newest (@) first.
 	ws := Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: fmt.Sprintf("Task %d: %s", t.Num, t.Title)}

@@ -10,19 +10,19 @@ import (
 func TestCoverageOutcomes(t *testing.T) {
 	d := testDoc()
 	d.Events = []Event{
-		{Kind: EvProvisioned, Task: 1, Workspace: "ws1", Path: "/w/1"},
-		{Kind: EvProvisioned, Task: 2, Workspace: "ws2", Path: "/w/2"},
-		{Kind: EvProvisioned, Task: 3, Workspace: "ws3", Path: "/w/3"},
-		{Kind: EvCollected, Task: 1, Status: StatusDone, Changes: []string{"c1"}, Files: []string{"a"}},
-		{Kind: EvCollected, Task: 2, Status: StatusDone, Changes: []string{"c2"}},
-		{Kind: EvCollected, Task: 3, Status: StatusCrashed, Reason: "worker exited 3"},
-		{Kind: EvTests, Task: 1, Status: GatePassed},
-		{Kind: EvReviewPassed, Task: 1},
-		{Kind: EvReviewPassed, Task: 2, Status: ReviewSkipped},
-		{Kind: EvReleased, Task: 1}, {Kind: EvReleased, Task: 2},
-		{Kind: EvSquashed, Task: 1}, {Kind: EvSquashed, Task: 2},
-		{Kind: EvGate, Status: GateNone},
-		{Kind: EvComplete},
+		{Task: 1, Payload: Provisioned{Workspace: "ws1", Path: "/w/1"}},
+		{Task: 2, Payload: Provisioned{Workspace: "ws2", Path: "/w/2"}},
+		{Task: 3, Payload: Provisioned{Workspace: "ws3", Path: "/w/3"}},
+		{Task: 1, Payload: Collected{Status: StatusDone, Changes: []string{"c1"}, Files: []string{"a"}}},
+		{Task: 2, Payload: Collected{Status: StatusDone, Changes: []string{"c2"}}},
+		{Task: 3, Payload: Collected{Status: StatusCrashed, Reason: "worker exited 3"}},
+		{Task: 1, Payload: Tested{Status: GatePassed}},
+		{Task: 1, Payload: PassedReview{}},
+		{Task: 2, Payload: PassedReview{Status: ReviewSkipped}},
+		{Task: 1, Payload: Released{}}, {Task: 2, Payload: Released{}},
+		{Task: 1, Payload: Squashed{}}, {Task: 2, Payload: Squashed{}},
+		{Payload: Gated{Status: GateNone}},
+		{Payload: Completed{}},
 	}
 	c := BuildCoverage(d, "/art")
 	var b strings.Builder
@@ -59,7 +59,7 @@ func TestCoverageOutcomes(t *testing.T) {
 	}
 
 	// Every task merged or empty: no error.
-	d.Events = append(d.Events[:5:5], Event{Kind: EvSquashed, Task: 1}, Event{Kind: EvSquashed, Task: 2})
+	d.Events = append(d.Events[:5:5], Event{Task: 1, Payload: Squashed{}}, Event{Task: 2, Payload: Squashed{}})
 	d.Header.Tasks, d.Header.Waves = d.Header.Tasks[:2], [][]int{{1, 2}}
 	if err := BuildCoverage(d, "/art").notMergedError(KaisenCommands); err != nil {
 		t.Errorf("all merged or empty: %v", err)

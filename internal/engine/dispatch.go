@@ -79,7 +79,7 @@ func (r *Runner) Dispatch(ctx context.Context, w int) error {
 	}
 	events := make([]Event, len(todo))
 	for i, t := range todo {
-		events[i] = Event{Kind: EvDispatched, Task: t.Num, Wave: w, Role: RoleImplementer}
+		events[i] = Event{Task: t.Num, Wave: w, Role: RoleImplementer, Payload: Dispatched{}}
 	}
 	if err := r.record(events...); err != nil {
 		return err
@@ -129,7 +129,7 @@ func (r *Runner) collectAndRecord(ctx context.Context, t *TaskState, res *Result
 			r.logf("task %d: %s", t.Num, n)
 		}
 	}
-	if err := r.recordTogether(ev); err != nil {
+	if err := r.recordTogether(Event{Task: t.Num, Wave: t.Wave, Payload: ev}); err != nil {
 		return err
 	}
 	if ev.Status == StatusBroken {

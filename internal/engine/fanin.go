@@ -69,7 +69,7 @@ func (r *Runner) FanIn(ctx context.Context, w int) error {
 	var squashing []Event
 	for _, t := range approved {
 		if !t.Squashing {
-			squashing = append(squashing, Event{Kind: EvSquashing, Task: t.Num, Wave: w, Changes: t.Changes})
+			squashing = append(squashing, Event{Task: t.Num, Wave: w, Payload: Squashing{Changes: t.Changes}})
 			t.Squashing = true
 		}
 	}
@@ -118,8 +118,8 @@ func (r *Runner) FanIn(ctx context.Context, w int) error {
 	if err != nil {
 		return err
 	}
-	if err := r.record(Event{Kind: EvBaseline, Wave: w, Commit: at},
-		Event{Kind: EvFannedIn, Wave: w}); err != nil {
+	if err := r.record(Event{Wave: w, Payload: Baselined{Commit: at}},
+		Event{Wave: w, Payload: FannedIn{}}); err != nil {
 		return err
 	}
 	r.logf("wave %d: fanned in (%s)", w, plural.Count(len(merged), "task", "tasks"))
@@ -134,7 +134,7 @@ func (r *Runner) releaseAll(ctx context.Context, ts []*TaskState) error {
 	for _, t := range ts {
 		if t.Workspace != "" && !t.Released {
 			wss = append(wss, Workspace{Name: t.Workspace, Path: t.Path})
-			events = append(events, Event{Kind: EvReleased, Task: t.Num, Wave: t.Wave, Workspace: t.Workspace})
+			events = append(events, Event{Task: t.Num, Wave: t.Wave, Payload: Released{Workspace: t.Workspace}})
 		}
 	}
 	if len(wss) == 0 {
@@ -175,7 +175,7 @@ func (r *Runner) release(ctx context.Context, t *TaskState) error {
 	if err := r.Backend.Release(ctx, Workspace{Name: t.Workspace}); err != nil {
 		return err
 	}
-	return r.record(Event{Kind: EvReleased, Task: t.Num, Wave: t.Wave, Workspace: t.Workspace})
+	return r.record(Event{Task: t.Num, Wave: t.Wave, Payload: Released{Workspace: t.Workspace}})
 }
 
 // visibleChanges returns task t's changes that still exist (inAt's
@@ -199,9 +199,9 @@ func noSquash(w int, t *TaskState, visible []string, chained bool) (Event, bool)
 	case len(visible) == 0:
 		// Nothing left to move: an empty result (jj abandons empty
 		// changes), or a squash a killed run did but did not record.
-		return Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "no visible change left to squash"}, true
+		return Event{Task: t.Num, Wave: w, Payload: Squashed{Reason: "no visible change left to squash"}}, true
 	case chained:
-		return Event{Kind: EvSquashed, Task: t.Num, Wave: w, Reason: "auto-chained: already in @'s ancestry"}, true
+		return Event{Task: t.Num, Wave: w, Payload: Squashed{Reason: "auto-chained: already in @'s ancestry"}}, true
 	}
 	return Event{}, false
 }
@@ -227,7 +227,7 @@ func (r *Runner) squash(ctx context.Context, w int, t *TaskState, inAt map[strin
 		return r.halt(ctx, fmt.Errorf("task %d: %w (resume retries)", t.Num, err))
 	}
 	crashPoint("squashing")
-	if err := r.record(Event{Kind: EvSquashed, Task: t.Num, Wave: w}); err != nil {
+	if err := r.record(Event{Task: t.Num, Wave: w, Payload: Squashed{}}); err != nil {
 		return err
 	}
 	r.logf("task %d: squashed into @", t.Num)
@@ -312,7 +312,7 @@ func (r *Runner) squashBatch(ctx context.Context, w int, ts []*TaskState, inAt m
 		return true, r.halt(ctx, fmt.Errorf("%s %s: %w (resume retries)", plural.Word(len(nums), "task", "tasks"), plural.Ints(nums), err))
 	}
 	if op != "" {
-		if err := r.record(Event{Kind: EvSquashedTogether, Wave: w, Op: op}); err != nil {
+		if err := r.record(Event{Wave: w, Payload: SquashedTogether{Op: op}}); err != nil {
 			return true, err
 		}
 	}
@@ -338,7 +338,7 @@ func (r *Runner) squashBatch(ctx context.Context, w int, ts []*TaskState, inAt m
 		visible, chained := visibleChanges(t, inAt)
 		ev, ok := noSquash(w, t, visible, chained)
 		if !ok {
-			ev = Event{Kind: EvSquashed, Task: t.Num, Wave: w}
+			ev = Event{Task: t.Num, Wave: w, Payload: Squashed{}}
 		}
 		events = append(events, ev)
 	}
@@ -353,7 +353,7 @@ func (r *Runner) squashBatch(ctx context.Context, w int, ts []*TaskState, inAt m
 			return true, err
 		}
 		for _, ev := range part {
-			if ev.Reason == "" {
+			if p, _ := ev.Payload.(Squashed); p.Reason == "" {
 				r.logf("task %d: squashed into @", ev.Task)
 			}
 		}
@@ -472,9 +472,9 @@ func (r *Runner) resolveConflictsOf(ctx context.Context, w int, culprit func(fil
 		return err
 	}
 	if len(remaining) == 0 {
-		return r.record(Event{Kind: EvResolved, Task: t.Num, Wave: w, Files: files})
+		return r.record(Event{Task: t.Num, Wave: w, Payload: Resolved{Files: files}})
 	}
-	if err := r.record(Event{Kind: EvConflict, Task: t.Num, Wave: w, Files: remaining}); err != nil {
+	if err := r.record(Event{Task: t.Num, Wave: w, Payload: Conflicted{Files: remaining}}); err != nil {
 		return err
 	}
 	sideText := ""
@@ -512,7 +512,7 @@ func (r *Runner) recheckConflict(ctx context.Context, t *TaskState) error {
 	if len(remaining) > 0 {
 		return exitcode.New(exitcode.Conflicts, "@ still has conflicts from task %d's fan-in: %s; resolve them (edit the markers), then resume", t.Num, strings.Join(remaining, ", "))
 	}
-	return r.record(Event{Kind: EvResolved, Task: t.Num, Wave: t.Wave, Reason: "resolved by a person"})
+	return r.record(Event{Task: t.Num, Wave: t.Wave, Payload: Resolved{Reason: "resolved by a person"}})
 }
 
 var symbolRe = lazyregexp.New(`^\+\s*(?:export\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:func|type|class|def|fn|struct|enum|interface|trait|function|const|let|var)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)`)

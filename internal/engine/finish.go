@@ -69,7 +69,7 @@ func (r *Runner) Gate(ctx context.Context) error {
 	}
 	cmd := r.testCmd()
 	if cmd == "" {
-		return r.record(Event{Kind: EvGate, Status: GateNone, Reason: "no test command configured: no automated check ran on the combined result"})
+		return r.record(Event{Payload: Gated{Status: GateNone, Note: "no test command configured: no automated check ran on the combined result"}})
 	}
 	log := r.art("gate.log")
 	root := r.Backend.TargetDir()
@@ -91,12 +91,12 @@ func (r *Runner) Gate(ctx context.Context) error {
 	}
 	if res.ExitCode != 0 || res.Err != nil {
 		reason := fmt.Sprintf("full test command %q failed in @ (exit %d); log %s. The merged work is in @: fix it there, then %s", cmd, res.ExitCode, log, r.gateHint())
-		if err := r.record(Event{Kind: EvGate, Status: GateFailed, Reason: reason}); err != nil {
+		if err := r.record(Event{Payload: Gated{Status: GateFailed, Note: reason}}); err != nil {
 			return err
 		}
 		return exitcode.New(exitcode.GateFailed, "%s", reason)
 	}
-	return r.record(Event{Kind: EvGate, Status: GatePassed, Reason: cmd})
+	return r.record(Event{Payload: Gated{Status: GatePassed, Note: cmd}})
 }
 
 // Complete sweeps the workspaces and records the run as complete; the
@@ -113,7 +113,7 @@ func (r *Runner) Complete(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("complete the run: read @: %w", err)
 	}
-	if err := r.record(Event{Kind: EvComplete, Commit: at}); err != nil {
+	if err := r.record(Event{Payload: Completed{Commit: at}}); err != nil {
 		return err
 	}
 	// Complete, yet not a success when a task was left out of @.
@@ -216,8 +216,8 @@ func (r *Runner) Abort(ctx context.Context, yes bool) error {
 		}
 	}
 	r.removeWorkspacesDir()
-	return r.record(Event{Kind: EvAborted, Op: r.Doc.Header.StartOp})
+	return r.record(Event{Payload: Aborted{Op: r.Doc.Header.StartOp}})
 }
 
 // Resume records that a person (or a driver) picked the run up again.
-func (r *Runner) Resume() error { return r.record(Event{Kind: EvResumed}) }
+func (r *Runner) Resume() error { return r.record(Event{Payload: Resumed{}}) }

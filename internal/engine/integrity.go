@@ -82,8 +82,8 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 		for _, f := range leaked {
 			if slices.Contains(t.Files, f) || slices.Contains(t.Task.Files, f) {
 				culprits = append(culprits, n)
-				events = append(events, Event{Kind: EvLeak, Task: n, Wave: w, Files: leaked,
-					Reason: fmt.Sprintf("its edits landed in the orchestrating workspace's @ (%s) instead of %s", strings.Join(leaked, ", "), t.Workspace)})
+				reason := fmt.Sprintf("its edits landed in the orchestrating workspace's @ (%s) instead of %s", strings.Join(leaked, ", "), t.Workspace)
+				events = append(events, Event{Task: n, Wave: w, Payload: Leaked{Files: leaked, Reason: reason}})
 				break
 			}
 		}
@@ -99,7 +99,7 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 	reason := fmt.Sprintf("integrity check: @ of workspace %s changed since the baseline (%s): %s wrote outside its workspace; %s. "+
 		"Inspect with `jj diff --from %s --to @`; %s",
 		r.Doc.Header.Workspace, strings.Join(leaked, ", "), who, opDesc, short(st.BaselineCommit), next)
-	events = append(events, Event{Kind: EvIntegrityFailed, Wave: w, Files: leaked, Reason: reason})
+	events = append(events, Event{Wave: w, Payload: IntegrityFailed{Files: leaked, Reason: reason}})
 	if err := r.record(events...); err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (r *Runner) rewritten(ctx context.Context, w int, nums []int, ops []Op) err
 			byWorkspace[t.Workspace] = n
 		}
 	}
-	halted := Event{Kind: EvHalted}
+	var halted Halted
 	if h, ok := r.Backend.(Historian); ok {
 		// @ as the rewrite left it: what the working copy shows once
 		// updated, which abort then knows holds no edit of a person's.
@@ -150,7 +150,7 @@ func (r *Runner) rewritten(ctx context.Context, w int, nums []int, ops []Op) err
 	reason := fmt.Sprintf("integrity check: @ of workspace %s was rewritten by another workspace's operation: %s. "+
 		"Nothing of wave %d is merged; undo the run with `%s` (it restores the operation the run started from)", r.Doc.Header.Workspace, who, w, r.commands().Abort)
 	halted.Reason = reason
-	events = append(events, Event{Kind: EvIntegrityFailed, Wave: w, Reason: reason}, halted)
+	events = append(events, Event{Wave: w, Payload: IntegrityFailed{Reason: reason}}, Event{Payload: halted})
 	if err := r.record(events...); err != nil {
 		return err
 	}
@@ -174,5 +174,5 @@ func (r *Runner) Rebaseline(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return r.record(Event{Kind: EvBaseline, Commit: at, Reason: "accepted by a person"})
+	return r.record(Event{Payload: Baselined{Commit: at, Reason: "accepted by a person"}})
 }

@@ -60,7 +60,8 @@ type Options struct {
 	MaxCost float64 `toml:"max_cost,omitempty"`
 }
 
-// Event kinds, in the order a task usually meets them.
+// Event kinds, in the order a task usually meets them. Each is the Kind
+// of one payload type (event.go), whose doc says what it records.
 const (
 	EvProvisioned     = "provisioned"
 	EvDispatched      = "dispatched"
@@ -122,39 +123,6 @@ const (
 	SeveritySuggestion  = "suggestion"
 	SeverityCannotCheck = "cannot-verify"
 )
-
-// Event is one line of the run's history. Only the fields its kind needs
-// are set.
-type Event struct {
-	At        time.Time `toml:"at"`
-	Kind      string    `toml:"kind"`
-	Task      int       `toml:"task,omitempty"`
-	Wave      int       `toml:"wave,omitempty"`
-	Role      string    `toml:"role,omitempty"`
-	Workspace string    `toml:"workspace,omitempty"`
-	Path      string    `toml:"path,omitempty"`
-	Base      []string  `toml:"base,omitempty"`
-	Change    string    `toml:"change,omitempty"`
-	Changes   []string  `toml:"changes,omitempty"`
-	Commit    string    `toml:"commit,omitempty"`
-	Files     []string  `toml:"files,omitempty"`
-	Lines     int       `toml:"lines,omitempty"`
-	Status    string    `toml:"status,omitempty"`
-	Reason    string    `toml:"reason,omitempty"`
-	Op        string    `toml:"op,omitempty"`
-	Attempt   int       `toml:"attempt,omitempty"`
-	ExitCode  int       `toml:"exit_code,omitempty"`
-	Critical  int       `toml:"critical,omitempty"`
-	Important int       `toml:"important,omitempty"`
-	Other     int       `toml:"other,omitempty"`
-	Findings  string    `toml:"findings,omitempty"` // path of a findings file
-	Command   string    `toml:"command,omitempty"`  // receipt: the command run
-	Digest    string    `toml:"digest,omitempty"`   // receipt: sha256 of its output
-	Tree      string    `toml:"tree,omitempty"`     // receipt: the tree it ran on
-	PR        int       `toml:"pr,omitempty"`       // a pull request's number (jj-openspec's apply-pr; older ledgers: ExitCode)
-	// Agent is what an agent preset said a job spent (collect, receipt).
-	Agent *agent.Usage `toml:"agent,omitempty"`
-}
 
 // Doc is a run's ledger document.
 type Doc = ledger.Doc[Header, Event]
@@ -263,95 +231,104 @@ func Fold(d *Doc) *State {
 		if t == nil && e.Task != 0 {
 			continue
 		}
-		if e.Agent != nil {
-			s.Agent = agent.Sum(s.Agent, *e.Agent)
+		if u := e.Agent(); u != nil {
+			s.Agent = agent.Sum(s.Agent, *u)
 			if t != nil {
-				t.Agent = agent.Sum(t.Agent, *e.Agent)
+				t.Agent = agent.Sum(t.Agent, *u)
 			}
 		}
-		if t == nil && taskEvent[e.Kind] {
+		if t == nil && taskEvent[e.Kind()] {
 			continue // a wave-level record of a task event (a reviewer's dispatch)
 		}
-		switch e.Kind {
-		case EvBaseline, EvHalted, EvComplete:
-			if e.Commit != "" {
-				s.Checkpoint = e.Commit
-			}
-		}
-		switch e.Kind {
-		case EvProvisioned:
-			t.Workspace, t.Path, t.Base = e.Workspace, e.Path, e.Base
-		case EvDispatched:
-			t.Dispatched++
-			if e.Role != RoleReviewer {
-				t.Collected = false
-			}
-		case EvCollected:
-			t.Collected = true
-			t.Status, t.Reason = e.Status, e.Reason
-			t.Change, t.Changes, t.Files, t.Lines = e.Change, e.Changes, e.Files, e.Lines
-			t.Commit, t.CollectedAt = e.Commit, e.At
-		case EvLeak:
-			t.Leak = true
-			t.Reason = e.Reason
-		case EvIntegrityFailed:
-			s.Integrity = e.Reason
-		case EvTests:
-			t.Tests = e.Status
-		case EvNoTestSurface:
-			s.NoTestSurface[e.Wave] = true
-		case EvReviewPassed:
-			t.Reviewed, t.Approved = true, true
-			t.Review = ReviewPassed
-			if e.Status == ReviewSkipped {
-				t.Review = ReviewSkipped
-			}
-			t.Notes = e.Other
-			if e.Findings != "" {
-				t.Findings = e.Findings
-			}
-		case EvReviewFailed:
-			t.Reviewed, t.Approved, t.Findings, t.Notes = true, false, e.Findings, e.Other
-			t.Review = ReviewFailed
-		case EvFixing:
-			t.FixFrom = e.Commit
-			t.Fixes = e.Attempt
-		case EvReleased:
-			t.Released = true
-		case EvSquashing:
-			t.Squashing = true
-		case EvSquashed:
-			t.Squashing, t.Squashed = false, true
-			delete(s.SquashUnchecked, t.Wave)
-		case EvSquashedTogether:
-			s.SquashOps[e.Wave] = e.Op
-			s.SquashUnchecked[e.Wave] = e.Op
-		case EvConflict:
-			t.Conflict = e.Files
-		case EvResolved:
-			t.Conflict = nil
-		case EvFannedIn:
-			s.FannedIn[e.Wave] = true
-		case EvBaseline:
-			s.BaselineCommit = e.Commit
-			s.Integrity = ""
-		case EvGate:
-			s.Gate, s.GateReason = e.Status, e.Reason
-		case EvHalted:
-			s.Halted = e.Reason
-		case EvResumed:
-			s.Halted = ""
-		case EvComplete:
-			s.Complete = true
-		case EvAborted:
-			s.Aborted, s.AbortedOp = true, e.Op
-		case EvReceipt:
-			s.Receipts = append(s.Receipts, receiptOf(e))
-		case EvConfidenceOverride:
-			s.Overrides = append(s.Overrides, e.Reason)
-		}
+		s.fold(t, e)
 	}
 	return s
+}
+
+// fold applies event e (of task t, nil when it concerns none) to s.
+func (s *State) fold(t *TaskState, e Event) {
+	switch p := e.Payload.(type) {
+	case Provisioned:
+		t.Workspace, t.Path, t.Base = p.Workspace, p.Path, p.Base
+	case Dispatched:
+		t.Dispatched++
+		if e.Role != RoleReviewer {
+			t.Collected = false
+		}
+	case Collected:
+		t.Collected = true
+		t.Status, t.Reason = p.Status, p.Reason
+		t.Change, t.Changes, t.Files, t.Lines = p.Change, p.Changes, p.Files, p.Lines
+		t.Commit, t.CollectedAt = p.Commit, e.At
+	case Leaked:
+		t.Leak = true
+		t.Reason = p.Reason
+	case IntegrityFailed:
+		s.Integrity = p.Reason
+	case Tested:
+		t.Tests = p.Status
+	case NoTestSurface:
+		s.NoTestSurface[e.Wave] = true
+	case PassedReview:
+		t.Reviewed, t.Approved = true, true
+		t.Review = ReviewPassed
+		if p.Status == ReviewSkipped {
+			t.Review = ReviewSkipped
+		}
+		t.Notes = p.Other
+		if p.Findings != "" {
+			t.Findings = p.Findings
+		}
+	case FailedReview:
+		t.Reviewed, t.Approved, t.Findings, t.Notes = true, false, p.Findings, p.Other
+		t.Review = ReviewFailed
+	case Fixing:
+		t.FixFrom = p.Commit
+		t.Fixes = p.Attempt
+	case Released:
+		t.Released = true
+	case Squashing:
+		t.Squashing = true
+	case Squashed:
+		t.Squashing, t.Squashed = false, true
+		delete(s.SquashUnchecked, t.Wave)
+	case SquashedTogether:
+		s.SquashOps[e.Wave] = p.Op
+		s.SquashUnchecked[e.Wave] = p.Op
+	case Conflicted:
+		t.Conflict = p.Files
+	case Resolved:
+		t.Conflict = nil
+	case FannedIn:
+		s.FannedIn[e.Wave] = true
+	case Baselined:
+		s.BaselineCommit = p.Commit
+		s.Integrity = ""
+		s.checkpoint(p.Commit)
+	case Gated:
+		s.Gate, s.GateReason = p.Status, p.Note
+	case Halted:
+		s.Halted = p.Reason
+		s.checkpoint(p.Commit)
+	case Resumed:
+		s.Halted = ""
+	case Completed:
+		s.Complete = true
+		s.checkpoint(p.Commit)
+	case Aborted:
+		s.Aborted, s.AbortedOp = true, p.Op
+	case ReceiptRecorded:
+		s.Receipts = append(s.Receipts, receiptOf(e, p))
+	case ConfidenceOverridden:
+		s.Overrides = append(s.Overrides, p.Reason)
+	}
+}
+
+// checkpoint records commit, when known, as @'s newest recorded commit.
+func (s *State) checkpoint(commit string) {
+	if commit != "" {
+		s.Checkpoint = commit
+	}
 }
 
 // Finished reports whether the run is over (complete or aborted).

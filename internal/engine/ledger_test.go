@@ -27,18 +27,18 @@ func testDoc() *Doc {
 func TestFoldSquashUnchecked(t *testing.T) {
 	d := testDoc()
 	d.Events = []Event{
-		{Kind: EvSquashing, Task: 1, Wave: 1},
-		{Kind: EvSquashing, Task: 2, Wave: 1},
-		{Kind: EvSquashedTogether, Wave: 1, Op: "op1"},
+		{Task: 1, Wave: 1, Payload: Squashing{}},
+		{Task: 2, Wave: 1, Payload: Squashing{}},
+		{Wave: 1, Payload: SquashedTogether{Op: "op1"}},
 	}
 	if s := Fold(d); s.SquashUnchecked[1] != "op1" || s.SquashOps[1] != "op1" {
 		t.Errorf("after the squash: unchecked %v, ops %v; want op1 for both", s.SquashUnchecked, s.SquashOps)
 	}
-	d.Events = append(d.Events, Event{Kind: EvSquashed, Task: 1, Wave: 1})
+	d.Events = append(d.Events, Event{Task: 1, Wave: 1, Payload: Squashed{}})
 	if s := Fold(d); s.SquashUnchecked[1] != "" || s.SquashOps[1] != "op1" {
 		t.Errorf("after task 1's record: unchecked %v, ops %v; want none unchecked, op1 recorded", s.SquashUnchecked, s.SquashOps)
 	}
-	d.Events = append(d.Events, Event{Kind: EvSquashedTogether, Wave: 1, Op: "op2"})
+	d.Events = append(d.Events, Event{Wave: 1, Payload: SquashedTogether{Op: "op2"}})
 	if s := Fold(d); s.SquashUnchecked[1] != "op2" || s.SquashOps[1] != "op2" {
 		t.Errorf("after a second squash: unchecked %v, ops %v; want op2 for both", s.SquashUnchecked, s.SquashOps)
 	}
@@ -47,25 +47,25 @@ func TestFoldSquashUnchecked(t *testing.T) {
 func TestFold(t *testing.T) {
 	d := testDoc()
 	d.Events = []Event{
-		{Kind: EvProvisioned, Task: 1, Workspace: "ws1", Path: "/w/1", Base: []string{"p"}},
-		{Kind: EvProvisioned, Task: 2, Workspace: "ws2", Path: "/w/2"},
-		{Kind: EvDispatched, Task: 1, Role: RoleImplementer},
-		{Kind: EvDispatched, Task: 2, Role: RoleImplementer},
-		{Kind: EvCollected, Task: 1, Status: StatusDone, Change: "c1", Changes: []string{"c1"}, Files: []string{"a"}, Lines: 4},
-		{Kind: EvCollected, Task: 2, Status: StatusBlocked, Reason: "stuck"},
-		{Kind: EvDispatched, Wave: 1, Role: RoleReviewer}, // wave-level: no task
-		{Kind: EvReviewFailed, Task: 1, Findings: "f1"},
-		{Kind: EvFixing, Task: 1, Commit: "k1", Attempt: 1},
-		{Kind: EvDispatched, Task: 1, Role: RoleFixer},
-		{Kind: EvCollected, Task: 1, Status: StatusDone, Change: "c1", Changes: []string{"c1"}, Files: []string{"a"}, Lines: 5},
-		{Kind: EvReviewPassed, Task: 1},
-		{Kind: EvReleased, Task: 1},
-		{Kind: EvSquashing, Task: 1},
-		{Kind: EvSquashed, Task: 1},
-		{Kind: EvBaseline, Commit: "base1", Wave: 1},
-		{Kind: EvFannedIn, Wave: 1},
-		{Kind: EvHalted, Reason: "stop"},
-		{Kind: EvCollected, Task: 99}, // unknown task: ignored
+		{Task: 1, Payload: Provisioned{Workspace: "ws1", Path: "/w/1", Base: []string{"p"}}},
+		{Task: 2, Payload: Provisioned{Workspace: "ws2", Path: "/w/2"}},
+		{Task: 1, Role: RoleImplementer, Payload: Dispatched{}},
+		{Task: 2, Role: RoleImplementer, Payload: Dispatched{}},
+		{Task: 1, Payload: Collected{Status: StatusDone, Change: "c1", Changes: []string{"c1"}, Files: []string{"a"}, Lines: 4}},
+		{Task: 2, Payload: Collected{Status: StatusBlocked, Reason: "stuck"}},
+		{Wave: 1, Role: RoleReviewer, Payload: Dispatched{}}, // wave-level: no task
+		{Task: 1, Payload: FailedReview{Findings: "f1"}},
+		{Task: 1, Payload: Fixing{Commit: "k1", Attempt: 1}},
+		{Task: 1, Role: RoleFixer, Payload: Dispatched{}},
+		{Task: 1, Payload: Collected{Status: StatusDone, Change: "c1", Changes: []string{"c1"}, Files: []string{"a"}, Lines: 5}},
+		{Task: 1, Payload: PassedReview{}},
+		{Task: 1, Payload: Released{}},
+		{Task: 1, Payload: Squashing{}},
+		{Task: 1, Payload: Squashed{}},
+		{Wave: 1, Payload: Baselined{Commit: "base1"}},
+		{Wave: 1, Payload: FannedIn{}},
+		{Payload: Halted{Reason: "stop"}},
+		{Task: 99, Payload: Collected{}}, // unknown task: ignored
 	}
 	s := Fold(d)
 	t1, t2, t3 := s.Tasks[1], s.Tasks[2], s.Tasks[3]
@@ -84,7 +84,7 @@ func TestFold(t *testing.T) {
 	if !s.FannedIn[1] || s.FannedIn[2] || s.BaselineCommit != "base1" || s.Halted != "stop" || s.Finished() {
 		t.Errorf("state: %+v", s)
 	}
-	d.Events = append(d.Events, Event{Kind: EvResumed}, Event{Kind: EvAborted, Op: "op0"})
+	d.Events = append(d.Events, Event{Payload: Resumed{}}, Event{Payload: Aborted{Op: "op0"}})
 	s = Fold(d)
 	if s.Halted != "" || !s.Aborted || s.AbortedOp != "op0" || !s.Finished() {
 		t.Errorf("after resume and abort: %+v", s)
@@ -115,14 +115,14 @@ func TestFailed(t *testing.T) {
 func TestRecordRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	r := newRunner(nil, dir, testDoc(), nil)
-	if err := r.record(Event{Kind: EvProvisioned, Task: 1, Workspace: "w", Base: []string{"x", "y"}}, Event{Kind: EvFannedIn, Wave: 1}); err != nil {
+	if err := r.record(Event{Task: 1, Payload: Provisioned{Workspace: "w", Base: []string{"x", "y"}}}, Event{Wave: 1, Payload: FannedIn{}}); err != nil {
 		t.Fatal(err)
 	}
 	d, ok, err := Load(dir)
 	if err != nil || !ok {
 		t.Fatalf("Load: %v %v", ok, err)
 	}
-	if len(d.Events) != 2 || d.Events[0].At.IsZero() || !reflect.DeepEqual(d.Events[0].Base, []string{"x", "y"}) || d.Header.Waves[1][0] != 3 {
+	if len(d.Events) != 2 || d.Events[0].At.IsZero() || !reflect.DeepEqual(d.Events[0].Payload.(Provisioned).Base, []string{"x", "y"}) || d.Header.Waves[1][0] != 3 {
 		t.Errorf("round trip: %+v", d)
 	}
 	if _, ok, _ := Load(filepath.Join(dir, "nowhere")); ok {
@@ -210,10 +210,10 @@ func TestFoldCheckpoint(t *testing.T) {
 		want   string
 	}{
 		{"start", nil, "base0"},
-		{"after a fan-in", []Event{{Kind: EvBaseline, Commit: "b1"}, {Kind: EvFannedIn, Wave: 1}}, "b1"},
-		{"halted", []Event{{Kind: EvBaseline, Commit: "b1"}, {Kind: EvHalted, Commit: "h1"}}, "h1"},
-		{"halted without a commit", []Event{{Kind: EvBaseline, Commit: "b1"}, {Kind: EvHalted}}, "b1"},
-		{"complete", []Event{{Kind: EvHalted, Commit: "h1"}, {Kind: EvBaseline, Commit: "b2"}, {Kind: EvComplete, Commit: "c1"}}, "c1"},
+		{"after a fan-in", []Event{{Payload: Baselined{Commit: "b1"}}, {Wave: 1, Payload: FannedIn{}}}, "b1"},
+		{"halted", []Event{{Payload: Baselined{Commit: "b1"}}, {Payload: Halted{Commit: "h1"}}}, "h1"},
+		{"halted without a commit", []Event{{Payload: Baselined{Commit: "b1"}}, {Payload: Halted{}}}, "b1"},
+		{"complete", []Event{{Payload: Halted{Commit: "h1"}}, {Payload: Baselined{Commit: "b2"}}, {Payload: Completed{Commit: "c1"}}}, "c1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -267,7 +267,7 @@ func TestRecordTogether(t *testing.T) {
 	errs := make(chan error, n)
 	for i := 1; i <= n; i++ {
 		go func() {
-			err := r.recordTogether(Event{Kind: EvCollected, Task: i, Status: StatusDone})
+			err := r.recordTogether(Event{Task: i, Payload: Collected{Status: StatusDone}})
 			if err == nil {
 				d, _, lerr := Load(dir)
 				if lerr != nil {

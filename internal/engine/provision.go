@@ -98,7 +98,7 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 			return err
 		}
 		os.Remove(r.ReportPath(n))
-		events = append(events, Event{Kind: EvProvisioned, Task: n, Wave: w, Workspace: ws.Name, Path: ws.Path, Base: ws.Base, Reason: "provisioned again: not as recorded"})
+		events = append(events, Event{Task: n, Wave: w, Payload: Provisioned{Workspace: ws.Name, Path: ws.Path, Base: ws.Base, Reason: "provisioned again: not as recorded"}})
 	}
 	made, err := r.provisionAll(ctx, todo)
 	if err != nil {
@@ -107,7 +107,7 @@ func (r *Runner) Provision(ctx context.Context, w int) error {
 	for _, ws := range made {
 		// Recorded together below: a workspace made before a crash is
 		// checked and adopted by name when provisioning runs again.
-		events = append(events, Event{Kind: EvProvisioned, Task: ws.task, Wave: w, Workspace: ws.ws.Name, Path: ws.ws.Path, Base: base})
+		events = append(events, Event{Task: ws.task, Wave: w, Payload: Provisioned{Workspace: ws.ws.Name, Path: ws.ws.Path, Base: base}})
 	}
 	if len(events) > 0 {
 		if err := r.record(events...); err != nil {

@@ -28,12 +28,10 @@ type Receipt struct {
 	Reused   bool      `json:"reused,omitempty"` // this ask reused an earlier receipt
 }
 
-func receiptOf(e Event) Receipt {
-	return Receipt{At: e.At, Wave: e.Wave, Task: e.Task, Role: e.Role, Command: e.Command,
-		ExitCode: e.ExitCode, Digest: e.Digest, Tree: e.Tree, Reused: e.Reason == reusedReason}
+func receiptOf(e Event, p ReceiptRecorded) Receipt {
+	return Receipt{At: e.At, Wave: e.Wave, Task: e.Task, Role: e.Role, Command: p.Command,
+		ExitCode: p.ExitCode, Digest: p.Digest, Tree: p.Tree, Reused: p.Reused}
 }
-
-const reusedReason = "reused"
 
 // passingReceipt returns the newest receipt of a run of command by role
 // on tree that passed.
@@ -54,19 +52,18 @@ func (r *Runner) runGate(ctx context.Context, w, task int, role string, j Job, t
 	if rc, ok := r.State().passingReceipt(role, j.Command, tree); ok && tree != "" {
 		r.logf("%s: %q already passed on tree %s (receipt of %s, output %s): not run again",
 			gateLabel(role, task), j.Command, short(tree), rc.At.Format(time.RFC3339), short(rc.Digest))
-		ev := Event{Kind: EvReceipt, Wave: w, Task: task, Role: role, Command: j.Command, Tree: tree, Digest: rc.Digest, Reason: reusedReason}
+		ev := Event{Wave: w, Task: task, Role: role, Payload: ReceiptRecorded{Command: j.Command, Tree: tree, Digest: rc.Digest, Reused: true}}
 		return Result{ExitCode: 0}, r.record(ev)
 	}
 	res := RunJob(ctx, j)
 	if ctx.Err() != nil {
 		return res, nil
 	}
-	ev := Event{Kind: EvReceipt, Wave: w, Task: task, Role: role, Command: j.Command, Tree: tree,
-		ExitCode: res.ExitCode, Digest: res.Digest}
+	rc := ReceiptRecorded{Command: j.Command, Tree: tree, ExitCode: res.ExitCode, Digest: res.Digest}
 	if res.Err != nil && res.ExitCode == 0 {
-		ev.ExitCode = -1
+		rc.ExitCode = -1
 	}
-	return res, r.record(ev)
+	return res, r.record(Event{Wave: w, Task: task, Role: role, Payload: rc})
 }
 
 func gateLabel(role string, task int) string {

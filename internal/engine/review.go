@@ -50,7 +50,7 @@ func (r *Runner) Review(ctx context.Context, w int) error {
 		// verdicts again on resume.
 		var events []Event
 		for _, t := range append(fresh, fixing...) {
-			events = append(events, Event{Kind: EvReviewPassed, Task: t.Num, Wave: w, Status: ReviewSkipped, Reason: "review skipped (--skip-review)"})
+			events = append(events, Event{Task: t.Num, Wave: w, Payload: PassedReview{Status: ReviewSkipped, Reason: "review skipped (--skip-review)"}})
 		}
 		if len(events) == 0 {
 			return nil
@@ -109,7 +109,7 @@ func (r *Runner) fix(ctx context.Context, w int, ts []*TaskState) error {
 			return fmt.Errorf("task %d: read the change before fixing: %w", t.Num, err)
 		}
 		from[t.Num] = head
-		if err := r.record(Event{Kind: EvFixing, Task: t.Num, Wave: w, Commit: head, Attempt: t.Fixes + 1}); err != nil {
+		if err := r.record(Event{Task: t.Num, Wave: w, Payload: Fixing{Commit: head, Attempt: t.Fixes + 1}}); err != nil {
 			return err
 		}
 		r.logf("task %d: fixing from %s (attempt %d)", t.Num, short(head), t.Fixes+1)
@@ -117,7 +117,7 @@ func (r *Runner) fix(ctx context.Context, w int, ts []*TaskState) error {
 	var mu sync.Mutex
 	var errs []error
 	Parallel(ctx, ts, r.Doc.Header.Options.MaxParallel, func(ctx context.Context, t *TaskState) {
-		if err := r.record(Event{Kind: EvDispatched, Task: t.Num, Wave: w, Role: RoleFixer}); err != nil {
+		if err := r.record(Event{Task: t.Num, Wave: w, Role: RoleFixer, Payload: Dispatched{}}); err != nil {
 			mu.Lock()
 			errs = append(errs, err)
 			mu.Unlock()
@@ -167,7 +167,7 @@ func (r *Runner) gateTasks(ctx context.Context, w int, ts []*TaskState, from map
 		findings[t.Num] = append(findings[t.Num], fs...)
 	}
 	if !surface && from == nil {
-		if err := r.record(Event{Kind: EvNoTestSurface, Wave: w, Reason: "no test command covers this wave's files: only review checked it"}); err != nil {
+		if err := r.record(Event{Wave: w, Payload: NoTestSurface{Reason: "no test command covers this wave's files: only review checked it"}}); err != nil {
 			return err
 		}
 	}
@@ -188,19 +188,19 @@ func (r *Runner) gateTasks(ctx context.Context, w int, ts []*TaskState, from map
 			return err
 		}
 		if c+i == 0 {
-			ev := Event{Kind: EvReviewPassed, Task: t.Num, Wave: w, Other: o, Findings: path}
+			passed := PassedReview{Other: o, Findings: path}
 			verdict := "review passed"
 			if r.reviewer() == "" {
-				ev.Status, ev.Reason = ReviewSkipped, "no reviewer command configured: tests only"
+				passed.Status, passed.Reason = ReviewSkipped, "no reviewer command configured: tests only"
 				verdict = "no reviewer command: review skipped"
 			}
-			if err := r.record(ev); err != nil {
+			if err := r.record(Event{Task: t.Num, Wave: w, Payload: passed}); err != nil {
 				return err
 			}
 			r.logf("task %d: %s; %s", t.Num, verdict, testsPhrase(r.State().Tasks[t.Num].Tests))
 			continue
 		}
-		if err := r.record(Event{Kind: EvReviewFailed, Task: t.Num, Wave: w, Critical: c, Important: i, Other: o, Findings: path}); err != nil {
+		if err := r.record(Event{Task: t.Num, Wave: w, Payload: FailedReview{Critical: c, Important: i, Other: o, Findings: path}}); err != nil {
 			return err
 		}
 		r.logf("task %d: review failed: %dc,%di (%s)", t.Num, c, i, path)
@@ -243,7 +243,7 @@ func (r *Runner) testCommands(files []string) []string {
 func (r *Runner) testTask(ctx context.Context, w int, t *TaskState) ([]Finding, bool, error) {
 	cmds := r.testCommands(t.Files)
 	if len(cmds) == 0 {
-		return nil, false, r.record(Event{Kind: EvTests, Task: t.Num, Wave: w, Status: TestNoSurface})
+		return nil, false, r.record(Event{Task: t.Num, Wave: w, Payload: Tested{Status: TestNoSurface}})
 	}
 	// The tree the tests run on; unreadable, they run without reuse
 	// (an empty head matches no receipt).
@@ -271,7 +271,7 @@ func (r *Runner) testTask(ctx context.Context, w int, t *TaskState) ([]Finding, 
 				Message: fmt.Sprintf("test command %q failed in the task's workspace (exit %d); log %s", c, res.ExitCode, log)})
 		}
 	}
-	return fs, true, r.record(Event{Kind: EvTests, Task: t.Num, Wave: w, Status: status, Reason: strings.Join(cmds, "; ")})
+	return fs, true, r.record(Event{Task: t.Num, Wave: w, Payload: Tested{Status: status, Commands: strings.Join(cmds, "; ")}})
 }
 
 // runReviewers splits ts into batches of about LinesPerReviewer changed
@@ -381,7 +381,7 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 	if err := r.Budget(ctx, fmt.Sprintf("wave %d's reviewer", w)); err != nil {
 		return nil, err
 	}
-	if err := r.record(Event{Kind: EvDispatched, Wave: w, Role: RoleReviewer, Reason: "tasks " + strings.Join(nums, ",")}); err != nil {
+	if err := r.record(Event{Wave: w, Role: RoleReviewer, Payload: Dispatched{Reason: "tasks " + strings.Join(nums, ",")}}); err != nil {
 		return nil, err
 	}
 	label := plural.Word(len(nums), "task ", "tasks ") + plural.List(nums)
@@ -393,15 +393,15 @@ func (r *Runner) review(ctx context.Context, w, b int, ts []*TaskState, from map
 	// given (a batch spans several workspaces), so that is its identity.
 	// Judgement is never reused.
 	diffSum := sha256.Sum256([]byte(diff.String()))
-	rc := Event{Kind: EvReceipt, Wave: w, Role: RoleReviewer, Command: job.Command, ExitCode: res.ExitCode,
-		Digest: res.Digest, Tree: "diff-sha256:" + hex.EncodeToString(diffSum[:]), Agent: res.Agent}
+	rc := ReceiptRecorded{Command: job.Command, ExitCode: res.ExitCode, Digest: res.Digest,
+		Tree: "diff-sha256:" + hex.EncodeToString(diffSum[:]), Agent: res.Agent}
 	for _, n := range res.Notes {
 		r.logf("reviewer for %s: %s", label, n)
 	}
 	if res.Err != nil && rc.ExitCode == 0 {
 		rc.ExitCode = -1
 	}
-	if err := r.record(rc); err != nil {
+	if err := r.record(Event{Wave: w, Role: RoleReviewer, Payload: rc}); err != nil {
 		return nil, err
 	}
 	if res.ExitCode != 0 || res.Err != nil {
@@ -480,8 +480,7 @@ func (r *Runner) confidenceGate(ctx context.Context, w int, nums []string, confi
 	what := fmt.Sprintf("the reviewer of wave %d (tasks %s) reported confidence %d, below min-confidence %d", w, strings.Join(nums, ","), *confidence, min)
 	if r.ConfidenceOverride != "" {
 		r.logf("%s: passed by override: %s", what, r.ConfidenceOverride)
-		return r.record(Event{Kind: EvConfidenceOverride, Wave: w, Role: RoleReviewer, Findings: findings,
-			Reason: fmt.Sprintf("%s; overridden: %s", what, r.ConfidenceOverride)})
+		return r.record(Event{Wave: w, Role: RoleReviewer, Payload: ConfidenceOverridden{Findings: findings, Reason: fmt.Sprintf("%s; overridden: %s", what, r.ConfidenceOverride)}})
 	}
 	if co := r.commands().ConfidenceOverride; co != "" {
 		return r.halt(ctx, exitcode.New(exitcode.Halted, "%s: a person must judge it (findings %s); then `%s \"REASON\"` to pass it anyway, recording why", what, findings, co))

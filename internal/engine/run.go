@@ -214,11 +214,11 @@ func (r *Runner) Budget(ctx context.Context, what string) error {
 }
 
 func (r *Runner) halt(ctx context.Context, err error) error {
-	ev := Event{Kind: EvHalted, Reason: err.Error()}
+	ev := Halted{Reason: err.Error()}
 	if at, aerr := r.Backend.Head(ctx); aerr == nil {
 		ev.Commit = at
 	}
-	if rerr := r.record(ev); rerr != nil {
+	if rerr := r.record(Event{Payload: ev}); rerr != nil {
 		return errors.Join(err, rerr)
 	}
 	return err

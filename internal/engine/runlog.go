@@ -132,13 +132,16 @@ type RunLog struct {
 func BuildLog(d *Doc) *RunLog {
 	l := &RunLog{RunID: d.Header.RunID, Plan: d.Header.Plan, Started: d.Header.Started, Breakpoint: BreakpointOf(d), Events: []LogEntry{}}
 	for _, e := range slices.Backward(d.Events) {
-		le := LogEntry{At: e.At, Kind: e.Kind, Wave: e.Wave, Task: e.Task, Role: e.Role, Status: e.Status,
-			Workspace: e.Workspace, Change: e.Change, Files: e.Files, Reason: e.Reason, Agent: e.Agent}
-		if e.Agent != nil {
-			l.Agent = agent.Sum(l.Agent, *e.Agent)
+		// The log shows the keys every stored event has (its JSON is
+		// the same for every release): read them from the stored form.
+		f := e.record()
+		le := LogEntry{At: e.At, Kind: f.Kind, Wave: e.Wave, Task: e.Task, Role: e.Role, Status: f.Status,
+			Workspace: f.Workspace, Change: f.Change, Files: f.Files, Reason: f.Reason, Agent: f.Agent}
+		if f.Agent != nil {
+			l.Agent = agent.Sum(l.Agent, *f.Agent)
 		}
-		if e.Kind == EvReceipt {
-			rc := receiptOf(e)
+		if p, ok := e.Payload.(ReceiptRecorded); ok {
+			rc := receiptOf(e, p)
 			le.Receipt, le.Reason = &rc, ""
 		}
 		l.Events = append(l.Events, le)

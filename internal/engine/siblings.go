@@ -29,13 +29,17 @@ func (r *Runner) checkSiblings(ctx context.Context, w int, nums []int) error {
 		}
 	}
 	var events []Event
+	var reasons []string
+	broken := func(t *TaskState, reason string) {
+		events, reasons = append(events, brokenEvent(w, t, reason)), append(reasons, reason)
+	}
 	for _, n := range nums {
 		t := st.Tasks[n]
 		if !t.Collected || t.Failed() || t.Squashing || t.Squashed {
 			continue
 		}
 		if reason := declaredBySibling(st, nums, t); reason != "" {
-			events = append(events, brokenEvent(w, t, reason))
+			broken(t, reason)
 			continue
 		}
 		// Only a workspace whose worker ended before (or with) another's
@@ -49,22 +53,22 @@ func (r *Runner) checkSiblings(ctx context.Context, w int, nums []int) error {
 			return fmt.Errorf("integrity check: task %d's workspace: %w", t.Num, err)
 		}
 		if reason != "" {
-			events = append(events, brokenEvent(w, t, reason))
+			broken(t, reason)
 		}
 	}
 	if len(events) == 0 {
 		return nil
 	}
-	for _, ev := range events {
-		r.logf("task %d: integrity check: %s", ev.Task, ev.Reason)
+	for i, ev := range events {
+		r.logf("task %d: integrity check: %s", ev.Task, reasons[i])
 	}
 	return r.record(events...)
 }
 
 // brokenEvent re-records task t's collection as broken for reason.
 func brokenEvent(w int, t *TaskState, reason string) Event {
-	return Event{Kind: EvCollected, Task: t.Num, Wave: w, Status: StatusBroken, Reason: reason,
-		Change: t.Change, Changes: t.Changes, Commit: t.Commit, Files: t.Files, Lines: t.Lines}
+	return Event{Task: t.Num, Wave: w, Payload: Collected{Status: StatusBroken, Reason: reason,
+		Change: t.Change, Changes: t.Changes, Commit: t.Commit, Files: t.Files, Lines: t.Lines}}
 }
 
 // declaredBySibling names the files of t's change that another task of

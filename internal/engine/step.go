@@ -92,7 +92,7 @@ func (r *Runner) RecordReview(ctx context.Context, n int, passed bool, findingsF
 	}
 	v := &Verdict{Task: n, Passed: passed, Workspace: t.Path}
 	if passed {
-		return v, r.record(Event{Kind: EvReviewPassed, Task: n, Wave: t.Wave, Reason: "recorded"})
+		return v, r.record(Event{Task: n, Wave: t.Wave, Payload: PassedReview{Reason: "recorded"}})
 	}
 	fs, err := ReadFindings(findingsFile)
 	if err != nil {
@@ -108,7 +108,7 @@ func (r *Runner) RecordReview(ctx context.Context, n int, passed bool, findingsF
 	}
 	if v.Critical+v.Important == 0 {
 		v.Passed = true
-		return v, r.record(Event{Kind: EvReviewPassed, Task: n, Wave: t.Wave, Other: v.Other, Findings: v.Findings, Reason: "recorded: no blocking findings"})
+		return v, r.record(Event{Task: n, Wave: t.Wave, Payload: PassedReview{Other: v.Other, Findings: v.Findings, Reason: "recorded: no blocking findings"}})
 	}
 	head, err := r.workspaceHead(ctx, t)
 	if err != nil {
@@ -119,7 +119,7 @@ func (r *Runner) RecordReview(ctx context.Context, n int, passed bool, findingsF
 	job := r.job(t.Wave, t, RoleFixer).Spec()
 	v.Job = &job
 	return v, r.record(
-		Event{Kind: EvReviewFailed, Task: n, Wave: t.Wave, Critical: v.Critical, Important: v.Important, Other: v.Other, Findings: v.Findings},
-		Event{Kind: EvFixing, Task: n, Wave: t.Wave, Commit: head, Attempt: t.Fixes},
+		Event{Task: n, Wave: t.Wave, Payload: FailedReview{Critical: v.Critical, Important: v.Important, Other: v.Other, Findings: v.Findings}},
+		Event{Task: n, Wave: t.Wave, Payload: Fixing{Commit: head, Attempt: t.Fixes}},
 	)
 }

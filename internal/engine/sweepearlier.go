@@ -70,8 +70,8 @@ func (r *Runner) sweepRun(ctx context.Context, old *Runner, path string) error {
 			errs = append(errs, fmt.Errorf("task %d: %w", t.Num, err))
 			continue
 		}
-		events = append(events, Event{Kind: EvReleased, Task: t.Num, Wave: ts.Wave, Workspace: ts.Workspace,
-			At: time.Now().UTC().Truncate(time.Millisecond)})
+		events = append(events, Event{Task: t.Num, Wave: ts.Wave, At: time.Now().UTC().Truncate(time.Millisecond),
+			Payload: Released{Workspace: ts.Workspace}})
 		what := "released its workspace " + ts.Workspace
 		if len(empty) > 0 {
 			if err := old.Backend.(Abandoner).Abandon(ctx, empty...); err != nil {

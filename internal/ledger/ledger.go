@@ -29,17 +29,93 @@ type Doc[H, E any] struct {
 // ErrNewerSchema reports a ledger written by a newer specstack.
 var ErrNewerSchema = errors.New("ledger written by a newer specstack")
 
+// Stored is implemented by an event type held in memory in another form
+// than the one it is stored in (engine.Event: a typed payload in memory,
+// flat keys on disk). Doc's Write encodes the value StoredForm returns
+// as the event's [[event]] table; its pointer type must implement
+// Restorer, through which Read decodes it.
+type Stored interface {
+	StoredForm() any
+}
+
+// Restorer fills an event from its stored [[event]] table, which decode
+// decodes into a value of the stored form.
+type Restorer interface {
+	Restore(decode func(v any) error) error
+}
+
 // Read loads the document at path. A missing file is an error wrapping
 // fs.ErrNotExist.
 func Read[H, E any](path string) (*Doc[H, E], error) {
-	d := &Doc[H, E]{}
-	if err := ReadFile(path, d); err != nil {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read ledger %s: %w", path, err)
+	}
+	return Decode[H, E](path, data)
+}
+
+// Decode parses data, the document read from path.
+func Decode[H, E any](path string, data []byte) (*Doc[H, E], error) {
+	damaged := func(err error) error {
+		return fmt.Errorf("read ledger %s: %w (the file is damaged; move it aside to start over)", path, err)
+	}
+	if _, ok := any(new(E)).(Restorer); !ok {
+		d := &Doc[H, E]{}
+		if err := toml.Unmarshal(data, d); err != nil {
+			return nil, damaged(err)
+		}
+		if err := checkSchema(path, d.Schema); err != nil {
+			return nil, err
+		}
+		return d, nil
+	}
+	var raw storedDoc[H, toml.Primitive]
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
+		return nil, damaged(err)
+	}
+	if err := checkSchema(path, raw.Schema); err != nil {
 		return nil, err
 	}
-	if d.Schema > SchemaVersion {
-		return nil, fmt.Errorf("read ledger %s: schema %d: %w (this build reads %d; upgrade specstack)", path, d.Schema, ErrNewerSchema, SchemaVersion)
+	d := &Doc[H, E]{Schema: raw.Schema, Header: raw.Header, Events: make([]E, len(raw.Events))}
+	for i, p := range raw.Events {
+		decode := func(v any) error { return md.PrimitiveDecode(p, v) }
+		if err := any(&d.Events[i]).(Restorer).Restore(decode); err != nil {
+			return nil, damaged(fmt.Errorf("event %d: %w", i+1, err))
+		}
 	}
 	return d, nil
+}
+
+func checkSchema(path string, schema int) error {
+	if schema > SchemaVersion {
+		return fmt.Errorf("read ledger %s: schema %d: %w (this build reads %d; upgrade specstack)", path, schema, ErrNewerSchema, SchemaVersion)
+	}
+	return nil
+}
+
+// storedDoc is a document whose events are decoded one by one through
+// Restorer, or encoded from their StoredForm: the same TOML as Doc.
+type storedDoc[H, V any] struct {
+	Schema int `toml:"schema"`
+	Header H   `toml:"header"`
+	Events []V `toml:"event"`
+}
+
+// stored returns what Write encodes: d itself, or, when its events
+// implement Stored, d with every event in its stored form.
+func (d *Doc[H, E]) stored() any {
+	if _, ok := any(*new(E)).(Stored); !ok {
+		return d
+	}
+	raw := storedDoc[H, any]{Schema: d.Schema, Header: d.Header}
+	if len(d.Events) > 0 {
+		raw.Events = make([]any, len(d.Events))
+		for i, e := range d.Events {
+			raw.Events[i] = any(e).(Stored).StoredForm()
+		}
+	}
+	return &raw
 }
 
 // New returns an empty document with header h.
@@ -50,7 +126,12 @@ func New[H, E any](h H) *Doc[H, E] {
 // Write stores the whole document atomically.
 func (d *Doc[H, E]) Write(path string) error {
 	d.Schema = SchemaVersion
-	return WriteFile(path, d)
+	return WriteFile(path, d.stored())
+}
+
+// Encode returns the document as Write stores it.
+func (d *Doc[H, E]) Encode() ([]byte, error) {
+	return encode(d.stored())
 }
 
 // Append adds events and stores the document atomically; on error the
@@ -80,15 +161,23 @@ func ReadFile(path string, v any) error {
 // WriteFile encodes v as TOML and replaces path atomically: readers and
 // a crash at any instant see either the old file or the new one, whole.
 func WriteFile(path string, v any) error {
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(v); err != nil {
+	data, err := encode(v)
+	if err != nil {
 		return fmt.Errorf("encode ledger %s: %w", path, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write ledger %s: %w", path, err)
 	}
-	if err := renameio.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := renameio.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("write ledger %s: %w", path, err)
 	}
 	return nil
+}
+
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -3,7 +3,6 @@ package osapply
 import (
 	"github.com/specstack/specstack/internal/agent"
 
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,23 +19,6 @@ import (
 	"github.com/specstack/specstack/internal/journal"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/spec"
-)
-
-// Tail event kinds, recorded in the engine's ledger after the workers'
-// phases (the engine's Fold ignores them; BuildLog shows them).
-const (
-	EvVerify = "apply-verify" // Status passed|failed
-	EvTicked = "apply-ticked" // Files: the task ids ticked by facts
-	// EvArchiving is recorded before the archive runs (Reason: the
-	// archive folder's name): a run killed before EvArchived finds by it
-	// that the archive it started is done.
-	EvArchiving  = "apply-archiving"
-	EvArchived   = "apply-archived" // Reason: the archive folder's name
-	EvBookmarked = "apply-bookmark" // Reason: bookmark, Commit
-	EvPushed     = "apply-pushed"   // Status pushed|already-published
-	EvPR         = "apply-pr"       // Status created|updated, Reason: URL
-	EvTracker    = "apply-tracker"  // Status passed|failed
-	EvApplied    = "apply-done"
 )
 
 // Phases a Result reports.
@@ -103,29 +85,28 @@ type tailState struct {
 func tailOf(d *engine.Doc) tailState {
 	var t tailState
 	for _, e := range d.Events {
-		switch e.Kind {
-		case EvSpecsMerged:
-			t.SpecsConflict = e.Status == "conflicts"
-		case EvVerify:
-			t.VerifyRed = e.Status == engine.GateFailed
-			t.VerifyGreen = e.Status == engine.GatePassed
-			t.VerifyNote = e.Reason
-		case EvTicked:
-			t.Ticked = append(t.Ticked, e.Files...)
-		case EvArchiving:
-			t.Archiving = e.Reason
-		case EvArchived:
-			t.Archived = e.Reason
-		case EvBookmarked:
-			t.Bookmarked = e.Commit
-		case EvPushed:
-			t.Pushed, t.PushedCommit = e.Status, e.Commit
-		case EvPR:
-			// Ledgers written before Event.PR have the number in ExitCode.
-			t.PR = &PRView{Number: cmp.Or(e.PR, e.ExitCode), URL: e.Reason, Action: e.Status}
-		case EvTracker:
-			t.Tracker = e.Status == engine.GatePassed
-		case EvApplied:
+		switch p := e.Payload.(type) {
+		case engine.SpecsMerged:
+			t.SpecsConflict = p.Status == "conflicts"
+		case engine.Verified:
+			t.VerifyRed = p.Status == engine.GateFailed
+			t.VerifyGreen = p.Status == engine.GatePassed
+			t.VerifyNote = p.Note
+		case engine.Ticked:
+			t.Ticked = append(t.Ticked, p.Tasks...)
+		case engine.Archiving:
+			t.Archiving = p.Name
+		case engine.Archived:
+			t.Archived = p.Name
+		case engine.Bookmarked:
+			t.Bookmarked = p.Commit
+		case engine.Pushed:
+			t.Pushed, t.PushedCommit = p.Status, p.Commit
+		case engine.PROpened:
+			t.PR = &PRView{Number: p.Number, URL: p.URL, Action: p.Action}
+		case engine.TrackerRan:
+			t.Tracker = p.Status == engine.GatePassed
+		case engine.Applied:
 			t.Applied = true
 		}
 	}
@@ -147,7 +128,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		if done {
 			t.Archived = t.Archiving
 			fmt.Fprintf(env.Out, "apply: the archive of %s as %s was done before the interruption\n", p.Change, t.Archived)
-			if err := r.Record(engine.Event{Kind: EvArchived, Reason: t.Archived}); err != nil {
+			if err := r.Record(engine.Event{Payload: engine.Archived{Name: t.Archived}}); err != nil {
 				return res, err
 			}
 		}
@@ -180,7 +161,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 			res.Phase = PhaseVerify
 			res.Unticked = unticked(env.Root, p.Change)
 			reason := "verify failed: " + strings.Join(red, ", ")
-			if err := r.Record(engine.Event{Kind: EvVerify, Status: engine.GateFailed, Reason: reason}); err != nil {
+			if err := r.Record(engine.Event{Payload: engine.Verified{Status: engine.GateFailed, Note: reason}}); err != nil {
 				return res, err
 			}
 			msg := fmt.Sprintf("change %s: %s; nothing archived, nothing pushed, the change is left in %s", p.Change, reason, env.where())
@@ -189,7 +170,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 			}
 			return res, exitcode.New(exitcode.GateFailed, "%s. %s (passing receipts are reused)", msg, env.fixThen(p.Change))
 		}
-		if err := r.Record(engine.Event{Kind: EvVerify, Status: engine.GatePassed, Reason: strings.Join(cmds, "; ")}); err != nil {
+		if err := r.Record(engine.Event{Payload: engine.Verified{Status: engine.GatePassed, Note: strings.Join(cmds, "; ")}}); err != nil {
 			return res, err
 		}
 		// 2. Tasks ticked by facts: a task whose files its worker changed,
@@ -202,7 +183,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		if len(ticked) > 0 {
 			res.Ticked = append(res.Ticked, ticked...)
 			fmt.Fprintf(env.Out, "apply: ticked by facts (its worker reported done and changed a file it names, verify green): %s\n", strings.Join(ticked, ", "))
-			if err := r.Record(engine.Event{Kind: EvTicked, Files: ticked}); err != nil {
+			if err := r.Record(engine.Event{Payload: engine.Ticked{Tasks: ticked}}); err != nil {
 				return res, err
 			}
 		}
@@ -221,7 +202,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		if err != nil {
 			return res, fmt.Errorf("archive change %s: %w", p.Change, err)
 		}
-		if err := r.Record(engine.Event{Kind: EvArchiving, Reason: plan.ArchiveName}); err != nil {
+		if err := r.Record(engine.Event{Payload: engine.Archiving{Name: plan.ArchiveName}}); err != nil {
 			return res, err
 		}
 		if err := plan.Apply(env.Journal); err != nil {
@@ -230,7 +211,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		engine.CrashPoint("apply-archive-moved")
 		t.Archived = plan.ArchiveName
 		fmt.Fprintf(env.Out, "apply: archived %s as %s\n", p.Change, plan.ArchiveName)
-		if err := r.Record(engine.Event{Kind: EvArchived, Reason: plan.ArchiveName}); err != nil {
+		if err := r.Record(engine.Event{Payload: engine.Archived{Name: plan.ArchiveName}}); err != nil {
 			return res, err
 		}
 		engine.CrashPoint("apply-archived")
@@ -252,13 +233,13 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		return res, fmt.Errorf("set bookmark %s on @: %w", p.Bookmark, err)
 	}
 	if t.Bookmarked == "" {
-		if err := r.Record(engine.Event{Kind: EvBookmarked, Reason: p.Bookmark, Commit: head}); err != nil {
+		if err := r.Record(engine.Event{Payload: engine.Bookmarked{Bookmark: p.Bookmark, Commit: head}}); err != nil {
 			return res, err
 		}
 	}
 	if p.NoPush {
 		res.Phase = PhaseUnpushed
-		return res, r.Record(engine.Event{Kind: EvApplied, Status: PhaseUnpushed, Commit: head})
+		return res, r.Record(engine.Event{Payload: engine.Applied{Status: PhaseUnpushed, Commit: head}})
 	}
 	// 5. Push once, then the pull request (both through gh-specstack).
 	pushed, err := publish(ctx, env.Repo.Root, p.Bookmark)
@@ -270,14 +251,14 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		fmt.Fprintf(env.Out, "apply: pushed %s to %s\n", p.Bookmark, gitx.Origin)
 	}
 	if t.Pushed == "" {
-		if err := r.Record(engine.Event{Kind: EvPushed, Status: pushed, Commit: head}); err != nil {
+		if err := r.Record(engine.Event{Payload: engine.Pushed{Status: pushed, Commit: head}}); err != nil {
 			return res, err
 		}
 	}
 	engine.CrashPoint("apply-pushed")
 	if p.NoPR {
 		res.Phase = PhaseNoPR
-		return res, r.Record(engine.Event{Kind: EvApplied, Status: PhaseNoPR, Commit: head})
+		return res, r.Record(engine.Event{Payload: engine.Applied{Status: PhaseNoPR, Commit: head}})
 	}
 	pr, err := openPR(ctx, env.Repo.Root, env.Root, p, t.Archived, r.State().Agent)
 	if err != nil {
@@ -285,7 +266,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 	}
 	res.PR = pr
 	fmt.Fprintf(env.Out, "apply: pull request #%d %s (%s)\n", pr.Number, pr.Action, pr.URL)
-	if err := r.Record(engine.Event{Kind: EvPR, Status: pr.Action, Reason: pr.URL, PR: pr.Number}); err != nil {
+	if err := r.Record(engine.Event{Payload: engine.PROpened{Action: pr.Action, URL: pr.URL, Number: pr.Number}}); err != nil {
 		return res, err
 	}
 	// 6. The tracker hook.
@@ -295,7 +276,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		}
 	}
 	res.Phase = PhaseApplied
-	return res, r.Record(engine.Event{Kind: EvApplied, Status: PhaseApplied, Commit: head})
+	return res, r.Record(engine.Event{Payload: engine.Applied{Status: PhaseApplied, Commit: head}})
 }
 
 // archiveDone reports whether the archive of change as name, recorded as
@@ -441,7 +422,7 @@ func runTracker(ctx context.Context, r *engine.Runner, p *Plan, pr *PRView, reru
 	if res.ExitCode != 0 || res.Err != nil {
 		status = engine.GateFailed
 	}
-	if err := r.Record(engine.Event{Kind: EvTracker, Status: status, Command: p.Tracker, ExitCode: res.ExitCode}); err != nil {
+	if err := r.Record(engine.Event{Payload: engine.TrackerRan{Status: status, Command: p.Tracker, ExitCode: res.ExitCode}}); err != nil {
 		return err
 	}
 	if status == engine.GateFailed {

@@ -45,7 +45,7 @@ func TestTailPRNumber(t *testing.T) {
 func TestTailPRRecordedInItsField(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.toml")
 	d := ledger.New[engine.Header, engine.Event](engine.Header{RunID: "r1"})
-	if err := d.Append(path, engine.Event{Kind: EvPR, Status: "created", Reason: "https://github.com/acme/app/pull/3", PR: 3}); err != nil {
+	if err := d.Append(path, engine.Event{Payload: engine.PROpened{Action: "created", URL: "https://github.com/acme/app/pull/3", Number: 3}}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)

@@ -7,11 +7,6 @@ import (
 	"github.com/specstack/specstack/internal/specwrite"
 )
 
-// EvSpecsMerged records the change's delta specs merged forward onto
-// main specs edited since its base (Files: the rewritten files; Status
-// clean or conflicts).
-const EvSpecsMerged = "apply-specs-merged"
-
 // mergeSpecsForward is apply's specwrite.MergeForward, recorded in its
 // ledger.
 func mergeSpecsForward(ctx context.Context, env *Env, r *engine.Runner, p *Plan) error {
@@ -28,7 +23,7 @@ func mergeSpecsForward(ctx context.Context, env *Env, r *engine.Runner, p *Plan)
 	if res.Conflicts > 0 {
 		status = "conflicts"
 	}
-	if rerr := r.Record(engine.Event{Kind: EvSpecsMerged, Status: status, Files: files}); rerr != nil {
+	if rerr := r.Record(engine.Event{Payload: engine.SpecsMerged{Status: status, Files: files}}); rerr != nil {
 		return rerr
 	}
 	return err

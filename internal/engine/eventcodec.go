@@ -1,0 +1,204 @@
+package engine
+
+// The event codec. In memory an event is a header and a typed payload
+// (event.go); on disk it is one [[event]] table of flat keys, the record
+// below, exactly as every release has written it. The invariants:
+//   - a ledger any release wrote decodes, every known kind into its
+//     payload type, and encodes back to the same bytes
+//     (TestLedgerRoundTrip, over ledgers of real runs in testdata/ledgers);
+//   - every payload field survives encode then decode
+//     (TestEventCodecEveryField);
+//   - no content panics a reader, and encoding what decoded is stable
+//     (FuzzDecodeEvent).
+// An archive name, a bookmark and a pull request's URL stay stored under
+// reason, as before: the previous release reads them there.
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/specstack/specstack/internal/agent"
+)
+
+// record is an event as it is stored: one [[event]] table of flat keys,
+// the same struct for every kind. Its keys, their types and their order
+// are the ledger format every release has written and read, so a ledger
+// written now reads in an older release and the other way round; only
+// the codec below sees it.
+type record struct {
+	At        time.Time    `toml:"at"`
+	Kind      string       `toml:"kind"`
+	Task      int          `toml:"task,omitempty"`
+	Wave      int          `toml:"wave,omitempty"`
+	Role      string       `toml:"role,omitempty"`
+	Workspace string       `toml:"workspace,omitempty"`
+	Path      string       `toml:"path,omitempty"`
+	Base      []string     `toml:"base,omitempty"`
+	Change    string       `toml:"change,omitempty"`
+	Changes   []string     `toml:"changes,omitempty"`
+	Commit    string       `toml:"commit,omitempty"`
+	Files     []string     `toml:"files,omitempty"`
+	Lines     int          `toml:"lines,omitempty"`
+	Status    string       `toml:"status,omitempty"`
+	Reason    string       `toml:"reason,omitempty"`
+	Op        string       `toml:"op,omitempty"`
+	Attempt   int          `toml:"attempt,omitempty"`
+	ExitCode  int          `toml:"exit_code,omitempty"`
+	Critical  int          `toml:"critical,omitempty"`
+	Important int          `toml:"important,omitempty"`
+	Other     int          `toml:"other,omitempty"`
+	Findings  string       `toml:"findings,omitempty"`
+	Command   string       `toml:"command,omitempty"`
+	Digest    string       `toml:"digest,omitempty"`
+	Tree      string       `toml:"tree,omitempty"`
+	PR        int          `toml:"pr,omitempty"`
+	Agent     *agent.Usage `toml:"agent,omitempty"`
+}
+
+// payloads is the conversion table: one value of each known kind's
+// payload type. The flat tag of each of its fields names the key it is
+// stored under; a field without one is stored by the payload's own
+// storeExtra and restoreExtra.
+var payloads = []Payload{
+	Provisioned{}, Dispatched{}, Collected{}, Leaked{}, IntegrityFailed{}, Tested{}, NoTestSurface{},
+	PassedReview{}, FailedReview{}, Fixing{}, Released{}, Squashing{}, Squashed{}, SquashedTogether{},
+	Conflicted{}, Resolved{}, FannedIn{}, Baselined{}, Gated{}, Halted{}, Resumed{}, Completed{},
+	Aborted{}, ReceiptRecorded{}, ConfidenceOverridden{},
+	SpecsMerged{}, Verified{}, Ticked{}, Archiving{}, Archived{}, Bookmarked{}, Pushed{}, PROpened{},
+	TrackerRan{}, Applied{},
+}
+
+// extraStorer is implemented by a payload whose stored form is more than
+// its tagged fields; storeExtra runs after they are stored.
+type extraStorer interface{ storeExtra(r *record) }
+
+// extraRestorer is the other direction: restoreExtra runs after the
+// tagged fields are restored and returns the payload completed.
+type extraRestorer interface{ restoreExtra(r *record) Payload }
+
+// flatField maps a payload's field to the record's.
+type flatField struct{ payload, record int }
+
+type payloadCodec struct {
+	typ    reflect.Type
+	fields []flatField
+}
+
+// codecs is the table by kind, checked when the program starts: a
+// payload field naming no key, a key of the event's header, or a key
+// of another type panics there, in every test.
+var codecs = buildCodecs()
+
+func buildCodecs() map[string]payloadCodec {
+	rt := reflect.TypeFor[record]()
+	keys := map[string]int{}
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("toml"), ",")
+		keys[name] = i
+	}
+	header := map[string]bool{"at": true, "kind": true, "task": true, "wave": true, "role": true}
+	m := map[string]payloadCodec{}
+	for _, p := range payloads {
+		pt := reflect.TypeOf(p)
+		c := payloadCodec{typ: pt}
+		for i := range pt.NumField() {
+			f := pt.Field(i)
+			key, ok := f.Tag.Lookup("flat")
+			if !ok {
+				continue
+			}
+			j, known := keys[key]
+			if !known || header[key] || rt.Field(j).Type != f.Type {
+				panic(fmt.Sprintf("engine: payload %s.%s: flat key %q is not a payload key of type %s", pt.Name(), f.Name, key, f.Type))
+			}
+			c.fields = append(c.fields, flatField{payload: i, record: j})
+		}
+		if _, dup := m[p.Kind()]; dup {
+			panic("engine: two payloads of kind " + p.Kind())
+		}
+		m[p.Kind()] = c
+	}
+	return m
+}
+
+// StoredForm is the event's stored form (ledger.Stored).
+func (e Event) StoredForm() any { return e.record() }
+
+// record converts e to its stored form.
+func (e Event) record() record {
+	var r record
+	switch p := e.Payload.(type) {
+	case nil:
+	case Unknown:
+		r = p.rec
+	default:
+		c, ok := codecs[p.Kind()]
+		if !ok {
+			panic(fmt.Sprintf("engine: payload %T is not in the conversion table", p))
+		}
+		pv, rv := reflect.ValueOf(p), reflect.ValueOf(&r).Elem()
+		for _, f := range c.fields {
+			rv.Field(f.record).Set(pv.Field(f.payload))
+		}
+		if x, ok := p.(extraStorer); ok {
+			x.storeExtra(&r)
+		}
+	}
+	r.At, r.Kind, r.Task, r.Wave, r.Role = e.At, e.Kind(), e.Task, e.Wave, e.Role
+	return r
+}
+
+// Restore decodes an event from its stored form (ledger.Restorer).
+func (e *Event) Restore(decode func(v any) error) error {
+	var r record
+	if err := decode(&r); err != nil {
+		return err
+	}
+	*e = eventOf(r)
+	return nil
+}
+
+// eventOf converts a stored event: a kind this build does not know
+// becomes Unknown.
+func eventOf(r record) Event {
+	e := Event{At: r.At, Task: r.Task, Wave: r.Wave, Role: r.Role}
+	c, ok := codecs[r.Kind]
+	if !ok {
+		e.Payload = Unknown{Name: r.Kind, rec: r}
+		return e
+	}
+	pv, rv := reflect.New(c.typ).Elem(), reflect.ValueOf(r)
+	for _, f := range c.fields {
+		pv.Field(f.payload).Set(rv.Field(f.record))
+	}
+	p := pv.Interface().(Payload)
+	if x, ok := p.(extraRestorer); ok {
+		p = x.restoreExtra(&r)
+	}
+	e.Payload = p
+	return e
+}
+
+// reusedReason is the reason stored for a reused receipt.
+const reusedReason = "reused"
+
+func (p ReceiptRecorded) storeExtra(r *record) {
+	if p.Reused {
+		r.Reason = reusedReason
+	}
+}
+
+func (p ReceiptRecorded) restoreExtra(r *record) Payload {
+	p.Reused = r.Reason == reusedReason
+	return p
+}
+
+// Ledgers written before the pr key kept the number in exit_code.
+func (p PROpened) restoreExtra(r *record) Payload {
+	if p.Number == 0 {
+		p.Number = r.ExitCode
+	}
+	return p
+}
