@@ -299,12 +299,9 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 		}
 		if t.Base != tip {
 			d.logf("#%d: the tip moved (%s → %s): rebasing onto %s", n, short(t.Base), short(tip), tipBranch)
-			if err := d.git.RebaseOnto(ctx, ws.Path, tip, t.Base, branch); err != nil {
-				return d.halt(n, StateNeedsDecision, fmt.Sprintf("ticket #%d: rebase onto %s: %v", n, tipBranch, err))
-			}
 			var err error
-			if sha, err = d.git.At(ws.Path).Resolve(ctx, "HEAD"); err != nil {
-				return err
+			if sha, err = d.backend.Rebase(ctx, ws, tip, t.Base, sha); err != nil {
+				return d.halt(n, StateNeedsDecision, fmt.Sprintf("ticket #%d: rebase onto %s: %v", n, tipBranch, err))
 			}
 			if err := d.record(RunEvent{Kind: evRebased, Ticket: n, Base: tip, BaseBranch: tipBranch, SHA: sha}); err != nil {
 				return err
@@ -333,7 +330,7 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 	engine.CrashPoint("run-publishing-" + itoa(n))
 	t, _, _ = d.ticket(n)
 	if !t.Pushed {
-		r, err := d.git.Push(ctx, Remote, branch, t.SHA)
+		r, err := d.backend.Push(ctx, branch, t.SHA)
 		if errors.Is(err, gitx.ErrRemoteMoved) {
 			return d.halt(n, StateNeedsDecision, fmt.Sprintf("ticket #%d: %v", n, err))
 		}
