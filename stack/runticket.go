@@ -49,6 +49,15 @@ func (d *driver) build(ctx context.Context, n int) error {
 	if engine.StopOrphan(filepath.Join(d.ticketDir(n), "worker.pid")) {
 		d.logf("#%d: stopped the worker a stopped run left running", n)
 	}
+	if t.Base != "" {
+		// An earlier attempt's work is kept where the backend can
+		// before its workspace goes.
+		if kept, err := d.backend.Keep(ctx, d.workspace(n, t.Base)); err != nil {
+			d.logf("#%d: %v", n, err)
+		} else if kept != "" {
+			d.logf("#%d: the earlier attempt's work stays in commit %s", n, short(kept))
+		}
+	}
 	ws := d.workspace(n, tip)
 	if err := d.backend.Release(ctx, ws); err != nil {
 		return err

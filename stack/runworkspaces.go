@@ -37,10 +37,15 @@ func WorkspacesText(kind string) string {
 type runWorkspaces interface {
 	Path(name string) string
 	Provision(ctx context.Context, ws engine.Workspace) (engine.Workspace, error)
-	// Release removes the workspace; what its worker committed stays
-	// where the backend keeps it (git: nowhere once its branch goes,
-	// unless pushed; jj: a visible commit).
+	// Release removes the workspace and, with git, its branch.
 	Release(ctx context.Context, ws engine.Workspace) error
+	// Keep records what an earlier attempt's worker left in ws (a run
+	// halted or killed before the ticket published) where it outlives
+	// the workspace, and returns that commit ("" when nothing is kept:
+	// git drops it with the worktree and its branch, as it always did;
+	// jj snapshots the files into the attempt's commit, which stays
+	// visible in the repository).
+	Keep(ctx context.Context, ws engine.Workspace) (string, error)
 	// Collect reads what ws holds above its base: its Commit is the
 	// ticket's result, which later edits in ws do not change.
 	Collect(ctx context.Context, ws engine.Workspace) (engine.Produced, error)
@@ -102,6 +107,8 @@ func (g gitWorkspaces) Provision(ctx context.Context, ws engine.Workspace) (engi
 func (g gitWorkspaces) Release(ctx context.Context, ws engine.Workspace) error {
 	return g.b.Release(ctx, ws)
 }
+
+func (g gitWorkspaces) Keep(context.Context, engine.Workspace) (string, error) { return "", nil }
 
 func (g gitWorkspaces) Collect(ctx context.Context, ws engine.Workspace) (engine.Produced, error) {
 	return g.b.Collect(ctx, ws)
@@ -168,6 +175,18 @@ func (j *jjWorkspaces) Provision(ctx context.Context, ws engine.Workspace) (engi
 
 func (j *jjWorkspaces) Release(ctx context.Context, ws engine.Workspace) error {
 	return j.b.Release(ctx, ws)
+}
+
+func (j *jjWorkspaces) Keep(ctx context.Context, ws engine.Workspace) (string, error) {
+	ws.Path = j.b.Path(ws.Name)
+	if _, err := os.Stat(ws.Path); err != nil {
+		return "", nil // gone: nothing left to record
+	}
+	p, err := j.b.Collect(ctx, ws)
+	if err != nil {
+		return "", fmt.Errorf("record what %s holds: %w", ws.Path, err)
+	}
+	return p.Commit, nil
 }
 
 // Collect reads what the worker left and then seals it: the workspace
