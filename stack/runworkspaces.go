@@ -84,12 +84,12 @@ func openWorkspaces(v VCS, kind, dir string) (runWorkspaces, *gitx.Repo, error) 
 		if kind == WorkspacesJJ {
 			return nil, nil, exitcode.New(exitcode.Usage, "this run was started in a jj repository (jj workspaces), but %s is a git clone: resume it in the jj repository", v.g.Dir)
 		}
-		return gitWorkspaces{b: &engine.GitBackend{Repo: v.g, Dir: dir, Prefix: "ticket/"}}, v.g, nil
+		return gitWorkspaces{b: &engine.GitBackend{Repo: v.g, Dir: dir}}, v.g, nil
 	case *jjVCS:
 		if kind == WorkspacesJJ {
 			return &jjWorkspaces{b: engine.NewJJBackend(v.j, dir, "ticket/"), vcs: v}, v.g, nil
 		}
-		return gitWorkspaces{b: &engine.GitBackend{Repo: v.g, Dir: dir, Prefix: "ticket/"}}, v.g, nil
+		return gitWorkspaces{b: &engine.GitBackend{Repo: v.g, Dir: dir}}, v.g, nil
 	}
 	_, err := workspacesKind(v)
 	return nil, nil, err
