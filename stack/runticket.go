@@ -193,8 +193,12 @@ func (d *driver) workerJob(n int, dir, role, brief, report, findings string) eng
 func (d *driver) writeBrief(path string, n int) error {
 	t := d.doc.Header.Tickets[d.index(n)]
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Ticket #%d: %s\n\nPart of spec #%d %q in %s. Implement this ticket on the branch checked out here and commit (what you leave uncommitted is committed for you).\n\n",
-		n, t.Title, d.doc.Header.Spec, d.doc.Header.Title, d.doc.Header.Repo)
+	where := "on the branch checked out here and commit (what you leave uncommitted is committed for you)"
+	if d.doc.Header.Workspaces == WorkspacesJJ {
+		where = "in this jj workspace (jj records what you leave in the working copy; keep the commits below it)"
+	}
+	fmt.Fprintf(&b, "# Ticket #%d: %s\n\nPart of spec #%d %q in %s. Implement this ticket %s.\n\n",
+		n, t.Title, d.doc.Header.Spec, d.doc.Header.Title, d.doc.Header.Repo, where)
 	fmt.Fprintf(&b, "## Ticket\n\n%s\n\n## Recipe: run per change\n\n", strings.TrimSpace(t.Body))
 	for _, c := range t.PerChange {
 		fmt.Fprintf(&b, "- `%s`\n", c)
