@@ -343,7 +343,7 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 	engine.CrashPoint("run-publishing-" + itoa(n))
 	t, _, _ = d.ticket(n)
 	if !t.Pushed {
-		r, err := d.backend.Push(ctx, branch, t.SHA)
+		r, err := d.backend.Push(ctx, branch, t.SHA, true)
 		if errors.Is(err, gitx.ErrRemoteMoved) {
 			return d.halt(n, StateNeedsDecision, fmt.Sprintf("ticket #%d: %v", n, err))
 		}

@@ -56,7 +56,10 @@ type runWorkspaces interface {
 	Rebase(ctx context.Context, ws engine.Workspace, onto, from, head string) (string, error)
 	// Push publishes commit sha as branch on origin once: never over a
 	// remote branch at another commit (gitx.ErrRemoteMoved), never forced.
-	Push(ctx context.Context, branch, sha string) (gitx.PushResult, error)
+	// ours says the run owns the name (ticket/N, the integration branch):
+	// with jj a local bookmark of it elsewhere (an earlier attempt's) is
+	// moved to sha; one the run does not own (prior work) is never moved.
+	Push(ctx context.Context, branch, sha string, ours bool) (gitx.PushResult, error)
 }
 
 // workspacesKind is the kind of workspaces a new run of the repository
@@ -125,7 +128,7 @@ func (g gitWorkspaces) Rebase(ctx context.Context, ws engine.Workspace, onto, fr
 	return g.b.Repo.At(ws.Path).Resolve(ctx, "HEAD")
 }
 
-func (g gitWorkspaces) Push(ctx context.Context, branch, sha string) (gitx.PushResult, error) {
+func (g gitWorkspaces) Push(ctx context.Context, branch, sha string, _ bool) (gitx.PushResult, error) {
 	return g.b.Repo.Push(ctx, Remote, branch, sha)
 }
 
@@ -253,13 +256,25 @@ func (j *jjWorkspaces) Rebase(ctx context.Context, ws engine.Workspace, onto, fr
 // Push sets bookmark branch on commit sha and pushes it with jj (tracked
 // first, as a first push needs): origin is asked first, and a branch
 // there at another commit is refused, never overwritten.
-func (j *jjWorkspaces) Push(ctx context.Context, branch, sha string) (gitx.PushResult, error) {
-	// The bookmark may sit on an earlier attempt of the ticket (a resumed
-	// run cut it again): it was never pushed (origin is checked before a
-	// ticket enters the publish lane), and that attempt's commit stays
-	// visible in jj.
-	if err := j.vcs.j.BookmarkSet(ctx, branch, jjx.ID(sha), true); err != nil {
-		return "", fmt.Errorf("set bookmark %s on %s: %w", branch, short(sha), err)
+func (j *jjWorkspaces) Push(ctx context.Context, branch, sha string, ours bool) (gitx.PushResult, error) {
+	local, ok, err := j.vcs.LocalSHA(ctx, branch)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case ok && local == sha:
+	case ok && !ours:
+		return "", exitcode.New(exitcode.NeedsChoice,
+			"bookmark %s moved since the run pinned it (it is at %s, the run publishes %s): set it back with jj bookmark set %s -r %s --allow-backwards, or start a new run, then gh specstack resume",
+			branch, short(local), short(sha), branch, sha)
+	default:
+		// A bookmark of the run's own may sit on an earlier attempt of
+		// the ticket (a resumed run cut it again): it was never pushed
+		// (origin is checked before a ticket enters the publish lane),
+		// and that attempt's commit stays visible in jj.
+		if err := j.vcs.j.BookmarkSet(ctx, branch, jjx.ID(sha), true); err != nil {
+			return "", fmt.Errorf("set bookmark %s on %s: %w", branch, short(sha), err)
+		}
 	}
 	return j.vcs.Publish(ctx, branch)
 }
