@@ -246,11 +246,17 @@ func (j *jjWorkspaces) Rebase(ctx context.Context, ws engine.Workspace, onto, fr
 	if err != nil {
 		return "", fmt.Errorf("rebase %s: check for conflicts: %w", ws.Name, err)
 	}
-	if len(conflicted) > 0 {
-		return "", fmt.Errorf("rebase %s onto %s conflicts in %d commit(s) (the newest %s); nothing was pushed: resolve them in %s (jj resolve) or resume to cut the ticket again",
-			ws.Name, short(onto), len(conflicted), short(conflicted[0].CommitID), ws.Path)
+	if len(conflicted) == 0 {
+		return ids[0], nil
 	}
-	return ids[0], nil
+	// Taken back, as git's rebase --abort does: jj's rebase of the
+	// conflicted commits onto their old base gives their own trees again.
+	back := ""
+	if err := r.RebaseSource(ctx, jjx.Roots(jjx.Range(jjx.ID(onto), jjx.ID(change[0]))), jjx.ID(from)); err != nil {
+		back = fmt.Sprintf(" (and moving them back onto %s: %v)", short(from), err)
+	}
+	return "", fmt.Errorf("rebase %s onto %s: %d commit(s) conflict (jj log -r 'conflicts()'); taken back onto %s%s, nothing was pushed: resume cuts the ticket again from the tip",
+		ws.Name, short(onto), len(conflicted), short(from), back)
 }
 
 // Push sets bookmark branch on commit sha and pushes it with jj (tracked
