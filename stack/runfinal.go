@@ -177,24 +177,20 @@ func Remains(h RunHeader, s *RunState) []string {
 
 // RunStatus is what `gh specstack status` and `run` report.
 type RunStatus struct {
-	Spec      int    `json:"spec"`
-	Title     string `json:"title"`
-	Repo      string `json:"repo"`
-	StackMode string `json:"stack_mode"`
-	Base      string `json:"base"`
-	BaseSHA   string `json:"base_sha"`
-	Order     string `json:"order"`
-	// Workspaces is where the tickets are built: "jj" (jj workspaces) or
-	// "git" (git worktrees); absent for a run recorded before jj
-	// workspaces, which used git worktrees.
-	Workspaces string       `json:"workspaces,omitempty"`
-	State      string       `json:"state"` // running, halted, complete, incomplete
-	Halted     string       `json:"halted,omitempty"`
-	Baseline   []Baseline   `json:"baseline"`
-	Tickets    []*TicketRun `json:"tickets"`
-	Excluded   []Excluded   `json:"excluded"`
-	Stack      int          `json:"stack,omitempty"`
-	Remains    []string     `json:"remains"`
+	Spec      int          `json:"spec"`
+	Title     string       `json:"title"`
+	Repo      string       `json:"repo"`
+	StackMode string       `json:"stack_mode"`
+	Base      string       `json:"base"`
+	BaseSHA   string       `json:"base_sha"`
+	Order     string       `json:"order"`
+	State     string       `json:"state"` // running, halted, complete, incomplete
+	Halted    string       `json:"halted,omitempty"`
+	Baseline  []Baseline   `json:"baseline"`
+	Tickets   []*TicketRun `json:"tickets"`
+	Excluded  []Excluded   `json:"excluded"`
+	Stack     int          `json:"stack,omitempty"`
+	Remains   []string     `json:"remains"`
 	// Review is the whole-stack review's outcome ("" when none ran).
 	Review         string          `json:"review,omitempty"`
 	ReviewReceipts []RunReceipt    `json:"review_receipts,omitempty"`
@@ -205,6 +201,10 @@ type RunStatus struct {
 	MergeInstructions []string `json:"merge_instructions,omitempty"`
 	// Agent is what every agent job of the run spent.
 	Agent *agent.Usage `json:"agent,omitempty"`
+	// Workspaces is where the tickets are built: "jj" (jj workspaces) or
+	// "git" (git worktrees); absent for a run recorded before jj
+	// workspaces, which used git worktrees.
+	Workspaces string `json:"workspaces,omitempty"`
 }
 
 // StatusOf renders a run's ledger as its status.
