@@ -128,6 +128,9 @@ func Range(from, to string) string { return "(" + from + ")..(" + to + ")" }
 // DAGRange is the descendants of from that are ancestors of to (from::to).
 func DAGRange(from, to string) string { return "(" + from + ")::(" + to + ")" }
 
+// Roots is the revisions of revset none of whose ancestors are in it.
+func Roots(revset string) string { return "roots(" + revset + ")" }
+
 // Ancestors is revset and its ancestors (::revset).
 func Ancestors(revset string) string { return "::(" + revset + ")" }
 

@@ -59,7 +59,8 @@ func SettleRun(ctx context.Context, env *Env, req RunRequest) (RunHeader, *Plan,
 			return RunHeader{}, nil, fmt.Errorf("the reviewer: %w", err)
 		}
 	}
-	if _, err := worktreeRepo(env.VCS); err != nil {
+	kind, err := workspacesKind(env.VCS)
+	if err != nil {
 		return RunHeader{}, nil, err
 	}
 	if req.GateMaxRounds <= 0 {
@@ -75,7 +76,7 @@ func SettleRun(ctx context.Context, env *Env, req RunRequest) (RunHeader, *Plan,
 	h := RunHeader{Spec: p.Spec, Title: p.Title, Repo: p.Repo, StackMode: p.StackMode, Base: p.Base, StartRef: p.StartRef,
 		BaseSHA: p.BaseSHA, HumanLabel: p.HumanLabel, Order: req.Order, Worker: req.Worker, Reviewer: req.Reviewer,
 		MaxParallel: req.MaxParallel, GateMaxRounds: req.GateMaxRounds, Timeout: req.Timeout.String(), MaxCost: req.MaxCost,
-		Started: time.Now().UTC(), Excluded: p.Excluded, Prior: req.Plan.StartRef}
+		Started: time.Now().UTC(), Excluded: p.Excluded, Prior: req.Plan.StartRef, Workspaces: kind}
 	for _, l := range p.Layers {
 		for _, t := range l.Tickets {
 			r := ParseRecipe(t.Body)
@@ -115,7 +116,7 @@ func RecordRun(ledgerDir string, h RunHeader) (*RunDoc, error) {
 // DriveOptions say where a run keeps its files and reports progress.
 type DriveOptions struct {
 	LedgerDir     string // gh-specstack's ledger directory
-	WorkspacesDir string // where ticket worktrees are made
+	WorkspacesDir string // where ticket workspaces (jj) or worktrees (git) are made
 	Progress      io.Writer
 	// MaxCost, when positive, replaces the recorded budget (a resume with
 	// a higher one).
@@ -137,25 +138,11 @@ func (d *driver) budget(n int, what string) error {
 	return d.halt(n, StateNotStarted, fmt.Sprintf("the agents spent $%.2f, the budget is $%.2f (--max-cost): %s not started; `gh specstack resume --max-cost N` with a higher N goes on", s.Agent.CostUSD, limit, what))
 }
 
-// worktreeRepo is the git repository run makes its ticket worktrees in
-// and pushes from: the clone itself, or in a jj repository jj's backing
-// git store (the ticket branches are git branches there, which jj sees as
-// bookmarks once it imports them).
-func worktreeRepo(v VCS) (*gitx.Repo, error) {
-	switch v := v.(type) {
-	case *gitVCS:
-		return v.g, nil
-	case *jjVCS:
-		return v.g, nil
-	}
-	return nil, exitcode.New(exitcode.Usage, "run builds tickets in git worktrees: run it in a git clone or a jj repository")
-}
-
 // driver carries a run from its ledger to its end or a halt.
 type driver struct {
 	env     *Env
-	git     *gitx.Repo
-	backend engine.Backend // git worktrees (engine.GitBackend)
+	git     *gitx.Repo    // holds the run's commits: the clone, or jj's git store
+	backend runWorkspaces // jj workspaces or git worktrees, as the ledger says
 	opts    DriveOptions
 	timeout time.Duration
 
@@ -173,7 +160,7 @@ type driver struct {
 // error (exitcode.Missing for an environment blocker at the baseline);
 // the status is returned either way.
 func Drive(ctx context.Context, env *Env, doc *RunDoc, opts DriveOptions) (*RunStatus, error) {
-	g, err := worktreeRepo(env.VCS)
+	backend, g, err := openWorkspaces(env.VCS, doc.Header.Workspaces, opts.WorkspacesDir)
 	if err != nil {
 		return nil, err
 	}
@@ -181,8 +168,7 @@ func Drive(ctx context.Context, env *Env, doc *RunDoc, opts DriveOptions) (*RunS
 	if err != nil || timeout <= 0 {
 		timeout = time.Hour
 	}
-	d := &driver{env: env, git: g, opts: opts, doc: doc, state: FoldRun(doc), timeout: timeout,
-		backend: &engine.GitBackend{Repo: g, Dir: opts.WorkspacesDir, Prefix: "ticket/"}}
+	d := &driver{env: env, git: g, opts: opts, doc: doc, state: FoldRun(doc), timeout: timeout, backend: backend}
 	if d.opts.Progress == nil {
 		d.opts.Progress = io.Discard
 	}

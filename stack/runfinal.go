@@ -201,6 +201,10 @@ type RunStatus struct {
 	MergeInstructions []string `json:"merge_instructions,omitempty"`
 	// Agent is what every agent job of the run spent.
 	Agent *agent.Usage `json:"agent,omitempty"`
+	// Workspaces is where the tickets are built: "jj" (jj workspaces) or
+	// "git" (git worktrees); absent for a run recorded before jj
+	// workspaces, which used git worktrees.
+	Workspaces string `json:"workspaces,omitempty"`
 }
 
 // StatusOf renders a run's ledger as its status.
@@ -209,7 +213,7 @@ func StatusOf(doc *RunDoc) *RunStatus {
 	st := &RunStatus{Spec: h.Spec, Title: h.Title, Repo: h.Repo, StackMode: h.StackMode, Base: h.Base, BaseSHA: h.BaseSHA,
 		Order: h.Order, State: "running", Halted: s.Halted, Baseline: []Baseline{}, Excluded: h.Excluded, Stack: s.Stack,
 		Remains: Remains(h, s), Review: s.Review, ReviewReceipts: s.ReviewReceipts, Integration: s.Integration,
-		PriorBranch: h.Prior, Prior: s.Prior, Agent: s.Agent}
+		PriorBranch: h.Prior, Prior: s.Prior, Agent: s.Agent, Workspaces: h.Workspaces}
 	if st.Excluded == nil {
 		st.Excluded = []Excluded{}
 	}
@@ -288,6 +292,7 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "spec #%d %q in %s: %s\n", st.Spec, st.Title, st.Repo, st.State)
 	fmt.Fprintf(&b, "stack mode: %s; base: %s at %s; order: %s\n", st.StackMode, st.Base, st.BaseSHA, st.Order)
+	fmt.Fprintf(&b, "workspaces: %s\n", WorkspacesText(st.Workspaces))
 	for _, bl := range st.Baseline {
 		if bl.ExitCode != 0 {
 			fmt.Fprintf(&b, "baseline: %q already fails at the base (exit %d)\n", bl.Command, bl.ExitCode)

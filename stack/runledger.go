@@ -67,6 +67,9 @@ type RunHeader struct {
 	Started  time.Time   `toml:"started"`
 	Tickets  []RunTicket `toml:"ticket"` // bottom layer first
 	Excluded []Excluded  `toml:"excluded,omitempty"`
+	// Workspaces is where tickets are built: WorkspacesJJ or
+	// WorkspacesGit ("" in ledgers from before jj workspaces: git).
+	Workspaces string `toml:"workspaces,omitempty"`
 }
 
 // RunTicket is one planned ticket with its recipe.

@@ -40,7 +40,7 @@ func (d *driver) prior(ctx context.Context) error {
 		}
 	}
 	if !d.snapshot().Prior.Pushed {
-		r, err := d.git.Push(ctx, Remote, h.Prior, h.BaseSHA)
+		r, err := d.backend.Push(ctx, h.Prior, h.BaseSHA, false)
 		if errors.Is(err, gitx.ErrRemoteMoved) {
 			return d.halt(0, StateNeedsDecision, fmt.Sprintf("prior work: %v", err))
 		}

@@ -249,7 +249,7 @@ func (d *driver) publishIntegration(ctx context.Context, recovering bool) error 
 	h := d.doc.Header
 	in := *d.snapshot().Integration
 	if !in.Pushed {
-		if _, err := d.git.Push(ctx, Remote, in.Branch, in.SHA); err != nil {
+		if _, err := d.backend.Push(ctx, in.Branch, in.SHA, true); err != nil {
 			if errors.Is(err, gitx.ErrRemoteMoved) {
 				return d.halt(0, StateNeedsDecision, fmt.Sprintf("integration: %v", err))
 			}

@@ -49,6 +49,15 @@ func (d *driver) build(ctx context.Context, n int) error {
 	if engine.StopOrphan(filepath.Join(d.ticketDir(n), "worker.pid")) {
 		d.logf("#%d: stopped the worker a stopped run left running", n)
 	}
+	if t.Base != "" {
+		// An earlier attempt's work is kept where the backend can
+		// before its workspace goes.
+		if kept, err := d.backend.Keep(ctx, d.workspace(n, t.Base)); err != nil {
+			d.logf("#%d: %v", n, err)
+		} else if kept != "" {
+			d.logf("#%d: the earlier attempt's work stays in commit %s", n, short(kept))
+		}
+	}
 	ws := d.workspace(n, tip)
 	if err := d.backend.Release(ctx, ws); err != nil {
 		return err
@@ -184,8 +193,12 @@ func (d *driver) workerJob(n int, dir, role, brief, report, findings string) eng
 func (d *driver) writeBrief(path string, n int) error {
 	t := d.doc.Header.Tickets[d.index(n)]
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Ticket #%d: %s\n\nPart of spec #%d %q in %s. Implement this ticket on the branch checked out here and commit (what you leave uncommitted is committed for you).\n\n",
-		n, t.Title, d.doc.Header.Spec, d.doc.Header.Title, d.doc.Header.Repo)
+	where := "on the branch checked out here and commit (what you leave uncommitted is committed for you)"
+	if d.doc.Header.Workspaces == WorkspacesJJ {
+		where = "in this jj workspace (jj records what you leave in the working copy; keep the commits below it)"
+	}
+	fmt.Fprintf(&b, "# Ticket #%d: %s\n\nPart of spec #%d %q in %s. Implement this ticket %s.\n\n",
+		n, t.Title, d.doc.Header.Spec, d.doc.Header.Title, d.doc.Header.Repo, where)
 	fmt.Fprintf(&b, "## Ticket\n\n%s\n\n## Recipe: run per change\n\n", strings.TrimSpace(t.Body))
 	for _, c := range t.PerChange {
 		fmt.Fprintf(&b, "- `%s`\n", c)
@@ -299,12 +312,9 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 		}
 		if t.Base != tip {
 			d.logf("#%d: the tip moved (%s → %s): rebasing onto %s", n, short(t.Base), short(tip), tipBranch)
-			if err := d.git.RebaseOnto(ctx, ws.Path, tip, t.Base, branch); err != nil {
-				return d.halt(n, StateNeedsDecision, fmt.Sprintf("ticket #%d: rebase onto %s: %v", n, tipBranch, err))
-			}
 			var err error
-			if sha, err = d.git.At(ws.Path).Resolve(ctx, "HEAD"); err != nil {
-				return err
+			if sha, err = d.backend.Rebase(ctx, ws, tip, t.Base, sha); err != nil {
+				return d.halt(n, StateNeedsDecision, fmt.Sprintf("ticket #%d: rebase onto %s: %v", n, tipBranch, err))
 			}
 			if err := d.record(RunEvent{Kind: evRebased, Ticket: n, Base: tip, BaseBranch: tipBranch, SHA: sha}); err != nil {
 				return err
@@ -333,7 +343,7 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 	engine.CrashPoint("run-publishing-" + itoa(n))
 	t, _, _ = d.ticket(n)
 	if !t.Pushed {
-		r, err := d.git.Push(ctx, Remote, branch, t.SHA)
+		r, err := d.backend.Push(ctx, branch, t.SHA, true)
 		if errors.Is(err, gitx.ErrRemoteMoved) {
 			return d.halt(n, StateNeedsDecision, fmt.Sprintf("ticket #%d: %v", n, err))
 		}

@@ -10,8 +10,8 @@ import (
 // Backend is a task workspace's life on one VCS: provision it at a base,
 // hand its path to a worker, refresh and collect what the worker left
 // (read from the VCS, never from the worker), integrate that into the
-// target, release it. JJBackend works on jj workspaces, GitBackend on git
-// worktrees. Failures the engine acts on are values (ErrConflict and
+// target, release it. JJBackend works on jj workspaces (GitBackend holds
+// the provision, collect and release part on git worktrees). Failures the engine acts on are values (ErrConflict and
 // *ConflictError, jjx.ErrStale, jjx.ErrNoWorkspace), never text.
 //
 // Every method is safe for use from many goroutines.

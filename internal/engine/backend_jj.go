@@ -18,7 +18,6 @@ var (
 	_ BatchIntegrator = (*JJBackend)(nil)
 	_ BatchChecker    = (*JJBackend)(nil)
 	_ Historian       = (*JJBackend)(nil)
-	_ Backend         = (*GitBackend)(nil)
 )
 
 // JJBackend is the Backend on jj workspaces: each task a workspace of

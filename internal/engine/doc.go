@@ -18,9 +18,10 @@
 //     repairing a half-made one; check it against what was asked; refresh,
 //     reset, collect files and lines from the VCS, integrate, release) and
 //     the target it is integrated into (head, tip, changed files, diff,
-//     conflicts), with JJBackend (jj workspaces, squash into @) and
-//     GitBackend (git worktrees, rebase and fast-forward);
-//     TestBackendContract holds both to one contract;
+//     conflicts), with JJBackend (jj workspaces, squash into @);
+//     GitBackend holds its provision, collect and release part on git
+//     worktrees (gh-specstack's tickets in a git clone);
+//     TestBackendContract holds both to that part, JJBackend to the whole;
 //   - results: Outcome (a worker's exit code, then its "Status:" line:
 //     no status is not done) and ReadFindings
 //     (a reviewer's JSON findings).
