@@ -14,9 +14,10 @@ import (
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
-	"github.com/specstack/specstack/internal/osapply"
 	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/internal/specwrite"
+	"github.com/specstack/specstack/internal/workflow/apply"
+	"github.com/specstack/specstack/internal/workflow/pipeline"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 	"github.com/specstack/specstack/spec/drift"
@@ -142,7 +143,7 @@ malformed; 7 a missing tool or what the pull request needs; 8 verify red;
 			&cli.StringSliceFlag{Name: "verify", Usage: "verify gate `CMD`, repeatable, added to [openspec] verify"},
 			&cli.BoolFlag{Name: "no-verify", Usage: "archive without a verify command (refused for risk-flagged changes)"},
 			&cli.StringFlag{Name: "reviewer", Usage: "reviewer `CMD` run in the gate after the verify commands (default: [worker] reviewer; on a resume, the run's)"},
-			&cli.StringFlag{Name: "distribution", Value: osapply.Auto, Usage: "auto, single or fan-out"},
+			&cli.StringFlag{Name: "distribution", Value: apply.Auto, Usage: "auto, single or fan-out"},
 			&cli.BoolFlag{Name: "no-push", Usage: "stop after archive and bookmark: no push, no pull request"},
 			&cli.BoolFlag{Name: "no-pr", Usage: "push the bookmark but open no pull request (also [openspec] pr = false); a run stranded at the PR step finishes with it"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "archive although tasks are not done; abort a run that would lose work"},
@@ -160,7 +161,7 @@ malformed; 7 a missing tool or what the pull request needs; 8 verify red;
 // applySession is the orchestrating jj workspace, the project and the
 // ledger directory.
 type applySession struct {
-	env *osapply.Env
+	env *apply.Env
 	cfg *config.Config
 }
 
@@ -168,8 +169,8 @@ type applySession struct {
 // the flags apply and relay go share: the verify commands ([openspec]
 // verify, then each --verify), --no-push, the routing and size gates, the
 // tracker hook and the workspaces folder.
-func configuredRequest(c *cli.Context, s *applySession) osapply.Request {
-	return osapply.Request{
+func configuredRequest(c *cli.Context, s *applySession) apply.Request {
+	return apply.Request{
 		Verify:            append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
 		NoPush:            c.Bool("no-push"),
 		NoPR:              c.Bool("no-pr") || !s.cfg.OpenSpec.OpensPR(),
@@ -211,7 +212,7 @@ func openSession(c *cli.Context, ledgerOnly bool) (*applySession, error) {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
 	dir := rp.LedgerDir(binary)
-	return &applySession{cfg: cfg, env: &osapply.Env{
+	return &applySession{cfg: cfg, env: &apply.Env{
 		Repo: &jjx.Repo{Root: rp.Root, Bin: bin}, Root: r, Dir: dir, Journal: specwrite.JournalDir(dir),
 		Out: cliapp.Stderr(c), Markers: drift.MarkerIssues,
 	}}, nil
@@ -267,12 +268,12 @@ func runApply(c *cli.Context) error {
 	if pipelineAsked(c, args) {
 		return runPipeline(c, s, args, req)
 	}
-	if p, err := osapply.UnfinishedPipeline(s.env.Dir); err != nil || p != nil {
+	if p, err := pipeline.UnfinishedPipeline(s.env.Dir); err != nil || p != nil {
 		if err != nil {
 			return err
 		}
 		if len(args) > 0 || c.Bool("dry-run") || c.String("from-preview") != "" {
-			return osapply.UnfinishedPipelineError(p)
+			return pipeline.UnfinishedPipelineError(p)
 		}
 		return resumePipeline(c, s, p)
 	}
@@ -281,20 +282,20 @@ func runApply(c *cli.Context) error {
 	}
 	req.Resume = resumeFlags(c, s)
 	if c.Bool("dry-run") {
-		m, err := osapply.Preview(c.Context, s.env, req)
+		m, err := apply.Preview(c.Context, s.env, req)
 		if err != nil {
 			return err
 		}
 		return cliapp.Emit(c, m, func(w io.Writer) error { return writeManifest(w, m) })
 	}
-	var res *osapply.Result
+	var res *apply.Result
 	if id := c.String("from-preview"); id != "" {
 		if len(args) > 0 {
 			return exitcode.New(exitcode.Usage, "apply --from-preview %s: the preview names the change; give no CHANGE", id)
 		}
-		res, err = osapply.FromPreview(c.Context, s.env, id)
+		res, err = apply.FromPreview(c.Context, s.env, id)
 	} else {
-		res, err = osapply.Apply(c.Context, s.env, req)
+		res, err = apply.Apply(c.Context, s.env, req)
 	}
 	return emitApply(c, res, err)
 }
@@ -303,8 +304,8 @@ func runApply(c *cli.Context) error {
 // only those given (a resume keeps the run's recorded settings, not the
 // configuration's defaults), --verify with [openspec] verify as a start
 // takes them.
-func resumeFlags(c *cli.Context, s *applySession) *osapply.ResumeFlags {
-	f := &osapply.ResumeFlags{Worker: c.String("worker"), Timeout: c.String("timeout"), Reviewer: c.String("reviewer"), NoVerify: c.Bool("no-verify")}
+func resumeFlags(c *cli.Context, s *applySession) *apply.ResumeFlags {
+	f := &apply.ResumeFlags{Worker: c.String("worker"), Timeout: c.String("timeout"), Reviewer: c.String("reviewer"), NoVerify: c.Bool("no-verify")}
 	if c.IsSet("verify") {
 		f.Verify = configuredRequest(c, s).Verify
 	}
@@ -324,7 +325,7 @@ func resumeFlags(c *cli.Context, s *applySession) *osapply.ResumeFlags {
 
 // emitApply shows res (when there is one) and returns err, or the error
 // of showing it.
-func emitApply(c *cli.Context, res *osapply.Result, err error) error {
+func emitApply(c *cli.Context, res *apply.Result, err error) error {
 	if res != nil {
 		if eerr := cliapp.Emit(c, res, func(w io.Writer) error { return writeApply(w, res) }); eerr != nil && err == nil {
 			err = eerr
@@ -333,7 +334,7 @@ func emitApply(c *cli.Context, res *osapply.Result, err error) error {
 	return err
 }
 
-func writeApply(w io.Writer, res *osapply.Result) error {
+func writeApply(w io.Writer, res *apply.Result) error {
 	var b strings.Builder
 	p := res.Plan
 	fmt.Fprintf(&b, "change: %s\n", p.Change)
@@ -364,12 +365,12 @@ func writeApply(w io.Writer, res *osapply.Result) error {
 	}
 	if res.Pushed != "" {
 		fmt.Fprintf(&b, "bookmark: %s (%s)\n", p.Bookmark, res.Pushed)
-	} else if res.Phase == osapply.PhaseUnpushed {
+	} else if res.Phase == apply.PhaseUnpushed {
 		fmt.Fprintf(&b, "bookmark: %s (not pushed: --no-push)\n", p.Bookmark)
 	}
 	if res.PR != nil {
 		fmt.Fprintf(&b, "pull request: #%d %s (%s)\n", res.PR.Number, res.PR.Action, res.PR.URL)
-	} else if res.Phase == osapply.PhaseNoPR {
+	} else if res.Phase == apply.PhaseNoPR {
 		b.WriteString("pull request: none (--no-pr)\n")
 	}
 	if res.Phase != "" {
@@ -379,7 +380,7 @@ func writeApply(w io.Writer, res *osapply.Result) error {
 	return err
 }
 
-func writeManifest(w io.Writer, m *osapply.Manifest) error {
+func writeManifest(w io.Writer, m *apply.Manifest) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "preview %s (operation %s): nothing was changed\n", m.ID, shortOp(m.Op))
 	fmt.Fprintf(&b, "shape: %s\nchange: %s\n", m.Shape, m.Change)
@@ -415,7 +416,7 @@ func writeManifest(w io.Writer, m *osapply.Manifest) error {
 }
 
 func emitApplyStatus(c *cli.Context, dir string) error {
-	v, err := osapply.Status(dir)
+	v, err := apply.Status(dir)
 	if err != nil {
 		return err
 	}
@@ -470,7 +471,7 @@ func emitApplyLog(c *cli.Context, dir string) error {
 }
 
 func abortApply(c *cli.Context, s *applySession) error {
-	a, err := osapply.Abort(c.Context, s.env, c.Bool("yes"))
+	a, err := apply.Abort(c.Context, s.env, c.Bool("yes"))
 	if err != nil {
 		return err
 	}

@@ -12,8 +12,9 @@ import (
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
-	"github.com/specstack/specstack/internal/osapply"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/workflow/apply"
+	"github.com/specstack/specstack/internal/workflow/pipeline"
 )
 
 // pipelineFlags are apply's multi-change flags.
@@ -31,30 +32,30 @@ func pipelineAsked(c *cli.Context, args []string) bool {
 	return len(args) > 1 || len(c.StringSlice("select")) > 0 || len(c.StringSlice("after")) > 0
 }
 
-// runPipeline parses a multi-change apply, hands it to osapply.ApplyMany
+// runPipeline parses a multi-change apply, hands it to pipeline.ApplyMany
 // (which decides between none, one change and a pipeline) with the
 // confirmation a person gives, and renders what ran.
-func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Request) error {
+func runPipeline(c *cli.Context, s *applySession, args []string, req apply.Request) error {
 	if c.Bool("dry-run") || c.String("from-preview") != "" {
 		return exitcode.New(exitcode.Usage, "apply: --dry-run and --from-preview take one change, not a pipeline")
 	}
-	preq := osapply.PipelineRequest{Names: args, Apply: req, MaxParallel: c.Int("max-parallel")}
+	preq := pipeline.PipelineRequest{Names: args, Apply: req, MaxParallel: c.Int("max-parallel")}
 	for _, sel := range c.StringSlice("select") {
-		x, err := osapply.ParseSelector(sel)
+		x, err := pipeline.ParseSelector(sel)
 		if err != nil {
 			return err
 		}
 		preq.Selectors = append(preq.Selectors, x)
 	}
 	for _, a := range c.StringSlice("after") {
-		d, err := osapply.ParseAfter(a)
+		d, err := pipeline.ParseAfter(a)
 		if err != nil {
 			return err
 		}
 		preq.After = append(preq.After, d)
 	}
 	yes := c.Bool("yes")
-	single, res, err := osapply.ApplyMany(c.Context, s.env, preq, func(plan *osapply.PipelinePlan) error {
+	single, res, err := pipeline.ApplyMany(c.Context, s.env, preq, func(plan *pipeline.PipelinePlan) error {
 		writePipelinePlan(cliapp.Stderr(c), plan)
 		if yes {
 			return nil
@@ -80,12 +81,12 @@ func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Req
 // resumePipeline continues the unfinished pipeline p, read before the
 // lock: read again under it, so a pipeline aborted (or finished) in
 // between is not run again, nor its record overwritten.
-func resumePipeline(c *cli.Context, s *applySession, p *osapply.PipelineRun) error {
+func resumePipeline(c *cli.Context, s *applySession, p *pipeline.PipelineRun) error {
 	set, err := resumeSettings(c, s)
 	if err != nil {
 		return err
 	}
-	res, err := osapply.ResumePipeline(c.Context, s.env, p, set)
+	res, err := pipeline.ResumePipeline(c.Context, s.env, p, set)
 	return emitPipeline(c, res, err)
 }
 
@@ -95,14 +96,14 @@ func resumePipeline(c *cli.Context, s *applySession, p *osapply.PipelineRun) err
 // --max-parallel. --no-verify and --distribution are refused (exit 2):
 // members under way cannot take them, and one pipeline's members do not
 // differ in them.
-func resumeSettings(c *cli.Context, s *applySession) (osapply.PipelineSettings, error) {
+func resumeSettings(c *cli.Context, s *applySession) (pipeline.PipelineSettings, error) {
 	if c.IsSet("no-verify") {
-		return osapply.PipelineSettings{}, exitcode.New(exitcode.Usage, "apply --no-verify: a resumed pipeline keeps its verify gate; resume without it (--verify CMD replaces the gate's commands), or end the pipeline (`jj openspec apply --abort`) and start it again with --no-verify")
+		return pipeline.PipelineSettings{}, exitcode.New(exitcode.Usage, "apply --no-verify: a resumed pipeline keeps its verify gate; resume without it (--verify CMD replaces the gate's commands), or end the pipeline (`jj openspec apply --abort`) and start it again with --no-verify")
 	}
 	if c.IsSet("distribution") {
-		return osapply.PipelineSettings{}, exitcode.New(exitcode.Usage, "apply --distribution: a resumed pipeline keeps the distribution its members started with; resume without it (`jj openspec apply`), or end the pipeline (`jj openspec apply --abort`) and start it again with --distribution")
+		return pipeline.PipelineSettings{}, exitcode.New(exitcode.Usage, "apply --distribution: a resumed pipeline keeps the distribution its members started with; resume without it (`jj openspec apply`), or end the pipeline (`jj openspec apply --abort`) and start it again with --distribution")
 	}
-	set := osapply.PipelineSettings{Worker: c.String("worker"), Timeout: c.String("timeout"), Reviewer: c.String("reviewer")}
+	set := pipeline.PipelineSettings{Worker: c.String("worker"), Timeout: c.String("timeout"), Reviewer: c.String("reviewer")}
 	if c.IsSet("verify") {
 		set.Verify = configuredRequest(c, s).Verify
 	}
@@ -123,7 +124,7 @@ func resumeSettings(c *cli.Context, s *applySession) (osapply.PipelineSettings, 
 	return set, nil
 }
 
-func emitPipeline(c *cli.Context, res *osapply.PipelineResult, err error) error {
+func emitPipeline(c *cli.Context, res *pipeline.PipelineResult, err error) error {
 	if res == nil {
 		return err
 	}
@@ -133,7 +134,7 @@ func emitPipeline(c *cli.Context, res *osapply.PipelineResult, err error) error 
 	return err
 }
 
-func writePipelinePlan(w io.Writer, p *osapply.PipelinePlan) {
+func writePipelinePlan(w io.Writer, p *pipeline.PipelinePlan) {
 	fmt.Fprintf(w, "apply: pipeline of %d changes, %d workspaces:\n", len(p.Supply.Members), p.Width())
 	for _, m := range p.Layout.Independent {
 		fmt.Fprintf(w, "  %s (independent; %s)\n", m, plural.Count(p.Supply.Width[m], "worker workspace", "worker workspaces"))
@@ -150,12 +151,12 @@ func writePipelinePlan(w io.Writer, p *osapply.PipelinePlan) {
 
 // writePipeline prints the summary: one line per member, then the
 // stacks, exclusions and cycles.
-func writePipeline(w io.Writer, r *osapply.PipelineResult) error {
+func writePipeline(w io.Writer, r *pipeline.PipelineResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pipeline %s\n", r.RunID)
 	for _, m := range r.Members {
 		state := m.Outcome
-		if m.Outcome == osapply.OutcomeStacked {
+		if m.Outcome == pipeline.OutcomeStacked {
 			state = fmt.Sprintf("stacked %d of %d", m.Position, m.Of)
 		}
 		if m.Reason != "" {
@@ -197,23 +198,23 @@ func writePipeline(w io.Writer, r *osapply.PipelineResult) error {
 
 // pipelineNewer reports whether the ledger's pipeline record is newer
 // than its single apply's plan (status, log and abort show the newer).
-func pipelineNewer(dir string) (*osapply.PipelineRun, bool, error) {
-	p, ok, err := osapply.ReadPipeline(dir)
+func pipelineNewer(dir string) (*pipeline.PipelineRun, bool, error) {
+	p, ok, err := pipeline.ReadPipeline(dir)
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	pi, err := os.Stat(filepath.Join(dir, osapply.PipelineFile))
+	pi, err := os.Stat(filepath.Join(dir, pipeline.PipelineFile))
 	if err != nil {
 		return nil, false, err
 	}
-	if ai, err := os.Stat(filepath.Join(dir, osapply.PlanFile)); err == nil && ai.ModTime().After(pi.ModTime()) {
+	if ai, err := os.Stat(filepath.Join(dir, apply.PlanFile)); err == nil && ai.ModTime().After(pi.ModTime()) {
 		return p, false, nil
 	}
 	return p, true, nil
 }
 
-func emitPipelineStatus(c *cli.Context, p *osapply.PipelineRun) error {
-	res := osapply.ReportPipeline(p)
+func emitPipelineStatus(c *cli.Context, p *pipeline.PipelineRun) error {
+	res := pipeline.ReportPipeline(p)
 	return cliapp.Emit(c, res, func(w io.Writer) error {
 		state := "unfinished"
 		if p.Aborted {
@@ -227,14 +228,14 @@ func emitPipelineStatus(c *cli.Context, p *osapply.PipelineRun) error {
 }
 
 // pipelineMode is --status, --log or --abort of the ledger's pipeline.
-func pipelineMode(c *cli.Context, s *applySession, p *osapply.PipelineRun) error {
+func pipelineMode(c *cli.Context, s *applySession, p *pipeline.PipelineRun) error {
 	switch {
 	case c.Bool("status"):
 		return emitPipelineStatus(c, p)
 	case c.Bool("log"):
 		return emitPipelineLog(c, p)
 	}
-	p, err := osapply.AbortPipeline(c.Context, s.env)
+	p, err := pipeline.AbortPipeline(c.Context, s.env)
 	if err != nil {
 		return err
 	}
@@ -251,7 +252,7 @@ type PipelineLogView struct {
 	Run       *engine.RunLog `json:"run"`
 }
 
-func emitPipelineLog(c *cli.Context, p *osapply.PipelineRun) error {
+func emitPipelineLog(c *cli.Context, p *pipeline.PipelineRun) error {
 	views := []PipelineLogView{}
 	for _, m := range p.Members {
 		v := PipelineLogView{Change: m.Change, LedgerDir: m.Dir}
