@@ -83,7 +83,7 @@ func runExplore(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("read the current folder for --findings: %w", err)
 	}
-	res, err := explore.Explore(c.Context, s.env, explore.ExploreRequest{
+	res, err := explore.Explore(c.Context, s.exploreEnv(), explore.ExploreRequest{
 		Topic: strings.Join(args, " "), Findings: c.String("findings"), Cwd: cwd,
 		Worker:        cmp.Or(c.String("worker"), s.cfg.Worker.Command),
 		Timeout:       cmp.Or(c.String("timeout"), s.cfg.Worker.Timeout),
@@ -112,7 +112,7 @@ func abortExplore(c *cli.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cleaned, err := explore.AbortExplores(c.Context, s.env, config.WorkspacesDir(s.cfg, s.env.Repo.Root))
+	cleaned, err := explore.AbortExplores(c.Context, s.exploreEnv(), config.WorkspacesDir(s.cfg, s.env.Repo.Root))
 	if err != nil {
 		return err
 	}
@@ -161,4 +161,9 @@ func exploreStatus(c *cli.Context, args []string) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	})
+}
+
+// exploreEnv is the part of the session explore works in.
+func (s *applySession) exploreEnv() *explore.Env {
+	return &explore.Env{Repo: s.env.Repo, Dir: s.env.Dir, Out: s.env.Out}
 }

@@ -81,7 +81,7 @@ func runAuthor(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := author.Author(c.Context, s.env, author.AuthorRequest{
+	res, err := author.Author(c.Context, s.authorEnv(), author.AuthorRequest{
 		Verb: c.Command.Name, Change: name,
 		Worker:        cmp.Or(c.String("worker"), s.cfg.Worker.Command),
 		Timeout:       cmp.Or(c.String("timeout"), s.cfg.Worker.Timeout),
@@ -191,4 +191,9 @@ func writeAuthorResult(w io.Writer, res *author.AuthorResult, next bool) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// authorEnv is the part of the session propose, new and ff work in.
+func (s *applySession) authorEnv() *author.Env {
+	return &author.Env{Repo: s.env.Repo, Root: s.env.Root, Dir: s.env.Dir, Out: s.env.Out, Markers: s.env.Markers}
 }

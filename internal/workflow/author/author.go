@@ -93,7 +93,7 @@ func AuthorMessage(verb, change string) string {
 // The run is a ledger document (author/<change>.toml): an unfinished run
 // of the change (killed, or halted by its worker) is resumed by the same
 // call, from its recorded worker and steps; what was done is not redone.
-func Author(ctx context.Context, env *apply.Env, req AuthorRequest) (*AuthorResult, error) {
+func Author(ctx context.Context, env *Env, req AuthorRequest) (*AuthorResult, error) {
 	name := req.Change
 	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") || name == "archive" {
 		return nil, exitcode.New(exitcode.Usage, "%s: name the change to author (a folder name under openspec/changes/, such as add-export)", req.Verb)
@@ -130,7 +130,7 @@ func Author(ctx context.Context, env *apply.Env, req AuthorRequest) (*AuthorResu
 
 // newAuthorRun checks what a new authoring run needs (the gate by the
 // change's existence, the bookmark, trunk()) and returns its document.
-func newAuthorRun(ctx context.Context, env *apply.Env, req AuthorRequest) (*AuthorDoc, error) {
+func newAuthorRun(ctx context.Context, env *Env, req AuthorRequest) (*AuthorDoc, error) {
 	name := req.Change
 	if err := engine.NeedWorker(req.Worker, env.Repo.Root); err != nil {
 		return nil, err
@@ -169,7 +169,7 @@ func newAuthorRun(ctx context.Context, env *apply.Env, req AuthorRequest) (*Auth
 
 // author runs (or resumes) the authoring run d, recording each step in
 // its ledger document at path.
-func author(ctx context.Context, env *apply.Env, d *AuthorDoc, path string) (*AuthorResult, error) {
+func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorResult, error) {
 	h := d.Header
 	name := h.Change
 	record := func(e AuthorEvent) error {
@@ -382,7 +382,7 @@ func holdsWork(ctx context.Context, repo *jjx.Repo, commit string) (bool, error)
 // provisionAuthor makes the authoring workspace for a worker run: a new
 // one, or, when the run provisioned it before, the same one reset to an
 // empty change on its base (what a killed worker left is abandoned).
-func provisionAuthor(ctx context.Context, env *apply.Env, b *engine.JJBackend, ws *engine.Workspace, verb string, before bool) error {
+func provisionAuthor(ctx context.Context, env *Env, b *engine.JJBackend, ws *engine.Workspace, verb string, before bool) error {
 	if before {
 		problem, err := b.Check(ctx, *ws, false)
 		if err != nil {
@@ -406,7 +406,7 @@ func provisionAuthor(ctx context.Context, env *apply.Env, b *engine.JJBackend, w
 
 // collectDraft collects what the worker left and validates it in its
 // workspace: the drafted event.
-func collectDraft(ctx context.Context, env *apply.Env, b *engine.JJBackend, ws engine.Workspace, res *AuthorResult, report string) (AuthorEvent, error) {
+func collectDraft(ctx context.Context, env *Env, b *engine.JJBackend, ws engine.Workspace, res *AuthorResult, report string) (AuthorEvent, error) {
 	ev := AuthorEvent{Kind: EvAuthorDrafted}
 	p, err := b.Collect(ctx, ws)
 	if err != nil {
@@ -455,7 +455,7 @@ func proposalBody(wsPath, change string) ([]byte, error) {
 
 // publishDraft pushes change/<slug> once and opens (or updates) a draft
 // pull request with the proposal as its body.
-func publishDraft(ctx context.Context, env *apply.Env, res *AuthorResult, body string) error {
+func publishDraft(ctx context.Context, env *Env, res *AuthorResult, body string) error {
 	pushed, err := forge.Publish(ctx, env.Repo.Root, res.Bookmark)
 	if err != nil {
 		return err
@@ -474,7 +474,7 @@ var revisionRe = lazyregexp.New(`(?im)^[ \t*_>-]*revision[ \t*_]*:[ \t*_]*([0-9a
 // proposalRevision sets res.Revision: the commit id the worker's report
 // names when it resolves to one of the drafted commits (between trunk()
 // and res.Commit), else res.Commit as jj log shows it.
-func proposalRevision(ctx context.Context, env *apply.Env, res *AuthorResult, base, report string) error {
+func proposalRevision(ctx context.Context, env *Env, res *AuthorResult, base, report string) error {
 	res.Revision, res.RevisionFrom = res.Commit, "jj log"
 	// The worker wrote the report: a link or a FIFO there is not read.
 	data, err := regfile.ReadNoFollow(report)

@@ -106,7 +106,7 @@ func FindingsPath(root, cwd, given string) (rel, disk string, err error) {
 // Each run is recorded in the ledger (explore/<workspace>.toml) from
 // before its workspace is provisioned until it ends: what a killed run
 // left (its worker, its workspace) is cleaned up first (CleanExplores).
-func Explore(ctx context.Context, env *apply.Env, req ExploreRequest) (*ExploreResult, error) {
+func Explore(ctx context.Context, env *Env, req ExploreRequest) (*ExploreResult, error) {
 	if err := engine.NeedWorker(req.Worker, env.Repo.Root); err != nil {
 		return nil, err
 	}

@@ -3,8 +3,6 @@ package explore
 import (
 	"github.com/specstack/specstack/internal/workflow/record"
 
-	"github.com/specstack/specstack/internal/workflow/apply"
-
 	"bytes"
 	"cmp"
 	"context"
@@ -136,7 +134,7 @@ func ExploreRuns(dir string) ([]*ExploreRun, error) {
 // abandoned, and the record removed. Findings already in the working
 // copy are never touched. The caller holds the project lock. Each
 // cleanup is reported on env.Out.
-func CleanExplores(ctx context.Context, env *apply.Env, workspacesDir string) ([]ExploreCleanup, error) {
+func CleanExplores(ctx context.Context, env *Env, workspacesDir string) ([]ExploreCleanup, error) {
 	runs, err := ExploreRuns(env.Dir)
 	if err != nil {
 		return nil, err
@@ -193,7 +191,7 @@ func ExploreStatuses(dir string) ([]ExploreStatus, error) {
 
 // AbortExplores is `explore --abort`: CleanExplores under the project
 // lock, starting nothing.
-func AbortExplores(ctx context.Context, env *apply.Env, workspacesDir string) ([]ExploreCleanup, error) {
+func AbortExplores(ctx context.Context, env *Env, workspacesDir string) ([]ExploreCleanup, error) {
 	lock, err := ledger.Acquire(env.Dir)
 	if err != nil {
 		return nil, err
@@ -202,7 +200,7 @@ func AbortExplores(ctx context.Context, env *apply.Env, workspacesDir string) ([
 	return CleanExplores(ctx, env, workspacesDir)
 }
 
-func cleanExplore(ctx context.Context, env *apply.Env, workspacesDir string, r *ExploreRun) (ExploreCleanup, error) {
+func cleanExplore(ctx context.Context, env *Env, workspacesDir string, r *ExploreRun) (ExploreCleanup, error) {
 	c := ExploreCleanup{Workspace: r.Workspace, State: r.State, Log: r.Log}
 	// The pid file is in the artifacts folder, which workers can write:
 	// StopOrphan kills only a process group started for that very file.
@@ -394,7 +392,7 @@ func saveFindings(dir, wsPath string, r *ExploreRun) (string, error) {
 // killed run's workspace changes that changed it recorded it to the
 // artifacts folder; it returns the copy's path and that change, or ""
 // when none of the changes still visible wrote it.
-func saveRecordedFindings(ctx context.Context, env *apply.Env, r *ExploreRun, changes []string) (string, string, error) {
+func saveRecordedFindings(ctx context.Context, env *Env, r *ExploreRun, changes []string) (string, string, error) {
 	if len(changes) == 0 {
 		return "", "", nil
 	}

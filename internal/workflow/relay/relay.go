@@ -201,7 +201,7 @@ func Relay(ctx context.Context, env *apply.Env, req RelayRequest) (*RelayView, e
 	// A relay killed after its propose finished takes that result again.
 	res, aerr := author.FinishedAuthor(env.Dir, rec.Change, rec.Started)
 	if res == nil && aerr == nil {
-		res, aerr = author.Author(ctx, env, author.AuthorRequest{Verb: rec.Verb, Change: rec.Change, Idea: rec.Idea,
+		res, aerr = author.Author(ctx, authorEnv(env), author.AuthorRequest{Verb: rec.Verb, Change: rec.Change, Idea: rec.Idea,
 			Worker: rec.Worker, Timeout: rec.Timeout, WorkspacesDir: req.WorkspacesDir})
 	}
 	engine.CrashPoint("relay-drafted")
@@ -469,4 +469,9 @@ func underRelayLock(dir string, f func() error) error {
 	}
 	defer l.Release()
 	return f()
+}
+
+// authorEnv is the part of apply's env the relay's propose works in.
+func authorEnv(env *apply.Env) *author.Env {
+	return &author.Env{Repo: env.Repo, Root: env.Root, Dir: env.Dir, Out: env.Out, Markers: env.Markers}
 }
