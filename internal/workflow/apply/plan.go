@@ -27,8 +27,8 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/plural"
-	"github.com/specstack/specstack/internal/specwrite"
 	"github.com/specstack/specstack/spec"
+	"github.com/specstack/specstack/spec/drift"
 )
 
 // Distributions.
@@ -232,7 +232,7 @@ func CheckHealth(ctx context.Context, r spec.Root, name string, markers func(spe
 		if err != nil {
 			return exitcode.Wrap(exitcode.Invalid, err)
 		}
-		if !rep.Valid && specwrite.StaleSince(ctx, r, name) {
+		if !rep.Valid && drift.StaleSince(ctx, r, name) {
 			// Written against specs edited since: checked against the
 			// main specs it would be refused for what the archive's
 			// forward merge settles (a scenario added on trunk). The

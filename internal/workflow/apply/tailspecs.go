@@ -5,6 +5,7 @@ import (
 
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/specwrite"
+	"github.com/specstack/specstack/spec/drift"
 )
 
 // EvSpecsMerged records the change's delta specs merged forward onto
@@ -12,11 +13,12 @@ import (
 // clean or conflicts).
 const EvSpecsMerged = "apply-specs-merged"
 
-// mergeSpecsForward is apply's specwrite.MergeForward, recorded in its
+// mergeSpecsForward is apply's drift.MergeForward (spec/drift/policy.go), recorded in its
 // ledger.
 func mergeSpecsForward(ctx context.Context, env *Env, r *engine.Runner, p *Plan) error {
-	res, err := specwrite.MergeForward(ctx, specwrite.Forward{Root: env.Root, Journal: env.Journal, Markers: env.Markers, Change: p.Change,
+	res, err := drift.MergeForward(ctx, drift.Forward{Root: env.Root, Journal: env.Journal, Markers: env.Markers, Change: p.Change,
 		Verb: "apply", Rerun: env.commands(p.Change).Resume, Halted: "nothing archived or pushed", Out: env.Out})
+	err = specwrite.ClassifyDrift(err)
 	if res == nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package specwrite
+package drift
 
 import (
 	"context"
@@ -8,17 +8,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/spec"
-	"github.com/specstack/specstack/spec/drift"
 )
 
 // The two drift policies, side by side. Both run before openspec/specs/
 // is written from a change, both read drift's findings for it, and they
 // differ on purpose (each is asserted by the end-to-end scripts):
 //
-//   - refuseDrift, `jj openspec archive`'s: conflict markers in the change
+//   - Refuse, `jj openspec archive`'s: conflict markers in the change
 //     or a stale target refuse the archive with exit 6 (invalid), nothing
 //     written, pointing at `jj openspec rebase`; it merges nothing, and a
 //     missing target is left to the archive's own validation.
@@ -28,18 +26,27 @@ import (
 //     through the journal) and the verb goes on; what cannot merge, a
 //     missing target or markers halt with exit 4 (conflicts), written
 //     as markers where the merge made them.
+//
+// Why they differ: archive is OpenSpec's verb, run by a person on a
+// change they may not have written, so it never rewrites the change's
+// deltas behind their back: it refuses and names `jj openspec rebase`,
+// the explicit merge. Apply's tail and sync are jj-openspec's own verbs,
+// whose job is to carry the change onto the specs as they are now, so
+// they merge, and halt only on what a merge cannot settle. Both policies
+// live here, next to the findings they read, so they cannot drift apart
+// in what they call stale.
 
-// refuseDrift is archive's drift policy: it refuses (exit 6, nothing
+// Refuse is archive's drift policy: it refuses (exit 6, nothing
 // written) a change whose deltas hold conflict markers or were written
 // against specs that moved since (drift's stale findings), naming the
 // `jj openspec rebase` that merges it forward. It merges nothing itself.
 // A change that does not exist is left to the archive's plan to report;
-// refused is false when err is only a failure to read the history.
-func refuseDrift(ctx context.Context, r spec.Root, name string) (refused bool, err error) {
+// stop is false when err is only a failure to read the history.
+func Refuse(ctx context.Context, r spec.Root, name string) (stop bool, err error) {
 	if err := r.CheckChange(name); err != nil {
 		return false, nil // PlanArchive says so
 	}
-	markers, err := drift.MarkerIssues(r, name)
+	markers, err := MarkerIssues(r, name)
 	if err != nil {
 		return false, fmt.Errorf("look for conflict markers in change %q: %w", name, err)
 	}
@@ -48,9 +55,9 @@ func refuseDrift(ctx context.Context, r spec.Root, name string) (refused bool, e
 		for _, i := range markers {
 			fmt.Fprintf(&b, "\n  %s:%d: %s", i.Path, i.Line, i.Message)
 		}
-		return true, exitcode.New(exitcode.Invalid, "change %q: refusing to archive unresolved conflict markers (nothing was changed):%s", name, b.String())
+		return true, refused("change %q: refusing to archive unresolved conflict markers (nothing was changed):%s", name, b.String())
 	}
-	p, err := drift.Open(ctx, r)
+	p, err := Open(ctx, r)
 	if err != nil {
 		return false, err
 	}
@@ -60,14 +67,14 @@ func refuseDrift(ctx context.Context, r spec.Root, name string) (refused bool, e
 	}
 	var stale []string
 	for _, f := range rep.Findings {
-		if f.Kind == drift.Stale && f.Change == name {
-			stale = append(stale, strings.TrimRight(drift.Describe(f), "\n"))
+		if f.Kind == Stale && f.Change == name {
+			stale = append(stale, strings.TrimRight(Describe(f), "\n"))
 		}
 	}
 	if len(stale) == 0 {
 		return false, nil
 	}
-	return true, exitcode.New(exitcode.Invalid, "change %q was written against specs that moved since (nothing was changed):\n%s\nrun `jj openspec rebase %s` to merge it forward, or archive with --no-drift-check for OpenSpec's behaviour",
+	return true, refused("change %q was written against specs that moved since (nothing was changed):\n%s\nrun `jj openspec rebase %s` to merge it forward, or archive with --no-drift-check for OpenSpec's behaviour",
 		name, strings.Join(stale, "\n"), name)
 }
 
@@ -91,7 +98,7 @@ type Forward struct {
 }
 
 // MergeForward is the drift policy of apply's archive and of sync (beside
-// archive's refuseDrift, drift.go), and the three-way merge they run before they write openspec/specs/ from a change
+// archive's Refuse, policy.go), and the three-way merge they run before they write openspec/specs/ from a change
 // whose main specs were edited (on trunk, merged into this line of
 // history) since the change was written:
 //
@@ -116,7 +123,7 @@ type Forward struct {
 // known: the specs are written as OpenSpec would); DryRun plans it,
 // writes nothing, and still returns the halt a real run would meet.
 // Nothing under openspec/specs/ is written here.
-func MergeForward(ctx context.Context, f Forward) (*drift.RebaseResult, error) {
+func MergeForward(ctx context.Context, f Forward) (*RebaseResult, error) {
 	change := f.Change
 	if f.Markers != nil {
 		ms, err := f.Markers(f.Root, change)
@@ -128,7 +135,7 @@ func MergeForward(ctx context.Context, f Forward) (*drift.RebaseResult, error) {
 			for _, m := range ms {
 				items = append(items, fmt.Sprintf("%s:%d", m.Path, m.Line))
 			}
-			return nil, exitcode.New(exitcode.Conflicts, "change %s: unresolved conflict markers (%s): %s. Keep a side with `jj openspec resolve --strategy ours|theirs PATH` (ours: the live spec, theirs: the change) or edit them, then re-run `%s`",
+			return nil, halt("change %s: unresolved conflict markers (%s): %s. Keep a side with `jj openspec resolve --strategy ours|theirs PATH` (ours: the live spec, theirs: the change) or edit them, then re-run `%s`",
 				change, strings.Join(items, ", "), f.Halted, f.Rerun)
 		}
 	}
@@ -144,24 +151,24 @@ func MergeForward(ctx context.Context, f Forward) (*drift.RebaseResult, error) {
 			continue
 		}
 		switch fd.Kind {
-		case drift.Stale:
+		case Stale:
 			stale = true
 			if fd.MovedBy != nil {
 				movedBy[fd.Capability+"/"+fd.Requirement] = fmt.Sprintf("%s %q", fd.MovedBy.ID[:min(12, len(fd.MovedBy.ID))], fd.MovedBy.Summary)
 			}
-		case drift.Missing:
+		case Missing:
 			missing = append(missing, fmt.Sprintf("%s %s %q (%s)", fd.Op, fd.Capability, fd.Requirement, fd.Detail))
 		}
 	}
 	if len(missing) > 0 {
-		return nil, exitcode.New(exitcode.Conflicts, "change %s: its delta specs name requirements the live specs do not hold: %s; %s. Edit the change's delta specs (openspec/changes/%s/specs/) to match openspec/specs/, then re-run `%s`",
+		return nil, halt("change %s: its delta specs name requirements the live specs do not hold: %s; %s. Edit the change's delta specs (openspec/changes/%s/specs/) to match openspec/specs/, then re-run `%s`",
 			change, strings.Join(missing, "; "), f.Halted, change, f.Rerun)
 	}
 	if !stale {
 		return nil, nil
 	}
 	res, err := proj.PlanRebase(ctx, change)
-	if errors.Is(err, drift.ErrNoBase) {
+	if errors.Is(err, ErrNoBase) {
 		return nil, nil // no history to merge with: the write is OpenSpec's
 	}
 	if err != nil {
@@ -172,7 +179,7 @@ func MergeForward(ctx context.Context, f Forward) (*drift.RebaseResult, error) {
 		for _, fd := range res.Left {
 			left = append(left, fmt.Sprintf("%s %s %q (%s)", fd.Op, fd.Capability, fd.Requirement, fd.Detail))
 		}
-		return nil, exitcode.New(exitcode.Conflicts, "change %s: the live specs moved under requirements a merge cannot settle: %s; %s. Edit the change's delta specs to match openspec/specs/, then re-run `%s`",
+		return nil, halt("change %s: the live specs moved under requirements a merge cannot settle: %s; %s. Edit the change's delta specs to match openspec/specs/, then re-run `%s`",
 			change, strings.Join(left, "; "), f.Halted, f.Rerun)
 	}
 	if !f.DryRun {
@@ -210,14 +217,14 @@ func MergeForward(ctx context.Context, f Forward) (*drift.RebaseResult, error) {
 	if f.DryRun {
 		written = "would be written"
 	}
-	return res, exitcode.New(exitcode.Conflicts, "change %s: its delta specs conflict with specs edited since it was written: %s; the merge %s as conflict markers, %s. Keep a side with `jj openspec resolve --strategy ours|theirs PATH` or edit the markers, then re-run `%s`",
+	return res, halt("change %s: its delta specs conflict with specs edited since it was written: %s; the merge %s as conflict markers, %s. Keep a side with `jj openspec resolve --strategy ours|theirs PATH` or edit the markers, then re-run `%s`",
 		change, strings.Join(where, "; "), written, f.Halted, f.Rerun)
 }
 
 // driftOf opens the history around r and checks change against the live
 // specs (drift's findings).
-func driftOf(ctx context.Context, r spec.Root, change string) (*drift.Project, *drift.Report, error) {
-	proj, err := drift.Open(ctx, r)
+func driftOf(ctx context.Context, r spec.Root, change string) (*Project, *Report, error) {
+	proj, err := Open(ctx, r)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the history of change %s's specs: %w", change, err)
 	}
@@ -236,5 +243,26 @@ func StaleSince(ctx context.Context, r spec.Root, change string) bool {
 	if err != nil {
 		return false
 	}
-	return slices.ContainsFunc(rep.Findings, func(f drift.Finding) bool { return f.Change == change && f.Kind == drift.Stale })
+	return slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Change == change && f.Kind == Stale })
+}
+
+// RefusedError is Refuse's refusal: the change was not written (the
+// command maps it to exit 6, invalid).
+type RefusedError struct{ Msg string }
+
+func (e *RefusedError) Error() string { return e.Msg }
+
+// HaltError is MergeForward's halt: conflicts or targets a merge cannot
+// settle, written into the change as markers where the merge made them
+// (the command maps it to exit 4, conflicts).
+type HaltError struct{ Msg string }
+
+func (e *HaltError) Error() string { return e.Msg }
+
+func refused(format string, args ...any) error {
+	return &RefusedError{Msg: fmt.Sprintf(format, args...)}
+}
+
+func halt(format string, args ...any) error {
+	return &HaltError{Msg: fmt.Sprintf(format, args...)}
 }
