@@ -194,6 +194,7 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 	}
 	repo := pr.env.Repo
 	name := "openspec-pipe-" + pr.run.RunID + "-" + apply.Slug(m.Change)
+	ws := pr.workspaces()
 	if m.Path != "" {
 		wss, err := repo.Workspaces(ctx)
 		if err != nil {
@@ -201,32 +202,29 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 		}
 		for _, w := range wss {
 			if w.Name == name {
-				if err := dropHalfMade(ctx, repo, m, w); err != nil {
+				if err := abandonHalfMade(ctx, repo, m, w); err != nil {
 					return err
 				}
 			}
 		}
-		if err := removeWorkspaceDir(pr.run.workspacesDir(repo.Root), m.Path); err != nil {
-			return fmt.Errorf("remove the half-made workspace: %w", err)
+		if err := ws.Release(ctx, engine.Workspace{Name: name}); err != nil {
+			return fmt.Errorf("release the half-made workspace %s: %w", name, err)
 		}
-	}
-	wsDir := pr.run.workspacesDir(repo.Root)
-	if err := os.MkdirAll(wsDir, 0o755); err != nil {
-		return fmt.Errorf("make the workspaces folder %s: %w", wsDir, err)
 	}
 	base := m.ProposalRev
 	restore := ""
 	if below != nil {
 		base = below.Commit
+		var err error
 		if restore, err = pr.stackedArtifacts(ctx, m, base); err != nil {
 			return err
 		}
 	}
 	// Recorded before it is made: a resume finds a half-made one.
-	if err := pr.saveRun(func() { m.Workspace, m.Path, m.Base = name, filepath.Join(wsDir, name), base }); err != nil {
+	if err := pr.saveRun(func() { m.Workspace, m.Path, m.Base = name, ws.Path(name), base }); err != nil {
 		return err
 	}
-	if err := repo.WorkspaceAdd(ctx, jjx.AddWorkspaceOptions{Name: name, Path: m.Path, Parents: []string{base}}); err != nil {
+	if _, err := ws.Provision(ctx, engine.Workspace{Name: name, Base: []string{base}}); err != nil {
 		return fmt.Errorf("add workspace %s for change %s on %s: %w", name, m.Change, record.ShortID(base), err)
 	}
 	fmt.Fprintf(pr.out, "pipeline: %s in workspace %s on %s\n", m.Change, m.Path, record.ShortID(base))
@@ -241,22 +239,23 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 	return pr.keepBase(ctx, m, base)
 }
 
-// dropHalfMade forgets member m's workspace w, which a killed pipeline
-// left half made (its apply never started, so no worker ran in it), with
-// what was committed in it on its recorded base: the artifacts brought
-// onto a stacked member, the implementation change its apply began
-// (empty, described, so jj would keep it). The workspace is made again
-// from the base; nothing of the attempt is left in `jj log`.
-func dropHalfMade(ctx context.Context, repo *jjx.Repo, m *Member, w jjx.WorkspaceInfo) error {
+// abandonHalfMade abandons what member m's workspace w, which a killed
+// pipeline left half made (its apply never started, so no worker ran in
+// it), committed on its recorded base: the artifacts brought onto a
+// stacked member, the implementation change its apply began (empty,
+// described, so jj would keep it). The backend then releases the
+// workspace and provisions it again from the base; nothing of the
+// attempt is left in `jj log`.
+func abandonHalfMade(ctx context.Context, repo *jjx.Repo, m *Member, w jjx.WorkspaceInfo) error {
 	var made []string
 	if m.Base != "" && w.CommitID != "" {
 		var err error
-		if made, err = repo.CommitIDs(ctx, jjx.ID(m.Base)+".."+jjx.ID(w.CommitID)); err != nil {
+		if made, err = repo.CommitIDs(ctx, jjx.Range(jjx.ID(m.Base), jjx.ID(w.CommitID))); err != nil {
 			return fmt.Errorf("read what the half-made workspace %s committed on %s: %w", w.Name, record.ShortID(m.Base), err)
 		}
 	}
 	// Abandoned first: jj gives the workspace a new empty change on the
-	// base, which forgetting it then discards.
+	// base, which releasing it then discards.
 	if len(made) > 0 {
 		revs := make([]string, len(made))
 		for i, c := range made {
@@ -265,9 +264,6 @@ func dropHalfMade(ctx context.Context, repo *jjx.Repo, m *Member, w jjx.Workspac
 		if err := repo.Abandon(ctx, revs...); err != nil {
 			return fmt.Errorf("abandon what the half-made workspace %s committed: %w", w.Name, err)
 		}
-	}
-	if err := repo.WorkspaceForget(ctx, w.Name); err != nil {
-		return fmt.Errorf("forget the half-made workspace %s: %w", w.Name, err)
 	}
 	return nil
 }
@@ -372,8 +368,9 @@ func (pr *pipelineRunner) stackedArtifacts(ctx context.Context, m *Member, base 
 }
 
 // release forgets a landed member's workspace (its commit stays, under
-// its bookmark) and removes its folder. The error says what was left and
-// how to remove it by hand; the member has landed all the same.
+// its bookmark) and removes its folder, through the backend that made
+// it. The error says what was left and how to remove it by hand; the
+// member has landed all the same.
 func (pr *pipelineRunner) release(ctx context.Context, m *Member) error {
 	if m.Workspace == "" {
 		return nil
@@ -385,13 +382,25 @@ func (pr *pipelineRunner) release(ctx context.Context, m *Member) error {
 	if !slices.ContainsFunc(wss, func(w jjx.WorkspaceInfo) bool { return w.Name == m.Workspace }) {
 		return nil // gone already
 	}
-	if err := pr.env.Repo.WorkspaceForget(ctx, m.Workspace); err != nil {
-		return fmt.Errorf("pipeline: %s landed; forgetting its workspace %s failed (remove it by hand): %w", m.Change, m.Workspace, err)
-	}
-	if err := removeWorkspaceDir(pr.run.workspacesDir(pr.env.Repo.Root), m.Path); err != nil {
-		return fmt.Errorf("pipeline: %s landed; its workspace %s is forgotten but its folder %s could not be removed (remove it by hand): %w", m.Change, m.Workspace, m.Path, err)
+	if err := pr.workspaces().Release(ctx, engine.Workspace{Name: m.Workspace}); err != nil {
+		return fmt.Errorf("pipeline: %s landed; its workspace %s was not released (forget it with `jj workspace forget %s` and remove %s by hand): %w", m.Change, m.Workspace, m.Workspace, m.Path, err)
 	}
 	return nil
+}
+
+// workspaceBackend is what a pipeline needs of the engine's backend for
+// its members' workspaces: the Provision and Release contract every job's
+// workspace goes through.
+type workspaceBackend interface {
+	Path(name string) string
+	Provision(ctx context.Context, ws engine.Workspace) (engine.Workspace, error)
+	Release(ctx context.Context, ws engine.Workspace) error
+}
+
+// workspaces is the backend of the run's member workspaces: jj
+// workspaces in the run's workspaces folder.
+func (pr *pipelineRunner) workspaces() workspaceBackend {
+	return engine.NewJJBackend(pr.env.Repo, pr.run.workspacesDir(pr.env.Repo.Root), "openspec-pipe-"+pr.run.RunID+"-")
 }
 
 // workspacesDir is the folder the run makes its workspaces in.
