@@ -80,7 +80,7 @@ func Abort(ctx context.Context, env *Env, yes bool) (*Aborted, error) {
 	if !ok {
 		return nil, exitcode.New(exitcode.Usage, "no apply run in the ledger (%s)", env.Dir)
 	}
-	r, err := engine.Open(ctx, env.Repo, env.Dir, env.Out)
+	r, err := openRun(ctx, env)
 	if err != nil {
 		return nil, err
 	}

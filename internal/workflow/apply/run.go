@@ -226,7 +226,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 			return nil, exitcode.New(exitcode.NeedsChoice, "an unfinished apply of change %q (run %s) is in the ledger: `jj openspec apply %s` resumes it, `jj openspec apply --abort` undoes it", p.Change, p.RunID, p.Change)
 		}
 		engine.PausePoint("apply-resume-read")
-		r, err := engine.Open(ctx, env.Repo, env.Dir, env.Out)
+		r, err := openRun(ctx, env)
 		if err != nil {
 			return nil, err
 		}
@@ -276,7 +276,7 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 		return nil, err
 	}
 	// The lock first; then, under it, nothing unfinished and the base.
-	res, err := engine.Reserve(env.Dir, true)
+	res, err := reserve(env, true)
 	if err != nil {
 		return nil, err
 	}
