@@ -219,85 +219,86 @@ func openSession(c *cli.Context, ledgerOnly bool) (*applySession, error) {
 }
 
 func runApply(c *cli.Context) error {
-	modes := 0
-	for _, f := range []string{"status", "log", "abort"} {
-		if c.Bool(f) {
-			modes++
+	call := pipeline.Call{Mode: pipeline.ModeRun}
+	for _, f := range []struct {
+		flag string
+		mode pipeline.Mode
+	}{{"status", pipeline.ModeStatus}, {"log", pipeline.ModeLog}, {"abort", pipeline.ModeAbort}} {
+		if c.Bool(f.flag) {
+			if call.Mode != pipeline.ModeRun {
+				return exitcode.New(exitcode.Usage, "apply: give one of --status, --log, --abort")
+			}
+			call.Mode = f.mode
 		}
-	}
-	if modes > 1 {
-		return exitcode.New(exitcode.Usage, "apply: give one of --status, --log, --abort")
 	}
 	args, err := cliapp.Args(c)
 	if err != nil {
 		return err
 	}
-	s, err := openSession(c, modes > 0)
+	s, err := openSession(c, call.Mode != pipeline.ModeRun)
 	if err != nil {
 		return err
 	}
-	if modes > 0 {
-		if p, newer, err := pipelineNewer(s.env.Dir); err != nil || newer {
-			if err != nil {
-				return err
-			}
-			return pipelineMode(c, s, p)
+	call.Yes = c.Bool("yes")
+	if call.Mode == pipeline.ModeRun {
+		if err := warnConfig(c, s.env.Root); err != nil {
+			return err
+		}
+		if call, err = parseApplyCall(c, s, call, args); err != nil {
+			return err
 		}
 	}
-	switch {
-	case c.Bool("status"):
-		return emitApplyStatus(c, s.env.Dir)
-	case c.Bool("log"):
-		return emitApplyLog(c, s.env.Dir)
-	case c.Bool("abort"):
-		return abortApply(c, s)
-	}
-	if err := warnConfig(c, s.env.Root); err != nil {
-		return err
-	}
+	out, err := pipeline.Apply(c.Context, s.env, call)
+	return emitApplyOutcome(c, out, err)
+}
+
+// parseApplyCall reads a run's flags and the configuration into call.
+func parseApplyCall(c *cli.Context, s *applySession, call pipeline.Call, args []string) (pipeline.Call, error) {
 	req := configuredRequest(c, s)
 	req.Worker = cmp.Or(c.String("worker"), s.cfg.Worker.Command)
 	req.NoVerify = c.Bool("no-verify")
 	req.Reviewer = cmp.Or(c.String("reviewer"), s.cfg.Worker.Reviewer)
 	req.Distribution = c.String("distribution")
-	req.Yes = c.Bool("yes")
+	req.Yes = call.Yes
 	req.Timeout = cmp.Or(c.String("timeout"), s.cfg.Worker.Timeout)
+	var err error
 	if req.MaxCost, err = cliapp.MaxCost(c, s.cfg.Worker.MaxCost); err != nil {
+		return call, err
+	}
+	call.Names, call.Request, call.Given = args, req, *resumeFlags(c, s)
+	call.DryRun, call.FromPreview = c.Bool("dry-run"), c.String("from-preview")
+	call.MaxParallel, call.MaxParallelSet = c.Int("max-parallel"), c.IsSet("max-parallel")
+	if call.Selectors, call.After, err = parsePipelineFlags(c); err != nil {
+		return call, err
+	}
+	call.Confirm = confirmPipeline(c)
+	return call, nil
+}
+
+// emitApplyOutcome renders what pipeline.Apply did, or returns its
+// error: the result of a run shown with the error it ended with.
+func emitApplyOutcome(c *cli.Context, out *pipeline.Outcome, err error) error {
+	if out == nil {
 		return err
 	}
-	if pipelineAsked(c, args) {
-		return runPipeline(c, s, args, req)
-	}
-	if p, err := pipeline.UnfinishedPipeline(s.env.Dir); err != nil || p != nil {
-		if err != nil {
-			return err
-		}
-		if len(args) > 0 || c.Bool("dry-run") || c.String("from-preview") != "" {
-			return pipeline.UnfinishedPipelineError(p)
-		}
-		return resumePipeline(c, s, p)
-	}
-	if len(args) == 1 {
-		req.Change = args[0]
-	}
-	req.Resume = resumeFlags(c, s)
-	if c.Bool("dry-run") {
-		m, err := apply.Preview(c.Context, s.env, req)
-		if err != nil {
-			return err
-		}
+	switch {
+	case out.Single != nil:
+		return emitApply(c, out.Single, err)
+	case out.Manifest != nil && err == nil:
+		m := out.Manifest
 		return cliapp.Emit(c, m, func(w io.Writer) error { return writeManifest(w, m) })
+	case err != nil && out.Pipeline == nil:
+		return err
+	case out.Run != nil:
+		return emitPipelineMode(c, out)
+	case out.Pipeline != nil:
+		return emitPipeline(c, out.Pipeline, err)
+	case out.Status != nil:
+		return emitApplyStatus(c, out.Status)
+	case out.Aborted != nil:
+		return emitAbort(c, out.Aborted)
 	}
-	var res *apply.Result
-	if id := c.String("from-preview"); id != "" {
-		if len(args) > 0 {
-			return exitcode.New(exitcode.Usage, "apply --from-preview %s: the preview names the change; give no CHANGE", id)
-		}
-		res, err = apply.FromPreview(c.Context, s.env, id)
-	} else {
-		res, err = apply.Apply(c.Context, s.env, req)
-	}
-	return emitApply(c, res, err)
+	return emitApplyLog(c, out.LedgerDir, out.Log)
 }
 
 // resumeFlags are the flags an unfinished single apply is resumed with:
@@ -415,11 +416,8 @@ func writeManifest(w io.Writer, m *apply.Manifest) error {
 	return err
 }
 
-func emitApplyStatus(c *cli.Context, dir string) error {
-	v, err := apply.Status(dir)
-	if err != nil {
-		return err
-	}
+func emitApplyStatus(c *cli.Context, v *apply.StatusView) error {
+	dir := v.LedgerDir
 	return cliapp.Emit(c, v, func(w io.Writer) error {
 		if v.Plan == nil {
 			_, err := fmt.Fprintf(w, "no apply run in the ledger (%s)\n", dir)
@@ -449,15 +447,7 @@ func emitApplyStatus(c *cli.Context, dir string) error {
 	})
 }
 
-func emitApplyLog(c *cli.Context, dir string) error {
-	d, ok, err := engine.Load(dir)
-	if err != nil {
-		return err
-	}
-	var l *engine.RunLog
-	if ok {
-		l = engine.BuildLog(d)
-	}
+func emitApplyLog(c *cli.Context, dir string, l *engine.RunLog) error {
 	return cliapp.Emit(c, struct {
 		LedgerDir string         `json:"ledger_dir"`
 		Run       *engine.RunLog `json:"run"`
@@ -470,11 +460,7 @@ func emitApplyLog(c *cli.Context, dir string) error {
 	})
 }
 
-func abortApply(c *cli.Context, s *applySession) error {
-	a, err := apply.Abort(c.Context, s.env, c.Bool("yes"))
-	if err != nil {
-		return err
-	}
+func emitAbort(c *cli.Context, a *apply.Aborted) error {
 	return cliapp.Emit(c, a, func(w io.Writer) error {
 		var b strings.Builder
 		fmt.Fprintf(&b, "apply of %s (run %s) aborted: restored to operation %s\n", a.Change, a.RunID, shortOp(a.PreOp))

@@ -3,17 +3,13 @@ package openspeccli
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
-	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/plural"
-	"github.com/specstack/specstack/internal/workflow/apply"
 	"github.com/specstack/specstack/internal/workflow/pipeline"
 )
 
@@ -26,36 +22,32 @@ func pipelineFlags() []cli.Flag {
 	}
 }
 
-// pipelineAsked reports whether the call names a pipeline: several
-// changes, a selector or a dependency.
-func pipelineAsked(c *cli.Context, args []string) bool {
-	return len(args) > 1 || len(c.StringSlice("select")) > 0 || len(c.StringSlice("after")) > 0
-}
-
-// runPipeline parses a multi-change apply, hands it to pipeline.ApplyMany
-// (which decides between none, one change and a pipeline) with the
-// confirmation a person gives, and renders what ran.
-func runPipeline(c *cli.Context, s *applySession, args []string, req apply.Request) error {
-	if c.Bool("dry-run") || c.String("from-preview") != "" {
-		return exitcode.New(exitcode.Usage, "apply: --dry-run and --from-preview take one change, not a pipeline")
-	}
-	preq := pipeline.PipelineRequest{Names: args, Apply: req, MaxParallel: c.Int("max-parallel")}
+// parsePipelineFlags parses --select and --after.
+func parsePipelineFlags(c *cli.Context) ([]pipeline.Selector, []pipeline.Dep, error) {
+	var sels []pipeline.Selector
 	for _, sel := range c.StringSlice("select") {
 		x, err := pipeline.ParseSelector(sel)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		preq.Selectors = append(preq.Selectors, x)
+		sels = append(sels, x)
 	}
+	var after []pipeline.Dep
 	for _, a := range c.StringSlice("after") {
 		d, err := pipeline.ParseAfter(a)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		preq.After = append(preq.After, d)
+		after = append(after, d)
 	}
+	return sels, after, nil
+}
+
+// confirmPipeline shows a new pipeline's plan and asks a person to start
+// it: --yes starts it without asking, no terminal to ask on is exit 5.
+func confirmPipeline(c *cli.Context) func(*pipeline.PipelinePlan) error {
 	yes := c.Bool("yes")
-	single, res, err := pipeline.ApplyMany(c.Context, s.env, preq, func(plan *pipeline.PipelinePlan) error {
+	return func(plan *pipeline.PipelinePlan) error {
 		writePipelinePlan(cliapp.Stderr(c), plan)
 		if yes {
 			return nil
@@ -71,57 +63,7 @@ func runPipeline(c *cli.Context, s *applySession, args []string, req apply.Reque
 			return exitcode.New(exitcode.NeedsChoice, "apply: pipeline not started (declined)")
 		}
 		return nil
-	})
-	if single != nil {
-		return emitApply(c, single, err)
 	}
-	return emitPipeline(c, res, err)
-}
-
-// resumePipeline continues the unfinished pipeline p, read before the
-// lock: read again under it, so a pipeline aborted (or finished) in
-// between is not run again, nor its record overwritten.
-func resumePipeline(c *cli.Context, s *applySession, p *pipeline.PipelineRun) error {
-	set, err := resumeSettings(c, s)
-	if err != nil {
-		return err
-	}
-	res, err := pipeline.ResumePipeline(c.Context, s.env, p, set)
-	return emitPipeline(c, res, err)
-}
-
-// resumeSettings reads the flags a pipeline's resume takes for its
-// members not landed: --worker, --timeout, --verify (with [openspec]
-// verify, as a start takes them), --reviewer, --no-push and
-// --max-parallel. --no-verify and --distribution are refused (exit 2):
-// members under way cannot take them, and one pipeline's members do not
-// differ in them.
-func resumeSettings(c *cli.Context, s *applySession) (pipeline.PipelineSettings, error) {
-	if c.IsSet("no-verify") {
-		return pipeline.PipelineSettings{}, exitcode.New(exitcode.Usage, "apply --no-verify: a resumed pipeline keeps its verify gate; resume without it (--verify CMD replaces the gate's commands), or end the pipeline (`jj openspec apply --abort`) and start it again with --no-verify")
-	}
-	if c.IsSet("distribution") {
-		return pipeline.PipelineSettings{}, exitcode.New(exitcode.Usage, "apply --distribution: a resumed pipeline keeps the distribution its members started with; resume without it (`jj openspec apply`), or end the pipeline (`jj openspec apply --abort`) and start it again with --distribution")
-	}
-	set := pipeline.PipelineSettings{Worker: c.String("worker"), Timeout: c.String("timeout"), Reviewer: c.String("reviewer")}
-	if c.IsSet("verify") {
-		set.Verify = configuredRequest(c, s).Verify
-	}
-	if c.IsSet("no-push") {
-		no := c.Bool("no-push")
-		set.NoPush = &no
-	}
-	if c.IsSet("no-pr") {
-		no := c.Bool("no-pr")
-		set.NoPR = &no
-	}
-	if c.IsSet("max-parallel") {
-		set.MaxParallel = c.Int("max-parallel")
-		if set.MaxParallel < 1 {
-			return set, exitcode.New(exitcode.Usage, "--max-parallel %d: give at least 1", set.MaxParallel)
-		}
-	}
-	return set, nil
 }
 
 func emitPipeline(c *cli.Context, res *pipeline.PipelineResult, err error) error {
@@ -196,48 +138,25 @@ func writePipeline(w io.Writer, r *pipeline.PipelineResult) error {
 	return err
 }
 
-// pipelineNewer reports whether the ledger's pipeline record is newer
-// than its single apply's plan (status, log and abort show the newer).
-func pipelineNewer(dir string) (*pipeline.PipelineRun, bool, error) {
-	p, ok, err := pipeline.ReadPipeline(dir)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	pi, err := os.Stat(filepath.Join(dir, pipeline.PipelineFile))
-	if err != nil {
-		return nil, false, err
-	}
-	if ai, err := os.Stat(filepath.Join(dir, apply.PlanFile)); err == nil && ai.ModTime().After(pi.ModTime()) {
-		return p, false, nil
-	}
-	return p, true, nil
-}
-
-func emitPipelineStatus(c *cli.Context, p *pipeline.PipelineRun) error {
-	res := pipeline.ReportPipeline(p)
-	return cliapp.Emit(c, res, func(w io.Writer) error {
-		state := "unfinished"
-		if p.Aborted {
-			state = "aborted"
-		} else if res.Landed() {
-			state = "landed"
-		}
-		fmt.Fprintf(w, "pipeline %s: %s\n", p.RunID, state)
-		return writePipeline(w, res)
-	})
-}
-
-// pipelineMode is --status, --log or --abort of the ledger's pipeline.
-func pipelineMode(c *cli.Context, s *applySession, p *pipeline.PipelineRun) error {
+// emitPipelineMode renders --status, --log or --abort of the ledger's
+// pipeline.
+func emitPipelineMode(c *cli.Context, out *pipeline.Outcome) error {
+	p := out.Run
 	switch {
-	case c.Bool("status"):
-		return emitPipelineStatus(c, p)
-	case c.Bool("log"):
-		return emitPipelineLog(c, p)
-	}
-	p, err := pipeline.AbortPipeline(c.Context, s.env)
-	if err != nil {
-		return err
+	case out.MemberLogs != nil:
+		return emitPipelineLog(c, out.MemberLogs)
+	case out.Pipeline != nil:
+		res := out.Pipeline
+		return cliapp.Emit(c, res, func(w io.Writer) error {
+			state := "unfinished"
+			if p.Aborted {
+				state = "aborted"
+			} else if res.Landed() {
+				state = "landed"
+			}
+			fmt.Fprintf(w, "pipeline %s: %s\n", p.RunID, state)
+			return writePipeline(w, res)
+		})
 	}
 	return cliapp.Emit(c, p, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "pipeline %s aborted: members not landed have no workspaces left; landed members keep their bookmarks and pull requests\n", p.RunID)
@@ -246,25 +165,9 @@ func pipelineMode(c *cli.Context, s *applySession, p *pipeline.PipelineRun) erro
 }
 
 // PipelineLogView is one member's run log in `apply --log --json`.
-type PipelineLogView struct {
-	Change    string         `json:"change"`
-	LedgerDir string         `json:"ledger_dir"`
-	Run       *engine.RunLog `json:"run"`
-}
+type PipelineLogView = pipeline.MemberLog
 
-func emitPipelineLog(c *cli.Context, p *pipeline.PipelineRun) error {
-	views := []PipelineLogView{}
-	for _, m := range p.Members {
-		v := PipelineLogView{Change: m.Change, LedgerDir: m.Dir}
-		d, ok, err := engine.Load(m.Dir)
-		if err != nil {
-			return err
-		}
-		if ok {
-			v.Run = engine.BuildLog(d)
-		}
-		views = append(views, v)
-	}
+func emitPipelineLog(c *cli.Context, views []PipelineLogView) error {
 	return cliapp.Emit(c, views, func(w io.Writer) error {
 		for _, v := range views {
 			fmt.Fprintf(w, "== %s\n", v.Change)

@@ -1,18 +1,15 @@
 package apply
 
 import (
-	"github.com/specstack/specstack/internal/workflow/record"
-
-	"github.com/specstack/specstack/internal/workflow/forge"
-
 	"cmp"
 	"context"
 	"fmt"
 
 	"github.com/specstack/specstack/gitx"
-
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/workflow/forge"
+	"github.com/specstack/specstack/internal/workflow/record"
 )
 
 // PhaseOf names where the apply run of ledger d stands.

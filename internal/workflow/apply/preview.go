@@ -1,8 +1,6 @@
 package apply
 
 import (
-	"github.com/specstack/specstack/internal/workflow/record"
-
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,11 +13,11 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/gitx"
-	"github.com/specstack/specstack/internal/lazyregexp"
-
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/internal/ledger"
+	"github.com/specstack/specstack/internal/workflow/record"
 	"github.com/specstack/specstack/spec"
 )
 

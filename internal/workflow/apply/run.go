@@ -1,8 +1,6 @@
 package apply
 
 import (
-	"github.com/specstack/specstack/internal/workflow/record"
-
 	"context"
 	"fmt"
 	"io"
@@ -15,6 +13,7 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/workflow/record"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 )

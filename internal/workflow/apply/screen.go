@@ -1,8 +1,6 @@
 package apply
 
 import (
-	"github.com/specstack/specstack/internal/workflow/record"
-
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/workflow/record"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 )

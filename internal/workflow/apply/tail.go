@@ -1,10 +1,6 @@
 package apply
 
 import (
-	"github.com/specstack/specstack/internal/workflow/forge"
-
-	"github.com/specstack/specstack/internal/agent"
-
 	"cmp"
 	"context"
 	"errors"
@@ -17,10 +13,12 @@ import (
 	"time"
 
 	"github.com/specstack/specstack/gitx"
+	"github.com/specstack/specstack/internal/agent"
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/journal"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/workflow/forge"
 	"github.com/specstack/specstack/spec"
 )
 

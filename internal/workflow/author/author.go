@@ -1,12 +1,6 @@
 package author
 
 import (
-	"github.com/specstack/specstack/internal/workflow/apply"
-
-	"github.com/specstack/specstack/internal/workflow/record"
-
-	"github.com/specstack/specstack/internal/workflow/forge"
-
 	"cmp"
 	"context"
 	"errors"
@@ -25,6 +19,9 @@ import (
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/internal/regfile"
+	"github.com/specstack/specstack/internal/workflow/apply"
+	"github.com/specstack/specstack/internal/workflow/forge"
+	"github.com/specstack/specstack/internal/workflow/record"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 )

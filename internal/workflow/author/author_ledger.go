@@ -1,10 +1,6 @@
 package author
 
 import (
-	"github.com/specstack/specstack/internal/workflow/record"
-
-	"github.com/specstack/specstack/internal/workflow/forge"
-
 	"errors"
 	"os"
 	"path/filepath"
@@ -14,6 +10,8 @@ import (
 
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/ledger"
+	"github.com/specstack/specstack/internal/workflow/forge"
+	"github.com/specstack/specstack/internal/workflow/record"
 	"github.com/specstack/specstack/spec"
 )
 

@@ -1,10 +1,6 @@
 package explore
 
 import (
-	"github.com/specstack/specstack/internal/workflow/record"
-
-	"github.com/specstack/specstack/internal/workflow/apply"
-
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +18,8 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/regfile"
+	"github.com/specstack/specstack/internal/workflow/apply"
+	"github.com/specstack/specstack/internal/workflow/record"
 	"github.com/specstack/specstack/jjx"
 )
 

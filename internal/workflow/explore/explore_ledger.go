@@ -1,8 +1,6 @@
 package explore
 
 import (
-	"github.com/specstack/specstack/internal/workflow/record"
-
 	"bytes"
 	"cmp"
 	"context"
@@ -21,6 +19,7 @@ import (
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/internal/regfile"
+	"github.com/specstack/specstack/internal/workflow/record"
 	"github.com/specstack/specstack/jjx"
 )
 

@@ -1,10 +1,6 @@
 package pipeline
 
 import (
-	"github.com/specstack/specstack/internal/workflow/record"
-
-	"github.com/specstack/specstack/internal/workflow/apply"
-
 	"bufio"
 	"bytes"
 	"context"
@@ -15,6 +11,8 @@ import (
 
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/lazyregexp"
+	"github.com/specstack/specstack/internal/workflow/apply"
+	"github.com/specstack/specstack/internal/workflow/record"
 	"github.com/specstack/specstack/spec"
 )
 

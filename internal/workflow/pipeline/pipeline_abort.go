@@ -1,10 +1,6 @@
 package pipeline
 
 import (
-	"github.com/specstack/specstack/internal/workflow/apply"
-
-	"github.com/specstack/specstack/internal/ledger"
-
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +8,8 @@ import (
 
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/ledger"
+	"github.com/specstack/specstack/internal/workflow/apply"
 )
 
 // AbortPipeline ends the pipeline in env's ledger: the workspaces of the

@@ -1,12 +1,6 @@
 package pipeline
 
 import (
-	"github.com/specstack/specstack/internal/workflow/forge"
-
-	"github.com/specstack/specstack/internal/workflow/record"
-
-	"github.com/specstack/specstack/internal/workflow/apply"
-
 	"context"
 	"fmt"
 	"os"
@@ -17,6 +11,9 @@ import (
 
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/workflow/apply"
+	"github.com/specstack/specstack/internal/workflow/forge"
+	"github.com/specstack/specstack/internal/workflow/record"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec/drift"
 )

@@ -1,13 +1,12 @@
 package pipeline
 
 import (
-	"github.com/specstack/specstack/internal/workflow/apply"
-
 	"io"
 	"strings"
 	"sync"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/workflow/apply"
 )
 
 // ReportPipeline is the summary of run as its members' ledgers tell it

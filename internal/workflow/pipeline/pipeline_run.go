@@ -1,12 +1,6 @@
 package pipeline
 
 import (
-	"github.com/specstack/specstack/internal/workflow/record"
-
-	"github.com/specstack/specstack/internal/workflow/forge"
-
-	"github.com/specstack/specstack/internal/workflow/apply"
-
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +14,9 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/workflow/apply"
+	"github.com/specstack/specstack/internal/workflow/forge"
+	"github.com/specstack/specstack/internal/workflow/record"
 	"github.com/specstack/specstack/spec"
 )
 

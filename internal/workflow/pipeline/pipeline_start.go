@@ -1,14 +1,13 @@
 package pipeline
 
 import (
-	"github.com/specstack/specstack/internal/workflow/apply"
-
 	"context"
 	"fmt"
 	"strings"
 
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/workflow/apply"
 )
 
 // ApplyMany is a multi-change `jj openspec apply`: it checks the worker,

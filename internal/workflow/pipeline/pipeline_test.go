@@ -1,8 +1,6 @@
 package pipeline
 
 import (
-	"github.com/specstack/specstack/internal/workflow/apply"
-
 	"context"
 	"io"
 	"os"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/testenv"
+	"github.com/specstack/specstack/internal/workflow/apply"
 	"github.com/specstack/specstack/jjx"
 )
 
@@ -278,5 +277,36 @@ func TestFilterStopsOnInterrupt(t *testing.T) {
 	}
 	if len(sup.Excluded) != 0 || len(sup.Members) != 0 {
 		t.Errorf("Filter judged candidates it never checked: %+v", sup)
+	}
+}
+
+// The apply call's decisions are the workflow's: a preview of several
+// changes is refused before anything is read, and a resumed pipeline
+// refuses --no-verify, --distribution and a --max-parallel below 1 while
+// it takes the other flags given.
+func TestApplyCallDecisions(t *testing.T) {
+	_, err := Apply(t.Context(), &apply.Env{Dir: t.TempDir()}, Call{Names: []string{"a", "b"}, DryRun: true})
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "--dry-run and --from-preview take one change") {
+		t.Errorf("apply --dry-run a b: %v, want exit 2 naming --dry-run", err)
+	}
+	no := true
+	for _, tt := range []struct {
+		call Call
+		want string // "" accepted
+	}{
+		{Call{Given: apply.ResumeFlags{NoVerify: true}}, "a resumed pipeline keeps its verify gate"},
+		{Call{Given: apply.ResumeFlags{Distribution: "single"}}, "keeps the distribution"},
+		{Call{MaxParallel: 0, MaxParallelSet: true}, "give at least 1"},
+		{Call{MaxParallel: 3, Given: apply.ResumeFlags{Worker: "w", NoPush: &no}}, ""},
+	} {
+		set, err := resumeSettings(tt.call)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("resumeSettings(%+v): %v", tt.call, err)
+		case tt.want == "" && (set.Worker != "w" || set.NoPush != &no || set.MaxParallel != 0):
+			t.Errorf("resumeSettings(%+v) = %+v: want the worker and --no-push given, max-parallel not given", tt.call, set)
+		case tt.want != "" && (exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("resumeSettings(%+v): %v, want exit 2 saying %q", tt.call, err, tt.want)
+		}
 	}
 }

@@ -1,14 +1,6 @@
 package relay
 
 import (
-	"github.com/specstack/specstack/internal/workflow/pipeline"
-
-	"github.com/specstack/specstack/internal/workflow/apply"
-
-	"github.com/specstack/specstack/internal/workflow/author"
-
-	"github.com/specstack/specstack/internal/workflow/record"
-
 	"cmp"
 	"context"
 	"errors"
@@ -22,6 +14,10 @@ import (
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
+	"github.com/specstack/specstack/internal/workflow/apply"
+	"github.com/specstack/specstack/internal/workflow/author"
+	"github.com/specstack/specstack/internal/workflow/pipeline"
+	"github.com/specstack/specstack/internal/workflow/record"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 )
