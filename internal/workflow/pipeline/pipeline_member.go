@@ -191,6 +191,9 @@ func (pr *pipelineRunner) workspace(ctx context.Context, m *Member, below *Membe
 	}
 	repo := pr.env.Repo
 	name := "openspec-pipe-" + pr.run.RunID + "-" + apply.Slug(m.Change)
+	if err := oneFolder(name); err != nil {
+		return err
+	}
 	ws := pr.workspaces()
 	if m.Path != "" {
 		wss, err := repo.Workspaces(ctx)
@@ -372,6 +375,9 @@ func (pr *pipelineRunner) release(ctx context.Context, m *Member) error {
 	if m.Workspace == "" {
 		return nil
 	}
+	if err := oneFolder(m.Workspace); err != nil {
+		return fmt.Errorf("pipeline: %s landed; its workspace was not released: %w", m.Change, err)
+	}
 	wss, err := pr.env.Repo.Workspaces(ctx)
 	if err != nil {
 		return fmt.Errorf("pipeline: %s landed; its workspace %s was not released: list the workspaces of %s: %w; once `jj workspace list` works, forget it (`jj workspace forget %s`) and remove %s by hand", m.Change, m.Workspace, pr.env.Repo.Root, err, m.Workspace, m.Path)
@@ -381,6 +387,16 @@ func (pr *pipelineRunner) release(ctx context.Context, m *Member) error {
 	}
 	if err := pr.workspaces().Release(ctx, engine.Workspace{Name: m.Workspace}); err != nil {
 		return fmt.Errorf("pipeline: %s landed; its workspace %s was not released (forget it with `jj workspace forget %s` and remove %s by hand): %w", m.Change, m.Workspace, m.Workspace, m.Path, err)
+	}
+	return nil
+}
+
+// oneFolder refuses a member workspace name that is not one folder name
+// (a damaged or edited pipeline record): the backend removes the folder
+// of that name under the workspaces folder, never one outside it.
+func oneFolder(name string) error {
+	if !record.ChangeName.MatchString(name) {
+		return exitcode.New(exitcode.Invalid, "workspace name %q in the pipeline record is not one folder name: nothing removed; end the pipeline (`jj openspec apply --abort`) and remove its workspaces yourself", name)
 	}
 	return nil
 }

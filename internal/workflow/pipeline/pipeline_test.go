@@ -12,6 +12,7 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/testenv"
 	"github.com/specstack/specstack/internal/workflow/apply"
+	"github.com/specstack/specstack/internal/xec"
 	"github.com/specstack/specstack/jjx"
 )
 
@@ -308,5 +309,45 @@ func TestApplyCallDecisions(t *testing.T) {
 		case tt.want != "" && (exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("resumeSettings(%+v): %v, want exit 2 saying %q", tt.call, err, tt.want)
 		}
+	}
+}
+
+// A pipeline record whose run id or workspace name is not one folder
+// name (a damaged or edited pipeline.toml) never gets a folder outside
+// the workspaces folder removed: the half-made workspace's remake and a
+// landed member's release refuse it.
+func TestMemberWorkspaceNameStaysUnder(t *testing.T) {
+	testenv.RequireJJ(t)
+	testenv.Isolate(t)
+	ctx := t.Context()
+	root := filepath.Join(t.TempDir(), "repo")
+	if out, err := xec.Output(ctx, xec.Cmd{Name: "jj", Args: []string{"git", "init", "--no-colocate", root}}); err != nil {
+		t.Fatalf("jj git init: %v\n%s", err, out)
+	}
+	repo, err := jjx.Open(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wsDir := filepath.Join(root, "ws")
+	victim := filepath.Join(root, "victim-add-a")
+	if err := os.MkdirAll(victim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := &PipelineRun{RunID: "x/../../victim", Request: apply.Request{WorkspacesDir: wsDir}}
+	pr := &pipelineRunner{env: &apply.Env{Repo: repo, Dir: filepath.Join(root, "ledger"), Out: io.Discard},
+		run: run, out: &lockedWriter{w: io.Discard}}
+	m := &Member{Change: "add-a", Dir: filepath.Join(root, "ledger", "add-a"), Path: filepath.Join(wsDir, "half-made")}
+	if err := pr.workspace(ctx, m, nil); err == nil {
+		t.Error("workspace() of run id \"x/../../victim\": nil error, want a refusal")
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatalf("a folder outside the workspaces folder was removed: %v", err)
+	}
+	m.Workspace = "../victim-add-a"
+	if err := pr.release(ctx, m); err == nil {
+		t.Error("release of workspace \"../victim-add-a\": nil error, want a refusal")
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatalf("a folder outside the workspaces folder was removed: %v", err)
 	}
 }
