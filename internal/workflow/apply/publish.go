@@ -36,3 +36,6 @@ func CheckPublish(ctx context.Context, dir string, p *Plan) error {
 	}
 	return exitcode.New(exitcode.Missing, "apply: the pull request cannot be opened: %v; nothing was run. Pass --no-pr to push without a pull request, or --no-push (or set [openspec] pr = false)", err)
 }
+
+// PRView is the pull request apply opened or updated (forge's).
+type PRView = forge.PRView

@@ -66,7 +66,7 @@ type Result struct {
 	ArchivedAs string                 `json:"archived_as,omitempty"`
 	Commit     string                 `json:"commit,omitempty"`
 	Pushed     string                 `json:"pushed,omitempty"`
-	PR         *forge.PRView          `json:"pr,omitempty"`
+	PR         *PRView                `json:"pr,omitempty"`
 }
 
 // tailState is what the ledger says of the tail so far.
@@ -77,7 +77,7 @@ type tailState struct {
 	Pushed    string
 	// PushedCommit is the commit the push published.
 	PushedCommit string
-	PR           *forge.PRView
+	PR           *PRView
 	// Tracker: the tracker hook passed (a failed one runs again).
 	Tracker   bool
 	Applied   bool
@@ -115,7 +115,7 @@ func TailOf(d *engine.Doc) tailState {
 			t.Pushed, t.PushedCommit = e.Status, e.Commit
 		case EvPR:
 			// Ledgers written before Event.PR have the number in ExitCode.
-			t.PR = &forge.PRView{Number: cmp.Or(e.PR, e.ExitCode), URL: e.Reason, Action: e.Status}
+			t.PR = &PRView{Number: cmp.Or(e.PR, e.ExitCode), URL: e.Reason, Action: e.Status}
 		case EvTracker:
 			t.Tracker = e.Status == engine.GatePassed
 		case EvApplied:
@@ -407,7 +407,7 @@ func touchesNamed(patterns, files []string, prefix string) bool {
 
 // openPR creates the bookmark's pull request, or updates the open one,
 // with the archived proposal.md as its body.
-func openPR(ctx context.Context, dir string, r spec.Root, p *Plan, archived string, spent *agent.Usage) (*forge.PRView, error) {
+func openPR(ctx context.Context, dir string, r spec.Root, p *Plan, archived string, spent *agent.Usage) (*PRView, error) {
 	body, err := r.ReadFile(filepath.Join(r.ArchiveDir(), archived, "proposal.md"))
 	if err != nil {
 		return nil, fmt.Errorf("read the archived proposal for the pull request body: %w", err)
@@ -425,7 +425,7 @@ const TrackerTimeout = 5 * time.Minute
 // the change, bookmark and pull request in its environment
 // (SPECSTACK_CHANGE, SPECSTACK_BOOKMARK, SPECSTACK_PR_URL): never spliced
 // into its text.
-func runTracker(ctx context.Context, r *engine.Runner, p *Plan, pr *forge.PRView, rerun string) error {
+func runTracker(ctx context.Context, r *engine.Runner, p *Plan, pr *PRView, rerun string) error {
 	j := engine.Job{Command: p.Tracker, Dir: r.Backend.TargetDir(), Role: "tracker", Task: "all",
 		Log: filepath.Join(engine.ArtifactsDir(r.Dir), "tracker.log"), Timeout: TrackerTimeout,
 		Environment: []string{"SPECSTACK_CHANGE=" + p.Change, "SPECSTACK_BOOKMARK=" + p.Bookmark, "SPECSTACK_PR_URL=" + pr.URL}}

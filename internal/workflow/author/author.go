@@ -64,10 +64,10 @@ type AuthorResult struct {
 	BaseOnWork bool `json:"base_on_work"`
 	// HoldsWork: the change descends from the revision the user's work
 	// is on, so `jj new` on it keeps the user's files.
-	HoldsWork bool          `json:"holds_work"`
-	Worker    string        `json:"worker_status"`
-	Published string        `json:"published,omitempty"`
-	PR        *forge.PRView `json:"pr,omitempty"`
+	HoldsWork bool    `json:"holds_work"`
+	Worker    string  `json:"worker_status"`
+	Published string  `json:"published,omitempty"`
+	PR        *PRView `json:"pr,omitempty"`
 }
 
 // ProposalBookmark is the bookmark an authored change is surfaced on
@@ -296,7 +296,7 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 	} else if st.Published != nil {
 		res.Published = st.Published.Status
 		if st.Published.PRURL != "" {
-			res.PR = &forge.PRView{Number: st.Published.PRNumber, URL: st.Published.PRURL, Action: st.Published.PRAction}
+			res.PR = &PRView{Number: st.Published.PRNumber, URL: st.Published.PRURL, Action: st.Published.PRAction}
 		}
 	}
 	if !st.Released {

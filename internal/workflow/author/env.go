@@ -3,6 +3,7 @@ package author
 import (
 	"io"
 
+	"github.com/specstack/specstack/internal/workflow/forge"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 )
@@ -19,3 +20,6 @@ type Env struct {
 	// check of the draft refuses them).
 	Markers func(spec.Root, string) ([]spec.Issue, error)
 }
+
+// PRView is the pull request a draft was published with (forge's).
+type PRView = forge.PRView
