@@ -41,3 +41,14 @@ func TestNoFileOverMaxLines(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestNoOsapply: internal/osapply, one package holding seven workflows
+// around one shared Env, was split into one package per workflow under
+// internal/workflow/; it does not come back.
+func TestNoOsapply(t *testing.T) {
+	if _, err := os.Stat(filepath.Join("..", "internal", "osapply")); err == nil {
+		t.Error("internal/osapply exists: a workflow goes in its own package under internal/workflow/ (apply, pipeline, author, explore, relay)")
+	} else if !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+}

@@ -56,6 +56,15 @@ func TestNoRevsetTextOutsideJJX(t *testing.T) {
 			return err
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
+			// A revset operator alone appended to an expression (a + ".."
+			// + b) is a range assembled by hand; a path's ".." (compared,
+			// or followed by a separator) is not.
+			if bin, ok := n.(*ast.BinaryExpr); ok && bin.Op == token.ADD {
+				l, ok := bin.Y.(*ast.BasicLit)
+				if _, lit := bin.X.(*ast.BasicLit); ok && !lit && l.Kind == token.STRING && (l.Value == `".."` || l.Value == `"::"`) {
+					t.Errorf("%s: %s appended into a revset: build it with a jjx function (Range, DAGRange)", fset.Position(l.Pos()), l.Value)
+				}
+			}
 			lit, ok := n.(*ast.BasicLit)
 			if !ok || lit.Kind != token.STRING {
 				return true

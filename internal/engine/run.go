@@ -91,6 +91,15 @@ func Open(ctx context.Context, repo *jjx.Repo, dir string, out io.Writer) (*Runn
 	if err != nil {
 		return nil, err
 	}
+	return OpenHeld(ctx, repo, lock, out)
+}
+
+// OpenHeld is Open for a workflow that took its ledger's lock itself
+// (one layer takes the lock): it loads the run of lock's directory and
+// the runner takes the lock over, releasing it on Close (at once on
+// error).
+func OpenHeld(ctx context.Context, repo *jjx.Repo, lock *ledger.Lock, out io.Writer) (*Runner, error) {
+	dir := lock.Dir()
 	d, ok, err := Load(dir)
 	if err != nil {
 		lock.Release()

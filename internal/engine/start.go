@@ -89,6 +89,15 @@ func Reserve(dir string, fresh bool) (*Reservation, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ReserveHeld(lock, fresh)
+}
+
+// ReserveHeld is Reserve for a workflow that took its ledger's lock
+// itself (one layer takes the lock): the reservation takes the lock
+// over (released by Release, or by the runner Start returns; at once on
+// error).
+func ReserveHeld(lock *ledger.Lock, fresh bool) (*Reservation, error) {
+	dir := lock.Dir()
 	if err := checkUnfinished(dir, fresh); err != nil {
 		lock.Release()
 		return nil, err

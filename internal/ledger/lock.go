@@ -65,6 +65,9 @@ func Acquire(dir string) (*Lock, error) {
 	return &Lock{dir: dir, fl: fl}, nil
 }
 
+// Dir is the ledger directory the lock is of.
+func (l *Lock) Dir() string { return l.dir }
+
 // Release drops the lock.
 func (l *Lock) Release() error {
 	os.Remove(filepath.Join(l.dir, HolderFile))

@@ -14,9 +14,10 @@ import (
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
-	"github.com/specstack/specstack/internal/osapply"
 	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/internal/specwrite"
+	"github.com/specstack/specstack/internal/workflow/apply"
+	"github.com/specstack/specstack/internal/workflow/pipeline"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 	"github.com/specstack/specstack/spec/drift"
@@ -142,7 +143,7 @@ malformed; 7 a missing tool or what the pull request needs; 8 verify red;
 			&cli.StringSliceFlag{Name: "verify", Usage: "verify gate `CMD`, repeatable, added to [openspec] verify"},
 			&cli.BoolFlag{Name: "no-verify", Usage: "archive without a verify command (refused for risk-flagged changes)"},
 			&cli.StringFlag{Name: "reviewer", Usage: "reviewer `CMD` run in the gate after the verify commands (default: [worker] reviewer; on a resume, the run's)"},
-			&cli.StringFlag{Name: "distribution", Value: osapply.Auto, Usage: "auto, single or fan-out"},
+			&cli.StringFlag{Name: "distribution", Value: apply.Auto, Usage: "auto, single or fan-out"},
 			&cli.BoolFlag{Name: "no-push", Usage: "stop after archive and bookmark: no push, no pull request"},
 			&cli.BoolFlag{Name: "no-pr", Usage: "push the bookmark but open no pull request (also [openspec] pr = false); a run stranded at the PR step finishes with it"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "archive although tasks are not done; abort a run that would lose work"},
@@ -160,7 +161,7 @@ malformed; 7 a missing tool or what the pull request needs; 8 verify red;
 // applySession is the orchestrating jj workspace, the project and the
 // ledger directory.
 type applySession struct {
-	env *osapply.Env
+	env *apply.Env
 	cfg *config.Config
 }
 
@@ -168,8 +169,8 @@ type applySession struct {
 // the flags apply and relay go share: the verify commands ([openspec]
 // verify, then each --verify), --no-push, the routing and size gates, the
 // tracker hook and the workspaces folder.
-func configuredRequest(c *cli.Context, s *applySession) osapply.Request {
-	return osapply.Request{
+func configuredRequest(c *cli.Context, s *applySession) apply.Request {
+	return apply.Request{
 		Verify:            append(append([]string{}, s.cfg.OpenSpec.Verify...), c.StringSlice("verify")...),
 		NoPush:            c.Bool("no-push"),
 		NoPR:              c.Bool("no-pr") || !s.cfg.OpenSpec.OpensPR(),
@@ -211,100 +212,101 @@ func openSession(c *cli.Context, ledgerOnly bool) (*applySession, error) {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
 	dir := rp.LedgerDir(binary)
-	return &applySession{cfg: cfg, env: &osapply.Env{
+	return &applySession{cfg: cfg, env: &apply.Env{
 		Repo: &jjx.Repo{Root: rp.Root, Bin: bin}, Root: r, Dir: dir, Journal: specwrite.JournalDir(dir),
 		Out: cliapp.Stderr(c), Markers: drift.MarkerIssues,
 	}}, nil
 }
 
 func runApply(c *cli.Context) error {
-	modes := 0
-	for _, f := range []string{"status", "log", "abort"} {
-		if c.Bool(f) {
-			modes++
+	call := pipeline.Call{Mode: pipeline.ModeRun}
+	for _, f := range []struct {
+		flag string
+		mode pipeline.Mode
+	}{{"status", pipeline.ModeStatus}, {"log", pipeline.ModeLog}, {"abort", pipeline.ModeAbort}} {
+		if c.Bool(f.flag) {
+			if call.Mode != pipeline.ModeRun {
+				return exitcode.New(exitcode.Usage, "apply: give one of --status, --log, --abort")
+			}
+			call.Mode = f.mode
 		}
-	}
-	if modes > 1 {
-		return exitcode.New(exitcode.Usage, "apply: give one of --status, --log, --abort")
 	}
 	args, err := cliapp.Args(c)
 	if err != nil {
 		return err
 	}
-	s, err := openSession(c, modes > 0)
+	s, err := openSession(c, call.Mode != pipeline.ModeRun)
 	if err != nil {
 		return err
 	}
-	if modes > 0 {
-		if p, newer, err := pipelineNewer(s.env.Dir); err != nil || newer {
-			if err != nil {
-				return err
-			}
-			return pipelineMode(c, s, p)
+	call.Yes = c.Bool("yes")
+	if call.Mode == pipeline.ModeRun {
+		if err := warnConfig(c, s.env.Root); err != nil {
+			return err
+		}
+		if call, err = parseApplyCall(c, s, call, args); err != nil {
+			return err
 		}
 	}
-	switch {
-	case c.Bool("status"):
-		return emitApplyStatus(c, s.env.Dir)
-	case c.Bool("log"):
-		return emitApplyLog(c, s.env.Dir)
-	case c.Bool("abort"):
-		return abortApply(c, s)
-	}
-	if err := warnConfig(c, s.env.Root); err != nil {
-		return err
-	}
+	out, err := pipeline.Apply(c.Context, s.env, call)
+	return emitApplyOutcome(c, out, err)
+}
+
+// parseApplyCall reads a run's flags and the configuration into call.
+func parseApplyCall(c *cli.Context, s *applySession, call pipeline.Call, args []string) (pipeline.Call, error) {
 	req := configuredRequest(c, s)
 	req.Worker = cmp.Or(c.String("worker"), s.cfg.Worker.Command)
 	req.NoVerify = c.Bool("no-verify")
 	req.Reviewer = cmp.Or(c.String("reviewer"), s.cfg.Worker.Reviewer)
 	req.Distribution = c.String("distribution")
-	req.Yes = c.Bool("yes")
+	req.Yes = call.Yes
 	req.Timeout = cmp.Or(c.String("timeout"), s.cfg.Worker.Timeout)
+	var err error
 	if req.MaxCost, err = cliapp.MaxCost(c, s.cfg.Worker.MaxCost); err != nil {
+		return call, err
+	}
+	call.Names, call.Request, call.Given = args, req, *resumeFlags(c, s)
+	call.DryRun, call.FromPreview = c.Bool("dry-run"), c.String("from-preview")
+	call.MaxParallel, call.MaxParallelSet = c.Int("max-parallel"), c.IsSet("max-parallel")
+	if call.Selectors, call.After, err = parsePipelineFlags(c); err != nil {
+		return call, err
+	}
+	call.Confirm = confirmPipeline(c)
+	return call, nil
+}
+
+// emitApplyOutcome renders what pipeline.Apply did, or returns its
+// error: the result of a run shown with the error it ended with.
+func emitApplyOutcome(c *cli.Context, out *pipeline.Outcome, err error) error {
+	if out == nil {
 		return err
 	}
-	if pipelineAsked(c, args) {
-		return runPipeline(c, s, args, req)
-	}
-	if p, err := osapply.UnfinishedPipeline(s.env.Dir); err != nil || p != nil {
-		if err != nil {
-			return err
-		}
-		if len(args) > 0 || c.Bool("dry-run") || c.String("from-preview") != "" {
-			return osapply.UnfinishedPipelineError(p)
-		}
-		return resumePipeline(c, s, p)
-	}
-	if len(args) == 1 {
-		req.Change = args[0]
-	}
-	req.Resume = resumeFlags(c, s)
-	if c.Bool("dry-run") {
-		m, err := osapply.Preview(c.Context, s.env, req)
-		if err != nil {
-			return err
-		}
+	switch {
+	case out.Single != nil:
+		return emitApply(c, out.Single, err)
+	case out.Manifest != nil && err == nil:
+		m := out.Manifest
 		return cliapp.Emit(c, m, func(w io.Writer) error { return writeManifest(w, m) })
+	case err != nil && out.Pipeline == nil:
+		return err
+	case out.Run != nil:
+		return emitPipelineMode(c, out)
+	case out.Pipeline != nil:
+		return emitPipeline(c, out.Pipeline, err)
+	case out.Status != nil:
+		return emitApplyStatus(c, out.Status)
+	case out.Aborted != nil:
+		return emitAbort(c, out.Aborted)
 	}
-	var res *osapply.Result
-	if id := c.String("from-preview"); id != "" {
-		if len(args) > 0 {
-			return exitcode.New(exitcode.Usage, "apply --from-preview %s: the preview names the change; give no CHANGE", id)
-		}
-		res, err = osapply.FromPreview(c.Context, s.env, id)
-	} else {
-		res, err = osapply.Apply(c.Context, s.env, req)
-	}
-	return emitApply(c, res, err)
+	return emitApplyLog(c, out.LedgerDir, out.Log)
 }
 
 // resumeFlags are the flags an unfinished single apply is resumed with:
 // only those given (a resume keeps the run's recorded settings, not the
 // configuration's defaults), --verify with [openspec] verify as a start
 // takes them.
-func resumeFlags(c *cli.Context, s *applySession) *osapply.ResumeFlags {
-	f := &osapply.ResumeFlags{Worker: c.String("worker"), Timeout: c.String("timeout"), Reviewer: c.String("reviewer"), NoVerify: c.Bool("no-verify")}
+func resumeFlags(c *cli.Context, s *applySession) *apply.ResumeFlags {
+	f := &apply.ResumeFlags{Worker: c.String("worker"), Timeout: c.String("timeout"), Reviewer: c.String("reviewer"), NoVerify: c.Bool("no-verify")}
 	if c.IsSet("verify") {
 		f.Verify = configuredRequest(c, s).Verify
 	}
@@ -324,7 +326,7 @@ func resumeFlags(c *cli.Context, s *applySession) *osapply.ResumeFlags {
 
 // emitApply shows res (when there is one) and returns err, or the error
 // of showing it.
-func emitApply(c *cli.Context, res *osapply.Result, err error) error {
+func emitApply(c *cli.Context, res *apply.Result, err error) error {
 	if res != nil {
 		if eerr := cliapp.Emit(c, res, func(w io.Writer) error { return writeApply(w, res) }); eerr != nil && err == nil {
 			err = eerr
@@ -333,7 +335,7 @@ func emitApply(c *cli.Context, res *osapply.Result, err error) error {
 	return err
 }
 
-func writeApply(w io.Writer, res *osapply.Result) error {
+func writeApply(w io.Writer, res *apply.Result) error {
 	var b strings.Builder
 	p := res.Plan
 	fmt.Fprintf(&b, "change: %s\n", p.Change)
@@ -364,12 +366,12 @@ func writeApply(w io.Writer, res *osapply.Result) error {
 	}
 	if res.Pushed != "" {
 		fmt.Fprintf(&b, "bookmark: %s (%s)\n", p.Bookmark, res.Pushed)
-	} else if res.Phase == osapply.PhaseUnpushed {
+	} else if res.Phase == apply.PhaseUnpushed {
 		fmt.Fprintf(&b, "bookmark: %s (not pushed: --no-push)\n", p.Bookmark)
 	}
 	if res.PR != nil {
 		fmt.Fprintf(&b, "pull request: #%d %s (%s)\n", res.PR.Number, res.PR.Action, res.PR.URL)
-	} else if res.Phase == osapply.PhaseNoPR {
+	} else if res.Phase == apply.PhaseNoPR {
 		b.WriteString("pull request: none (--no-pr)\n")
 	}
 	if res.Phase != "" {
@@ -379,7 +381,7 @@ func writeApply(w io.Writer, res *osapply.Result) error {
 	return err
 }
 
-func writeManifest(w io.Writer, m *osapply.Manifest) error {
+func writeManifest(w io.Writer, m *apply.Manifest) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "preview %s (operation %s): nothing was changed\n", m.ID, shortOp(m.Op))
 	fmt.Fprintf(&b, "shape: %s\nchange: %s\n", m.Shape, m.Change)
@@ -414,11 +416,8 @@ func writeManifest(w io.Writer, m *osapply.Manifest) error {
 	return err
 }
 
-func emitApplyStatus(c *cli.Context, dir string) error {
-	v, err := osapply.Status(dir)
-	if err != nil {
-		return err
-	}
+func emitApplyStatus(c *cli.Context, v *apply.StatusView) error {
+	dir := v.LedgerDir
 	return cliapp.Emit(c, v, func(w io.Writer) error {
 		if v.Plan == nil {
 			_, err := fmt.Fprintf(w, "no apply run in the ledger (%s)\n", dir)
@@ -448,15 +447,7 @@ func emitApplyStatus(c *cli.Context, dir string) error {
 	})
 }
 
-func emitApplyLog(c *cli.Context, dir string) error {
-	d, ok, err := engine.Load(dir)
-	if err != nil {
-		return err
-	}
-	var l *engine.RunLog
-	if ok {
-		l = engine.BuildLog(d)
-	}
+func emitApplyLog(c *cli.Context, dir string, l *engine.RunLog) error {
 	return cliapp.Emit(c, struct {
 		LedgerDir string         `json:"ledger_dir"`
 		Run       *engine.RunLog `json:"run"`
@@ -469,11 +460,7 @@ func emitApplyLog(c *cli.Context, dir string) error {
 	})
 }
 
-func abortApply(c *cli.Context, s *applySession) error {
-	a, err := osapply.Abort(c.Context, s.env, c.Bool("yes"))
-	if err != nil {
-		return err
-	}
+func emitAbort(c *cli.Context, a *apply.Aborted) error {
 	return cliapp.Emit(c, a, func(w io.Writer) error {
 		var b strings.Builder
 		fmt.Fprintf(&b, "apply of %s (run %s) aborted: restored to operation %s\n", a.Change, a.RunID, shortOp(a.PreOp))

@@ -3,17 +3,14 @@ package openspeccli
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
-	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
-	"github.com/specstack/specstack/internal/osapply"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/workflow/pipeline"
 )
 
 // pipelineFlags are apply's multi-change flags.
@@ -25,36 +22,32 @@ func pipelineFlags() []cli.Flag {
 	}
 }
 
-// pipelineAsked reports whether the call names a pipeline: several
-// changes, a selector or a dependency.
-func pipelineAsked(c *cli.Context, args []string) bool {
-	return len(args) > 1 || len(c.StringSlice("select")) > 0 || len(c.StringSlice("after")) > 0
+// parsePipelineFlags parses --select and --after.
+func parsePipelineFlags(c *cli.Context) ([]pipeline.Selector, []pipeline.Dep, error) {
+	var sels []pipeline.Selector
+	for _, sel := range c.StringSlice("select") {
+		x, err := pipeline.ParseSelector(sel)
+		if err != nil {
+			return nil, nil, err
+		}
+		sels = append(sels, x)
+	}
+	var after []pipeline.Dep
+	for _, a := range c.StringSlice("after") {
+		d, err := pipeline.ParseAfter(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		after = append(after, d)
+	}
+	return sels, after, nil
 }
 
-// runPipeline parses a multi-change apply, hands it to osapply.ApplyMany
-// (which decides between none, one change and a pipeline) with the
-// confirmation a person gives, and renders what ran.
-func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Request) error {
-	if c.Bool("dry-run") || c.String("from-preview") != "" {
-		return exitcode.New(exitcode.Usage, "apply: --dry-run and --from-preview take one change, not a pipeline")
-	}
-	preq := osapply.PipelineRequest{Names: args, Apply: req, MaxParallel: c.Int("max-parallel")}
-	for _, sel := range c.StringSlice("select") {
-		x, err := osapply.ParseSelector(sel)
-		if err != nil {
-			return err
-		}
-		preq.Selectors = append(preq.Selectors, x)
-	}
-	for _, a := range c.StringSlice("after") {
-		d, err := osapply.ParseAfter(a)
-		if err != nil {
-			return err
-		}
-		preq.After = append(preq.After, d)
-	}
+// confirmPipeline shows a new pipeline's plan and asks a person to start
+// it: --yes starts it without asking, no terminal to ask on is exit 5.
+func confirmPipeline(c *cli.Context) func(*pipeline.PipelinePlan) error {
 	yes := c.Bool("yes")
-	single, res, err := osapply.ApplyMany(c.Context, s.env, preq, func(plan *osapply.PipelinePlan) error {
+	return func(plan *pipeline.PipelinePlan) error {
 		writePipelinePlan(cliapp.Stderr(c), plan)
 		if yes {
 			return nil
@@ -70,60 +63,10 @@ func runPipeline(c *cli.Context, s *applySession, args []string, req osapply.Req
 			return exitcode.New(exitcode.NeedsChoice, "apply: pipeline not started (declined)")
 		}
 		return nil
-	})
-	if single != nil {
-		return emitApply(c, single, err)
 	}
-	return emitPipeline(c, res, err)
 }
 
-// resumePipeline continues the unfinished pipeline p, read before the
-// lock: read again under it, so a pipeline aborted (or finished) in
-// between is not run again, nor its record overwritten.
-func resumePipeline(c *cli.Context, s *applySession, p *osapply.PipelineRun) error {
-	set, err := resumeSettings(c, s)
-	if err != nil {
-		return err
-	}
-	res, err := osapply.ResumePipeline(c.Context, s.env, p, set)
-	return emitPipeline(c, res, err)
-}
-
-// resumeSettings reads the flags a pipeline's resume takes for its
-// members not landed: --worker, --timeout, --verify (with [openspec]
-// verify, as a start takes them), --reviewer, --no-push and
-// --max-parallel. --no-verify and --distribution are refused (exit 2):
-// members under way cannot take them, and one pipeline's members do not
-// differ in them.
-func resumeSettings(c *cli.Context, s *applySession) (osapply.PipelineSettings, error) {
-	if c.IsSet("no-verify") {
-		return osapply.PipelineSettings{}, exitcode.New(exitcode.Usage, "apply --no-verify: a resumed pipeline keeps its verify gate; resume without it (--verify CMD replaces the gate's commands), or end the pipeline (`jj openspec apply --abort`) and start it again with --no-verify")
-	}
-	if c.IsSet("distribution") {
-		return osapply.PipelineSettings{}, exitcode.New(exitcode.Usage, "apply --distribution: a resumed pipeline keeps the distribution its members started with; resume without it (`jj openspec apply`), or end the pipeline (`jj openspec apply --abort`) and start it again with --distribution")
-	}
-	set := osapply.PipelineSettings{Worker: c.String("worker"), Timeout: c.String("timeout"), Reviewer: c.String("reviewer")}
-	if c.IsSet("verify") {
-		set.Verify = configuredRequest(c, s).Verify
-	}
-	if c.IsSet("no-push") {
-		no := c.Bool("no-push")
-		set.NoPush = &no
-	}
-	if c.IsSet("no-pr") {
-		no := c.Bool("no-pr")
-		set.NoPR = &no
-	}
-	if c.IsSet("max-parallel") {
-		set.MaxParallel = c.Int("max-parallel")
-		if set.MaxParallel < 1 {
-			return set, exitcode.New(exitcode.Usage, "--max-parallel %d: give at least 1", set.MaxParallel)
-		}
-	}
-	return set, nil
-}
-
-func emitPipeline(c *cli.Context, res *osapply.PipelineResult, err error) error {
+func emitPipeline(c *cli.Context, res *pipeline.PipelineResult, err error) error {
 	if res == nil {
 		return err
 	}
@@ -133,7 +76,7 @@ func emitPipeline(c *cli.Context, res *osapply.PipelineResult, err error) error 
 	return err
 }
 
-func writePipelinePlan(w io.Writer, p *osapply.PipelinePlan) {
+func writePipelinePlan(w io.Writer, p *pipeline.PipelinePlan) {
 	fmt.Fprintf(w, "apply: pipeline of %d changes, %d workspaces:\n", len(p.Supply.Members), p.Width())
 	for _, m := range p.Layout.Independent {
 		fmt.Fprintf(w, "  %s (independent; %s)\n", m, plural.Count(p.Supply.Width[m], "worker workspace", "worker workspaces"))
@@ -150,12 +93,12 @@ func writePipelinePlan(w io.Writer, p *osapply.PipelinePlan) {
 
 // writePipeline prints the summary: one line per member, then the
 // stacks, exclusions and cycles.
-func writePipeline(w io.Writer, r *osapply.PipelineResult) error {
+func writePipeline(w io.Writer, r *pipeline.PipelineResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pipeline %s\n", r.RunID)
 	for _, m := range r.Members {
 		state := m.Outcome
-		if m.Outcome == osapply.OutcomeStacked {
+		if m.Outcome == pipeline.OutcomeStacked {
 			state = fmt.Sprintf("stacked %d of %d", m.Position, m.Of)
 		}
 		if m.Reason != "" {
@@ -195,48 +138,25 @@ func writePipeline(w io.Writer, r *osapply.PipelineResult) error {
 	return err
 }
 
-// pipelineNewer reports whether the ledger's pipeline record is newer
-// than its single apply's plan (status, log and abort show the newer).
-func pipelineNewer(dir string) (*osapply.PipelineRun, bool, error) {
-	p, ok, err := osapply.ReadPipeline(dir)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	pi, err := os.Stat(filepath.Join(dir, osapply.PipelineFile))
-	if err != nil {
-		return nil, false, err
-	}
-	if ai, err := os.Stat(filepath.Join(dir, osapply.PlanFile)); err == nil && ai.ModTime().After(pi.ModTime()) {
-		return p, false, nil
-	}
-	return p, true, nil
-}
-
-func emitPipelineStatus(c *cli.Context, p *osapply.PipelineRun) error {
-	res := osapply.ReportPipeline(p)
-	return cliapp.Emit(c, res, func(w io.Writer) error {
-		state := "unfinished"
-		if p.Aborted {
-			state = "aborted"
-		} else if res.Landed() {
-			state = "landed"
-		}
-		fmt.Fprintf(w, "pipeline %s: %s\n", p.RunID, state)
-		return writePipeline(w, res)
-	})
-}
-
-// pipelineMode is --status, --log or --abort of the ledger's pipeline.
-func pipelineMode(c *cli.Context, s *applySession, p *osapply.PipelineRun) error {
+// emitPipelineMode renders --status, --log or --abort of the ledger's
+// pipeline.
+func emitPipelineMode(c *cli.Context, out *pipeline.Outcome) error {
+	p := out.Run
 	switch {
-	case c.Bool("status"):
-		return emitPipelineStatus(c, p)
-	case c.Bool("log"):
-		return emitPipelineLog(c, p)
-	}
-	p, err := osapply.AbortPipeline(c.Context, s.env)
-	if err != nil {
-		return err
+	case out.MemberLogs != nil:
+		return emitPipelineLog(c, out.MemberLogs)
+	case out.Pipeline != nil:
+		res := out.Pipeline
+		return cliapp.Emit(c, res, func(w io.Writer) error {
+			state := "unfinished"
+			if p.Aborted {
+				state = "aborted"
+			} else if res.Landed() {
+				state = "landed"
+			}
+			fmt.Fprintf(w, "pipeline %s: %s\n", p.RunID, state)
+			return writePipeline(w, res)
+		})
 	}
 	return cliapp.Emit(c, p, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "pipeline %s aborted: members not landed have no workspaces left; landed members keep their bookmarks and pull requests\n", p.RunID)
@@ -245,25 +165,9 @@ func pipelineMode(c *cli.Context, s *applySession, p *osapply.PipelineRun) error
 }
 
 // PipelineLogView is one member's run log in `apply --log --json`.
-type PipelineLogView struct {
-	Change    string         `json:"change"`
-	LedgerDir string         `json:"ledger_dir"`
-	Run       *engine.RunLog `json:"run"`
-}
+type PipelineLogView = pipeline.MemberLog
 
-func emitPipelineLog(c *cli.Context, p *osapply.PipelineRun) error {
-	views := []PipelineLogView{}
-	for _, m := range p.Members {
-		v := PipelineLogView{Change: m.Change, LedgerDir: m.Dir}
-		d, ok, err := engine.Load(m.Dir)
-		if err != nil {
-			return err
-		}
-		if ok {
-			v.Run = engine.BuildLog(d)
-		}
-		views = append(views, v)
-	}
+func emitPipelineLog(c *cli.Context, views []PipelineLogView) error {
 	return cliapp.Emit(c, views, func(w io.Writer) error {
 		for _, v := range views {
 			fmt.Fprintf(w, "== %s\n", v.Change)

@@ -13,8 +13,8 @@ import (
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
-	"github.com/specstack/specstack/internal/osapply"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/workflow/explore"
 )
 
 func exploreCommand() *cli.Command {
@@ -73,7 +73,7 @@ func runExplore(c *cli.Context) error {
 		return exploreStatus(c, args)
 	}
 	if c.String("findings") == "" {
-		return exitcode.New(exitcode.Usage, "%s", osapply.ExploreInline)
+		return exitcode.New(exitcode.Usage, "%s", explore.ExploreInline)
 	}
 	s, err := openApply(c)
 	if err != nil {
@@ -83,7 +83,7 @@ func runExplore(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("read the current folder for --findings: %w", err)
 	}
-	res, err := osapply.Explore(c.Context, s.env, osapply.ExploreRequest{
+	res, err := explore.Explore(c.Context, s.exploreEnv(), explore.ExploreRequest{
 		Topic: strings.Join(args, " "), Findings: c.String("findings"), Cwd: cwd,
 		Worker:        cmp.Or(c.String("worker"), s.cfg.Worker.Command),
 		Timeout:       cmp.Or(c.String("timeout"), s.cfg.Worker.Timeout),
@@ -101,7 +101,7 @@ func runExplore(c *cli.Context) error {
 // ExploreAbortView is `explore --abort --json`.
 type ExploreAbortView struct {
 	LedgerDir string                   `json:"ledger_dir"`
-	Cleaned   []osapply.ExploreCleanup `json:"cleaned"`
+	Cleaned   []explore.ExploreCleanup `json:"cleaned"`
 }
 
 func abortExplore(c *cli.Context, args []string) error {
@@ -112,7 +112,7 @@ func abortExplore(c *cli.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cleaned, err := osapply.AbortExplores(c.Context, s.env, config.WorkspacesDir(s.cfg, s.env.Repo.Root))
+	cleaned, err := explore.AbortExplores(c.Context, s.exploreEnv(), config.WorkspacesDir(s.cfg, s.env.Repo.Root))
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func abortExplore(c *cli.Context, args []string) error {
 // ExploreStatusView is `explore --status --json`.
 type ExploreStatusView struct {
 	LedgerDir string                  `json:"ledger_dir"`
-	Runs      []osapply.ExploreStatus `json:"runs"`
+	Runs      []explore.ExploreStatus `json:"runs"`
 }
 
 func exploreStatus(c *cli.Context, args []string) error {
@@ -141,7 +141,7 @@ func exploreStatus(c *cli.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	runs, err := osapply.ExploreStatuses(s.env.Dir)
+	runs, err := explore.ExploreStatuses(s.env.Dir)
 	if err != nil {
 		return err
 	}
@@ -161,4 +161,9 @@ func exploreStatus(c *cli.Context, args []string) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	})
+}
+
+// exploreEnv is the part of the session explore works in.
+func (s *applySession) exploreEnv() *explore.Env {
+	return &explore.Env{Repo: s.env.Repo, Dir: s.env.Dir, Out: s.env.Out}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
-	"github.com/specstack/specstack/internal/osapply"
+	"github.com/specstack/specstack/internal/workflow/author"
 )
 
 // authorCommands are the authoring shape's verbs: propose and new create
@@ -81,7 +81,7 @@ func runAuthor(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := osapply.Author(c.Context, s.env, osapply.AuthorRequest{
+	res, err := author.Author(c.Context, s.authorEnv(), author.AuthorRequest{
 		Verb: c.Command.Name, Change: name,
 		Worker:        cmp.Or(c.String("worker"), s.cfg.Worker.Command),
 		Timeout:       cmp.Or(c.String("timeout"), s.cfg.Worker.Timeout),
@@ -98,8 +98,8 @@ func runAuthor(c *cli.Context) error {
 
 // AuthorStatusView is `propose --status --json`.
 type AuthorStatusView struct {
-	LedgerDir string                 `json:"ledger_dir"`
-	Runs      []osapply.AuthorStatus `json:"runs"`
+	LedgerDir string                `json:"ledger_dir"`
+	Runs      []author.AuthorStatus `json:"runs"`
 }
 
 func authorStatus(c *cli.Context) error {
@@ -114,12 +114,12 @@ func authorStatus(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	runs, err := osapply.AuthorRuns(s.env.Dir)
+	runs, err := author.AuthorRuns(s.env.Dir)
 	if err != nil {
 		return err
 	}
 	if len(args) == 1 {
-		runs = slices.DeleteFunc(runs, func(r osapply.AuthorStatus) bool { return r.Change != args[0] })
+		runs = slices.DeleteFunc(runs, func(r author.AuthorStatus) bool { return r.Change != args[0] })
 	}
 	v := AuthorStatusView{LedgerDir: s.env.Dir, Runs: runs}
 	return cliapp.Emit(c, v, func(w io.Writer) error {
@@ -144,13 +144,13 @@ func authorStatus(c *cli.Context) error {
 	})
 }
 
-func writeAuthor(w io.Writer, res *osapply.AuthorResult) error {
+func writeAuthor(w io.Writer, res *author.AuthorResult) error {
 	return writeAuthorResult(w, res, true)
 }
 
 // writeAuthorResult shows an authoring result; next adds the line naming
 // what to do with it (relay says its own).
-func writeAuthorResult(w io.Writer, res *osapply.AuthorResult, next bool) error {
+func writeAuthorResult(w io.Writer, res *author.AuthorResult, next bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "change: %s (%s)\n", res.Change, res.Verb)
 	fmt.Fprintf(&b, "health check: %s\n", res.Health)
@@ -191,4 +191,9 @@ func writeAuthorResult(w io.Writer, res *osapply.AuthorResult, next bool) error 
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// authorEnv is the part of the session propose, new and ff work in.
+func (s *applySession) authorEnv() *author.Env {
+	return &author.Env{Repo: s.env.Repo, Root: s.env.Root, Dir: s.env.Dir, Out: s.env.Out, Markers: s.env.Markers}
 }

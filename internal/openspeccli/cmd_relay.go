@@ -12,7 +12,8 @@ import (
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
-	"github.com/specstack/specstack/internal/osapply"
+	"github.com/specstack/specstack/internal/workflow/apply"
+	"github.com/specstack/specstack/internal/workflow/relay"
 )
 
 func relayCommand() *cli.Command {
@@ -103,7 +104,7 @@ func runRelay(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := osapply.Relay(c.Context, s.env, osapply.RelayRequest{
+	v, err := relay.Relay(c.Context, s.env, relay.RelayRequest{
 		Arg:           args[0],
 		Worker:        cmp.Or(c.String("worker"), s.cfg.Worker.Command),
 		Timeout:       cmp.Or(c.String("timeout"), s.cfg.Worker.Timeout),
@@ -117,14 +118,14 @@ func runRelay(c *cli.Context) error {
 	return err
 }
 
-func writeRelayView(w io.Writer, v *osapply.RelayView) error {
+func writeRelayView(w io.Writer, v *relay.RelayView) error {
 	if v.Author != nil {
 		if err := writeAuthorResult(w, v.Author, false); err != nil {
 			return err
 		}
 	}
 	r := v.Relay
-	if r.State != osapply.RelayParked {
+	if r.State != relay.RelayParked {
 		_, err := fmt.Fprintf(w, "relay: %s%s\n", r.State, relayNote(r))
 		return err
 	}
@@ -133,7 +134,7 @@ func writeRelayView(w io.Writer, v *osapply.RelayView) error {
 	return err
 }
 
-func relayNote(r *osapply.RelayRecord) string {
+func relayNote(r *relay.RelayRecord) string {
 	if r.Note == "" {
 		return ""
 	}
@@ -142,8 +143,8 @@ func relayNote(r *osapply.RelayRecord) string {
 
 // RelayStatusView is `relay status --json`.
 type RelayStatusView struct {
-	LedgerDir string                 `json:"ledger_dir"`
-	Relays    []*osapply.RelayRecord `json:"relays"`
+	LedgerDir string               `json:"ledger_dir"`
+	Relays    []*relay.RelayRecord `json:"relays"`
 }
 
 func runRelayStatus(c *cli.Context) error {
@@ -157,7 +158,7 @@ func runRelayStatus(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	rs, err := osapply.Relays(s.env.Dir)
+	rs, err := relay.Relays(s.env.Dir)
 	if err != nil {
 		return err
 	}
@@ -171,13 +172,13 @@ func runRelayStatus(c *cli.Context) error {
 		for _, r := range rs {
 			fmt.Fprintf(&b, "%s: %s", r.Change, r.State)
 			switch r.State {
-			case osapply.RelayParked:
+			case relay.RelayParked:
 				fmt.Fprintf(&b, " since %s, proposal revision %s on %s", r.Parked.Format(time.RFC3339), shortOp(r.Revision), r.Bookmark)
-			case osapply.RelayGoing, osapply.RelayApplied, osapply.RelayEnded:
+			case relay.RelayGoing, relay.RelayApplied, relay.RelayEnded:
 				fmt.Fprintf(&b, " (decided %s), proposal revision %s on %s", r.Decided.Format(time.RFC3339), shortOp(r.Revision), r.Bookmark)
 			}
 			b.WriteString(relayNote(r) + "\n")
-			if r.State == osapply.RelayParked {
+			if r.State == relay.RelayParked {
 				verdict := "valid"
 				if !r.Valid {
 					verdict = "INVALID"
@@ -198,8 +199,8 @@ func runRelayStatus(c *cli.Context) error {
 
 // RelayGoView is `relay go --json`.
 type RelayGoView struct {
-	Relay *osapply.RelayRecord `json:"relay"`
-	Apply *osapply.Result      `json:"apply"`
+	Relay *relay.RelayRecord `json:"relay"`
+	Apply *apply.Result      `json:"apply"`
 }
 
 func runRelayGo(c *cli.Context) error {
@@ -217,9 +218,9 @@ func runRelayGo(c *cli.Context) error {
 	req := configuredRequest(c, s)
 	req.Worker = c.String("worker") // else the first leg's
 	req.Reviewer = s.cfg.Worker.Reviewer
-	req.Distribution = osapply.Auto
+	req.Distribution = apply.Auto
 	req.Timeout = c.String("timeout") // else the first leg's, else [worker] timeout
-	rec, res, err := osapply.RelayGo(c.Context, s.env, osapply.RelayGoRequest{Change: name, ConfigTimeout: s.cfg.Worker.Timeout, Apply: req})
+	rec, res, err := relay.RelayGo(c.Context, s.env, relay.RelayGoRequest{Change: name, ConfigTimeout: s.cfg.Worker.Timeout, Apply: req})
 	if res != nil {
 		v := RelayGoView{Relay: rec, Apply: res}
 		if eerr := cliapp.Emit(c, v, func(w io.Writer) error {
@@ -244,7 +245,7 @@ func runRelayNoGo(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	rec, err := osapply.RelayNoGo(s.env, name)
+	rec, err := relay.RelayNoGo(s.env, name)
 	if err != nil {
 		return err
 	}

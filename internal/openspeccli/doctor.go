@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/specstack/specstack/internal/doctor"
-	"github.com/specstack/specstack/internal/osapply"
+	"github.com/specstack/specstack/internal/workflow/forge"
 	"github.com/specstack/specstack/internal/xec"
 )
 
@@ -22,9 +22,9 @@ const noPush = " (until then, apply with --no-push)"
 func doctorPublishing(ctx context.Context, dir string, rep *doctor.Report) {
 	g := &doctor.GitHub{Missing: []string{}}
 	defer rep.AddGitHub(g)
-	prog := osapply.GitHubProgramPath()
+	prog := forge.GitHubProgramPath()
 	if prog == "" {
-		g.Missing = append(g.Missing, "publishing needs "+osapply.GitHubProgram+", found neither beside jj-openspec nor on PATH: `make install` installs it with jj-openspec"+noPush)
+		g.Missing = append(g.Missing, "publishing needs "+forge.GitHubProgram+", found neither beside jj-openspec nor on PATH: `make install` installs it with jj-openspec"+noPush)
 		return
 	}
 	g.Program = prog
@@ -35,7 +35,7 @@ func doctorPublishing(ctx context.Context, dir string, rep *doctor.Report) {
 		GitHub *doctor.GitHub `json:"github"`
 	}
 	if jerr := json.Unmarshal(out.Bytes(), &theirs); jerr != nil || theirs.GitHub == nil {
-		g.Missing = append(g.Missing, fmt.Sprintf("publishing: could not ask %s what it needs (%s -R %s doctor --json: %v)%s", osapply.GitHubProgram, prog, dir, firstErr(err, jerr), noPush))
+		g.Missing = append(g.Missing, fmt.Sprintf("publishing: could not ask %s what it needs (%s -R %s doctor --json: %v)%s", forge.GitHubProgram, prog, dir, firstErr(err, jerr), noPush))
 		return
 	}
 	g.Repo, g.Token = theirs.GitHub.Repo, theirs.GitHub.Token

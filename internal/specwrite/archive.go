@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/specstack/specstack/spec"
+	"github.com/specstack/specstack/spec/drift"
 )
 
 // ArchiveOptions are archive's flags.
@@ -11,11 +12,11 @@ type ArchiveOptions struct {
 	Yes          bool // archive with tasks unchecked
 	SkipSpecs    bool // move the change, leave the specs
 	DryRun       bool // plan only: no lock, nothing written
-	NoDriftCheck bool // exactly OpenSpec's archive: no refuseDrift
+	NoDriftCheck bool // exactly OpenSpec's archive: no drift.Refuse
 }
 
 // Archive is `jj openspec archive CHANGE`: under the project lock (none
-// for a dry run), the drift refusal (refuseDrift, unless NoDriftCheck or
+// for a dry run), the drift refusal (drift.Refuse, unless NoDriftCheck or
 // SkipSpecs), the native archive's plan and, unless dry, its write
 // through the intent journal. A plan refused by validation comes back
 // with the error, for its issues; any other error comes back with a nil
@@ -32,9 +33,9 @@ func Archive(ctx context.Context, r spec.Root, name string, o ArchiveOptions) (*
 	var driftErr error
 	if !o.NoDriftCheck && !o.SkipSpecs {
 		var refused bool
-		refused, driftErr = refuseDrift(ctx, r, name)
+		refused, driftErr = drift.Refuse(ctx, r, name)
 		if refused {
-			return nil, driftErr
+			return nil, Classify(driftErr)
 		}
 	}
 	plan, err := r.PlanArchive(name, spec.ArchiveOptions{Yes: o.Yes || o.DryRun, SkipSpecs: o.SkipSpecs})
@@ -42,7 +43,7 @@ func Archive(ctx context.Context, r spec.Root, name string, o ArchiveOptions) (*
 		return plan, Classify(err)
 	}
 	if driftErr != nil {
-		return nil, driftErr
+		return nil, Classify(driftErr)
 	}
 	if !o.DryRun {
 		if err := plan.Apply(jdir); err != nil {

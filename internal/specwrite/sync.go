@@ -10,7 +10,7 @@ import (
 )
 
 // Sync is `jj openspec sync CHANGE` under the project lock (none dry):
-// the change must exist (exit 2), then the merge forward (MergeForward) and
+// the change must exist (exit 2), then the merge forward (drift.MergeForward) and
 // sync of the deltas into openspec/specs/. On a halt the result, when
 // there is one, holds what was planned; progress lines go to out.
 func Sync(ctx context.Context, r spec.Root, name string, dry bool, out io.Writer) (*SyncResult, error) {
@@ -36,13 +36,13 @@ type SyncResult struct {
 
 // syncSpecs is OpenSpec's sync of change's delta specs
 // into openspec/specs/ without archiving, after the drift check and
-// three-way merge apply's archive runs (MergeForward), so a stale
+// three-way merge apply's archive runs (drift.MergeForward), so a stale
 // MODIFIED requirement is merged, not written over live edits. Dry plans
 // both and writes nothing. On a halt the result holds what was planned
 // (the merge's conflicts; the plan's validation issues). The caller holds
 // the project lock; journal is its intent journal's directory.
 func syncSpecs(ctx context.Context, r spec.Root, journal, change string, dry bool, out io.Writer) (*SyncResult, error) {
-	merge, err := MergeForward(ctx, Forward{Root: r, Journal: journal, Markers: drift.MarkerIssues, Change: change,
+	merge, err := drift.MergeForward(ctx, drift.Forward{Root: r, Journal: journal, Markers: drift.MarkerIssues, Change: change,
 		Verb: "sync", Rerun: "jj openspec sync " + change, Halted: "nothing synced", DryRun: dry, Out: out})
 	res := &SyncResult{Merge: merge}
 	if err != nil {
