@@ -2,6 +2,9 @@ package cmd_test
 
 import (
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,6 +52,55 @@ func TestNoOsapply(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("..", "internal", "osapply")); err == nil {
 		t.Error("internal/osapply exists: a workflow goes in its own package under internal/workflow/ (apply, pipeline, author, explore, relay)")
 	} else if !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+}
+
+// TestReviewTypesInTheEngine: findings, fixers' verdicts, rejections and
+// receipts are the engine's types, one schema for the three binaries;
+// no other package declares its own. Three names are something else and
+// allowed, each with what it is.
+func TestReviewTypesInTheEngine(t *testing.T) {
+	notReview := map[string]string{
+		"spec.Verdict":     "the fan-out decision over a change's task groups",
+		"plan.PlanFinding": "a problem in a plan's text, found before anything runs",
+		"drift.Finding":    "a requirement a change's delta and main specs disagree on",
+	}
+	engineDir := filepath.Join("..", "internal", "engine")
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path == engineDir || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && path != ".." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, s := range g.Specs {
+				name := s.(*ast.TypeSpec).Name.Name
+				review := strings.HasSuffix(name, "Finding") || strings.HasSuffix(name, "Rejection") ||
+					strings.HasSuffix(name, "Receipt") || strings.HasSuffix(name, "Verdict")
+				if _, ok := notReview[f.Name.Name+"."+name]; review && !ok {
+					t.Errorf("%s declares type %s: findings, verdicts, rejections and receipts are internal/engine's (Finding, FixVerdict, Rejection, Receipt)", path, name)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/agent"
+	"github.com/specstack/specstack/internal/engine"
 )
 
 // The structured answers gh-specstack asks an agent preset for. Each is
@@ -21,7 +22,7 @@ var gateFindingsSchema = listSchema("findings",
 		`"kind":{"type":"string","enum":["unmet-criterion","red-validation","correctness","minor"]},`+
 		`"file":{"type":"string"},"line":{"type":"integer"},"message":{"type":"string"},`+
 		`"reraises":{"type":"string"},"falsifies":{"type":"string"}}}`,
-	func(f GateFinding) error {
+	func(f engine.Finding) error {
 		if strings.TrimSpace(f.Message) == "" {
 			return errors.New("no message")
 		}
@@ -32,7 +33,7 @@ var gateFindingsSchema = listSchema("findings",
 var verdictsSchema = listSchema("verdicts",
 	`{"type":"object","additionalProperties":false,"required":["id","verdict","reason"],"properties":{`+
 		`"id":{"type":"string"},"verdict":{"type":"string","enum":["fixed","rejected"]},"reason":{"type":"string"}}}`,
-	func(v Verdict) error {
+	func(v engine.FixVerdict) error {
 		if v.ID == "" || v.Verdict != "fixed" && v.Verdict != "rejected" {
 			return errors.New("want an id and fixed or rejected")
 		}

@@ -1,6 +1,8 @@
 package stack
 
 import (
+	"github.com/specstack/specstack/internal/engine"
+
 	"github.com/specstack/specstack/internal/agent"
 
 	"context"
@@ -192,11 +194,11 @@ type RunStatus struct {
 	Stack     int          `json:"stack,omitempty"`
 	Remains   []string     `json:"remains"`
 	// Review is the whole-stack review's outcome ("" when none ran).
-	Review         string          `json:"review,omitempty"`
-	ReviewReceipts []RunReceipt    `json:"review_receipts,omitempty"`
-	Integration    *IntegrationRun `json:"integration,omitempty"`
-	PriorBranch    string          `json:"prior_branch,omitempty"`
-	Prior          PriorRun        `json:"prior"`
+	Review         string           `json:"review,omitempty"`
+	ReviewReceipts []engine.Receipt `json:"review_receipts,omitempty"`
+	Integration    *IntegrationRun  `json:"integration,omitempty"`
+	PriorBranch    string           `json:"prior_branch,omitempty"`
+	Prior          PriorRun         `json:"prior"`
 	// MergeInstructions say how to merge the stack, once finalized.
 	MergeInstructions []string `json:"merge_instructions,omitempty"`
 	// Agent is what every agent job of the run spent.
@@ -315,7 +317,7 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 			case !r.Passed:
 				verdict = fmt.Sprintf("failed (exit %d)", r.ExitCode)
 			}
-			fmt.Fprintf(&b, "    %s at %s: %s\n", r.Command, short(r.SHA), verdict)
+			fmt.Fprintf(&b, "    %s at %s: %s\n", r.Command, short(r.Commit), verdict)
 		}
 		for _, f := range t.Dropped {
 			fmt.Fprintf(&b, "    dropped (re-raised a rejected finding without falsifying it): %s\n", f)
@@ -330,7 +332,7 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 	if st.Review != "" {
 		fmt.Fprintf(&b, "whole-stack review: %s\n", st.Review)
 		for _, r := range st.ReviewReceipts {
-			fmt.Fprintf(&b, "    %s (%s) at %s: exit %d\n", r.Command, r.Stage, short(r.SHA), r.ExitCode)
+			fmt.Fprintf(&b, "    %s (%s) at %s: exit %d\n", r.Command, r.Stage, short(r.Commit), r.ExitCode)
 		}
 	}
 	if st.Prior.PR != 0 {

@@ -3,6 +3,7 @@ package stack
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,171 +12,80 @@ import (
 	"github.com/specstack/specstack/internal/engine"
 )
 
-// Finding kinds a gate reviewer writes. Only the first three block; any
-// other kind (or none) is minor and passes.
-const (
-	KindUnmetCriterion = "unmet-criterion"
-	KindRedValidation  = "red-validation"
-	KindCorrectness    = "correctness"
-)
-
-// GateFinding is one finding of a gate reviewer (SPECSTACK_FINDINGS, a
-// JSON array). A finding that raises again one the fixer rejected must
-// say why the recorded reason is false in Falsifies, else it is dropped.
-type GateFinding struct {
-	ID        string `json:"id,omitempty"`
-	Kind      string `json:"kind"`
-	File      string `json:"file,omitempty"`
-	Line      int    `json:"line,omitempty"`
-	Message   string `json:"message"`
-	Reraises  string `json:"reraises,omitempty"`  // the id of the rejected finding it raises again
-	Falsifies string `json:"falsifies,omitempty"` // why the rejection's reason is false
-}
-
-// Blocking reports whether the finding may block a ticket.
-func (f GateFinding) Blocking() bool {
-	switch f.Kind {
-	case KindUnmetCriterion, KindRedValidation, KindCorrectness:
-		return true
-	}
-	return false
-}
-
-func (f GateFinding) label() string {
-	s := f.ID + " (" + f.Kind + ")"
-	if f.File != "" {
-		s += " " + f.File
-		if f.Line > 0 {
-			s += fmt.Sprintf(":%d", f.Line)
-		}
-	}
-	return s + ": " + f.Message
-}
-
-// Verdict is a fixer's answer to one finding (SPECSTACK_VERDICTS, a JSON
-// array): fixed, or rejected with a checkable reason.
-type Verdict struct {
-	ID      string `json:"id"`
-	Verdict string `json:"verdict"` // fixed or rejected
-	Reason  string `json:"reason,omitempty"`
-}
-
-// Rejection is a finding a fixer rejected, carried to every later
-// reviewer of the ticket (SPECSTACK_REJECTED, a JSON array).
-type Rejection struct {
-	Finding GateFinding `json:"finding"`
-	Reason  string      `json:"reason"`
-}
-
-func sameFinding(a, b GateFinding) bool {
-	return strings.EqualFold(a.File, b.File) && strings.EqualFold(NormalizeCommand(a.Message), NormalizeCommand(b.Message))
-}
-
-// gate alternates review and fix on ticket n until a review finds
-// nothing blocking or --gate-max-rounds is reached (then the ticket
-// publishes with what is unresolved named). unmet are the validation
-// commands red now; it returns those still red.
+// gate alternates review and fix on ticket n (engine.Gate) until a
+// review finds nothing blocking or --gate-max-rounds is reached (then the
+// ticket publishes with what is unresolved named). unmet are the
+// validation commands red now; it returns those still red.
 func (d *driver) gate(ctx context.Context, n int, ws engine.Workspace, unmet []string) ([]string, error) {
-	h := d.doc.Header
-	var rejected []Rejection
-	var noVerdict []GateFinding
-	for round := 1; ; round++ {
-		found, err := d.review(ctx, n, ws, round, rejected, noVerdict)
-		if err != nil {
-			return nil, err
-		}
-		var blocking []GateFinding
-		for _, f := range found {
-			if !f.Blocking() {
-				continue
+	g := engine.Gate{
+		MaxRounds: d.doc.Header.GateMaxRounds,
+		Review: func(ctx context.Context, round int, rejected []engine.Rejection, noVerdict []engine.Finding) ([]engine.Finding, error) {
+			return d.review(ctx, n, ws, round, rejected, noVerdict)
+		},
+		Red: func(round int) []engine.Finding {
+			var red []engine.Finding
+			for i, u := range unmet {
+				red = append(red, engine.Finding{ID: fmt.Sprintf("v%d-%d", round, i+1), Kind: engine.KindRedValidation, Message: u + " (green at the base)"})
 			}
-			if r, ok := rerejected(f, rejected); ok && strings.TrimSpace(f.Falsifies) == "" {
-				reason := fmt.Sprintf("%s raises again %s, rejected because %q, without falsifying that reason", f.ID, r.Finding.ID, r.Reason)
-				if err := d.record(RunEvent{Kind: evDropped, Ticket: n, Round: round, Finding: f.label(), Reason: reason}); err != nil {
-					return nil, err
-				}
-				d.logf("#%d: gate round %d: dropped %s", n, round, reason)
-				continue
+			return red
+		},
+		Fix: func(ctx context.Context, round int, blocking []engine.Finding) (map[string]engine.FixVerdict, error) {
+			return d.fix(ctx, n, ws, round, blocking)
+		},
+		Refresh: func(ctx context.Context, round int) error {
+			p, err := d.backend.Collect(ctx, ws)
+			if err != nil {
+				return err
 			}
-			blocking = append(blocking, f)
-		}
-		for i, u := range unmet {
-			blocking = append(blocking, GateFinding{ID: fmt.Sprintf("v%d-%d", round, i+1), Kind: KindRedValidation, Message: u + " (green at the base)"})
-		}
-		status := "passed"
-		if len(blocking) > 0 {
-			status = "blocked"
-		}
-		if err := d.record(RunEvent{Kind: evReview, Ticket: n, Round: round, Status: status, Findings: len(blocking)}); err != nil {
-			return nil, err
-		}
-		d.logf("#%d: gate round %d: %s (%d blocking)", n, round, status, len(blocking))
-		if len(blocking) == 0 {
-			return unmet, nil
-		}
-		if round >= h.GateMaxRounds {
-			for _, f := range blocking {
-				if f.Kind == KindRedValidation {
-					continue // a red check never publishes: unmet halts
-				}
-				if err := d.record(RunEvent{Kind: evUnresolved, Ticket: n, Round: round, Finding: f.label()}); err != nil {
-					return nil, err
-				}
+			sha := p.Commit
+			if sha == "" {
+				return fmt.Errorf("ticket #%d: after the fix the branch adds nothing to its base", n)
 			}
-			return unmet, nil
-		}
-		verdicts, err := d.fix(ctx, n, ws, round, blocking)
-		if err != nil {
-			return nil, err
-		}
-		noVerdict = nil
-		for _, f := range blocking {
-			v, ok := verdicts[f.ID]
-			switch {
-			case ok && v.Verdict == "rejected" && strings.TrimSpace(v.Reason) != "":
-				rejected = append(rejected, Rejection{Finding: f, Reason: v.Reason})
-			case ok && v.Verdict == "fixed":
-			default:
-				v = Verdict{ID: f.ID, Verdict: "none"}
-				noVerdict = append(noVerdict, f)
+			if err := d.record(RunEvent{Kind: evCollected, Ticket: n, SHA: sha}); err != nil {
+				return err
 			}
-			if err := d.record(RunEvent{Kind: evVerdict, Ticket: n, Round: round, Status: v.Verdict, Finding: f.label(), Reason: v.Reason}); err != nil {
-				return nil, err
+			cut, _, _ := d.ticket(n)
+			if err := d.descends(ctx, n, cut.Base, cut.BaseBranch, sha); err != nil {
+				return err
 			}
-		}
-		p, err := d.backend.Collect(ctx, ws)
-		if err != nil {
-			return nil, err
-		}
-		sha := p.Commit
-		if sha == "" {
-			return nil, fmt.Errorf("ticket #%d: after the fix the branch adds nothing to its base", n)
-		}
-		if err := d.record(RunEvent{Kind: evCollected, Ticket: n, SHA: sha}); err != nil {
-			return nil, err
-		}
-		cut, _, _ := d.ticket(n)
-		if err := d.descends(ctx, n, cut.Base, cut.BaseBranch, sha); err != nil {
-			return nil, err
-		}
-		if unmet, err = d.validate(ctx, n, ws.Path, sha, "validate", nil); err != nil {
-			return nil, err
-		}
+			unmet, err = d.validate(ctx, n, ws.Path, sha, "validate", nil)
+			return err
+		},
+		Record: func(s engine.GateStep) error { return d.recordGate(n, s) },
 	}
+	if _, err := g.Run(ctx); err != nil {
+		return nil, err
+	}
+	return unmet, nil
 }
 
-func rerejected(f GateFinding, rejected []Rejection) (Rejection, bool) {
-	for _, r := range rejected {
-		if (f.Reraises != "" && f.Reraises == r.Finding.ID) || sameFinding(f, r.Finding) {
-			return r, true
+// recordGate records and logs a step of ticket n's gate (0: the whole
+// stack's review, whose rounds are its own events).
+func (d *driver) recordGate(n int, s engine.GateStep) error {
+	switch s.Kind {
+	case engine.GateDropped:
+		d.logf("#%d: gate round %d: dropped %s", n, s.Round, s.Reason)
+		return d.record(RunEvent{Kind: evDropped, Ticket: n, Round: s.Round, Finding: s.Finding.Label(), Reason: s.Reason})
+	case engine.GateReviewed:
+		if n == 0 {
+			d.logf("whole-stack review: %d blocking finding(s)", s.Count)
+			return nil
 		}
+		if err := d.record(RunEvent{Kind: evReview, Ticket: n, Round: s.Round, Status: s.Status, Findings: s.Count}); err != nil {
+			return err
+		}
+		d.logf("#%d: gate round %d: %s (%d blocking)", n, s.Round, s.Status, s.Count)
+	case engine.GateUnresolved:
+		return d.record(RunEvent{Kind: evUnresolved, Ticket: n, Round: s.Round, Finding: s.Finding.Label()})
+	case engine.GateVerdict:
+		return d.record(RunEvent{Kind: evVerdict, Ticket: n, Round: s.Round, Status: s.Status, Finding: s.Finding.Label(), Reason: s.Reason})
 	}
-	return Rejection{}, false
+	return nil
 }
 
 // review runs the reviewer on ticket n's branch against the base it was
 // cut from and reads its findings (ids given to those without one).
-func (d *driver) review(ctx context.Context, n int, ws engine.Workspace, round int, rejected []Rejection, noVerdict []GateFinding) ([]GateFinding, error) {
+func (d *driver) review(ctx context.Context, n int, ws engine.Workspace, round int, rejected []engine.Rejection, noVerdict []engine.Finding) ([]engine.Finding, error) {
 	t, _, _ := d.ticket(n)
 	dir := filepath.Join(d.ticketDir(n), fmt.Sprintf("gate-%d", round))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -193,7 +103,7 @@ func (d *driver) review(ctx context.Context, n int, ws engine.Workspace, round i
 		return nil, err
 	}
 	if rejected == nil {
-		rejected = []Rejection{}
+		rejected = []engine.Rejection{}
 	}
 	if err := writeJSON(paths["rejected"], rejected); err != nil {
 		return nil, err
@@ -210,13 +120,13 @@ func (d *driver) review(ctx context.Context, n int, ws engine.Workspace, round i
 	if len(rejected) > 0 {
 		b.WriteString("\n## Rejected findings (also in $SPECSTACK_REJECTED)\n\nThe fixer rejected these with a reason. Raise one again only with a falsification of that reason (\"reraises\": its id, \"falsifies\": why the reason is false); otherwise it is dropped.\n\n")
 		for _, r := range rejected {
-			fmt.Fprintf(&b, "- %s — rejected: %s\n", r.Finding.label(), r.Reason)
+			fmt.Fprintf(&b, "- %s — rejected: %s\n", r.Finding.Label(), r.Reason)
 		}
 	}
 	if len(noVerdict) > 0 {
 		b.WriteString("\n## Findings the fixer gave no verdict\n\nCheck each explicitly.\n\n")
 		for _, f := range noVerdict {
-			fmt.Fprintf(&b, "- %s\n", f.label())
+			fmt.Fprintf(&b, "- %s\n", f.Label())
 		}
 	}
 	if err := os.WriteFile(paths["brief"], []byte(b.String()), 0o644); err != nil {
@@ -238,27 +148,20 @@ func (d *driver) review(ctx context.Context, n int, ws engine.Workspace, round i
 		// A reviewer that dies is never counted as clean.
 		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the reviewer exited %d%s in gate round %d (log %s)", n, res.ExitCode, agentWhy(res), round, j.Log))
 	}
-	var found []GateFinding
-	data, err := readWorkerFile(paths["findings"])
+	found, err := engine.ReadGateFindings(paths["findings"], fmt.Sprintf("r%d-", round))
+	var notJSON *engine.NotJSONError
+	if errors.As(err, &notJSON) {
+		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the reviewer's findings %s are not a JSON array of findings: %v", n, paths["findings"], notJSON.Err))
+	}
 	if err != nil {
 		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the reviewer's findings in gate round %d cannot be read (a review that cannot be read is never counted as clean): %v", n, round, err))
-	}
-	if strings.TrimSpace(string(data)) != "" {
-		if err := json.Unmarshal(data, &found); err != nil {
-			return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the reviewer's findings %s are not a JSON array of findings: %v", n, paths["findings"], err))
-		}
-	}
-	for i := range found {
-		if found[i].ID == "" {
-			found[i].ID = fmt.Sprintf("r%d-%d", round, i+1)
-		}
 	}
 	return found, nil
 }
 
 // fix hands the blocking findings to the worker as a fixer and reads its
 // verdicts, by finding id.
-func (d *driver) fix(ctx context.Context, n int, ws engine.Workspace, round int, blocking []GateFinding) (map[string]Verdict, error) {
+func (d *driver) fix(ctx context.Context, n int, ws engine.Workspace, round int, blocking []engine.Finding) (map[string]engine.FixVerdict, error) {
 	dir := filepath.Join(d.ticketDir(n), fmt.Sprintf("gate-%d", round))
 	findings, verdicts, report := filepath.Join(dir, "blocking.json"), filepath.Join(dir, "verdicts.json"), filepath.Join(dir, "fix-report.md")
 	os.Remove(verdicts)
@@ -283,21 +186,14 @@ func (d *driver) fix(ctx context.Context, n int, ws engine.Workspace, round int,
 	if res.ExitCode != 0 || res.Err != nil && res.Agent != nil {
 		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the fixer exited %d%s in gate round %d (log %s)", n, res.ExitCode, agentWhy(res), round, d.workerLog(n)))
 	}
-	res2 := map[string]Verdict{}
-	var vs []Verdict
-	data, err := readWorkerFile(verdicts)
-	if err != nil {
+	byID, err := engine.ReadFixVerdicts(verdicts)
+	var notJSON *engine.NotJSONError
+	if errors.As(err, &notJSON) {
+		d.logf("#%d: the fixer's verdicts %s are not a JSON array (%v): every finding is without a verdict", n, verdicts, notJSON.Err)
+	} else if err != nil {
 		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the fixer's verdicts in gate round %d cannot be read: %v", n, round, err))
 	}
-	if strings.TrimSpace(string(data)) != "" {
-		if err := json.Unmarshal(data, &vs); err != nil {
-			d.logf("#%d: the fixer's verdicts %s are not a JSON array (%v): every finding is without a verdict", n, verdicts, err)
-		}
-	}
-	for _, v := range vs {
-		res2[v.ID] = v
-	}
-	return res2, nil
+	return byID, nil
 }
 
 func writeJSON(path string, v any) error {

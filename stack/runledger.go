@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/ledger"
 )
 
@@ -161,16 +162,6 @@ func ReadRun(ledgerDir string) (*RunDoc, bool, error) {
 	return d, err == nil, err
 }
 
-// Receipt is the evidence of one validation command on one commit.
-type RunReceipt struct {
-	Command  string `json:"command"`
-	Passed   bool   `json:"passed"`
-	ExitCode int    `json:"exit_code"`
-	SHA      string `json:"sha"`
-	Waived   bool   `json:"waived,omitempty"`
-	Stage    string `json:"stage"` // validate, publish
-}
-
 // Baseline is a per-change command measured at the pinned base SHA.
 type Baseline struct {
 	Command  string `json:"command"`
@@ -192,11 +183,11 @@ type TicketRun struct {
 	Pushed     bool   `json:"-"`
 	// InLane: the publish lane took the ticket (its push may have
 	// happened); a resume finishes that publish, whatever halted it.
-	InLane    bool         `json:"-"`
-	Rebased   bool         `json:"rebased,omitempty"`
-	Decisions string       `json:"decisions,omitempty"`
-	Stacked   bool         `json:"-"`
-	Receipts  []RunReceipt `json:"receipts"`
+	InLane    bool             `json:"-"`
+	Rebased   bool             `json:"rebased,omitempty"`
+	Decisions string           `json:"decisions,omitempty"`
+	Stacked   bool             `json:"-"`
+	Receipts  []engine.Receipt `json:"receipts"`
 	// Agent is what the ticket's agent jobs spent.
 	Agent      *agent.Usage `json:"agent,omitempty"`
 	Rounds     int          `json:"gate_rounds,omitempty"`
@@ -217,7 +208,7 @@ type RunState struct {
 	// Review is the whole-stack review's outcome: "" (not run), passed,
 	// blocked (findings and no fix to publish) or fixed.
 	Review          string
-	ReviewReceipts  []RunReceipt
+	ReviewReceipts  []engine.Receipt
 	ReviewNoVerdict []string // blocking findings of the review the fixer gave no verdict
 	ReviewRejected  []string
 	Integration     *IntegrationRun
@@ -288,7 +279,7 @@ func (s *RunState) layerPRs() []int {
 func FoldRun(d *RunDoc) *RunState {
 	s := &RunState{Tickets: map[int]*TicketRun{}, Baseline: map[string]Baseline{}, Ready: map[int]bool{}}
 	for _, t := range d.Header.Tickets {
-		s.Tickets[t.Number] = &TicketRun{RunTicket: t, State: StateNotStarted, Receipts: []RunReceipt{}}
+		s.Tickets[t.Number] = &TicketRun{RunTicket: t, State: StateNotStarted, Receipts: []engine.Receipt{}}
 	}
 	for _, e := range d.Events {
 		if e.Agent != nil {
@@ -312,7 +303,7 @@ func FoldRun(d *RunDoc) *RunState {
 func foldTicket(s *RunState, t *TicketRun, e RunEvent) {
 	switch e.Kind {
 	case evCut:
-		*t = TicketRun{RunTicket: t.RunTicket, State: StateWorking, Base: e.Base, BaseBranch: e.BaseBranch, Receipts: []RunReceipt{}}
+		*t = TicketRun{RunTicket: t.RunTicket, State: StateWorking, Base: e.Base, BaseBranch: e.BaseBranch, Receipts: []engine.Receipt{}}
 	case evCollected:
 		t.SHA = e.SHA
 		t.State = StateGating
@@ -413,8 +404,9 @@ func foldRunEvent(s *RunState, e RunEvent) {
 	}
 }
 
-func receiptOf(e RunEvent) RunReceipt {
-	return RunReceipt{Command: e.Command, ExitCode: e.ExitCode, SHA: e.SHA,
+// receiptOf is a validation command's event as the engine's receipt.
+func receiptOf(e RunEvent) engine.Receipt {
+	return engine.Receipt{Command: e.Command, ExitCode: e.ExitCode, Commit: e.SHA,
 		Passed: e.Status == "passed", Waived: e.Status == "waived", Stage: e.Stage}
 }
 

@@ -108,27 +108,3 @@ func TestDecisions(t *testing.T) {
 		t.Errorf("a missing report: %q", got)
 	}
 }
-
-func TestRejectedFindingRaisedAgain(t *testing.T) {
-	rejected := []Rejection{{Finding: GateFinding{ID: "r1-1", Kind: KindCorrectness, File: "a.go", Message: "may  panic on nil"}, Reason: "checked above"}}
-	tests := []struct {
-		name string
-		f    GateFinding
-		want bool
-	}{
-		{"same file and message, spacing and case aside", GateFinding{File: "A.go", Message: "May panic on nil"}, true},
-		{"names the rejected id", GateFinding{File: "b.go", Message: "other words", Reraises: "r1-1"}, true},
-		{"another file", GateFinding{File: "b.go", Message: "may panic on nil"}, false},
-		{"another message", GateFinding{File: "a.go", Message: "leaks a file"}, false},
-	}
-	for _, tc := range tests {
-		if _, got := rerejected(tc.f, rejected); got != tc.want {
-			t.Errorf("%s: rerejected = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-	for kind, blocks := range map[string]bool{KindUnmetCriterion: true, KindRedValidation: true, KindCorrectness: true, "minor": false, "": false, "style": false} {
-		if got := (GateFinding{Kind: kind}).Blocking(); got != blocks {
-			t.Errorf("kind %q blocks = %v, want %v", kind, got, blocks)
-		}
-	}
-}

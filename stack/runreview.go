@@ -2,7 +2,6 @@ package stack
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -91,100 +90,34 @@ func (d *driver) stackReview(ctx context.Context) error {
 	if err := os.WriteFile(paths["brief"], []byte(b.String()), 0o644); err != nil {
 		return err
 	}
-	j := engine.BuildJob(engine.JobRequest{Role: engine.RoleReviewer, Task: "stack", Dir: ws.Path, Command: h.Reviewer,
-		Brief: paths["brief"], Report: paths["report"], Findings: paths["findings"], Diff: paths["diff"],
-		Log: filepath.Join(dir, "reviewer.log"), Timeout: d.timeout, Artifacts: d.artifacts(),
-		Answer: paths["findings"], Schema: gateFindingsSchema})
-	res := engine.RunJob(ctx, j)
-	if ctx.Err() != nil {
-		return ctx.Err()
+	recipe := append(d.perChangeUnion(), union...)
+	g := engine.Gate{MaxRounds: 1, FixLast: true,
+		Review: func(ctx context.Context, _ int, _ []engine.Rejection, _ []engine.Finding) ([]engine.Finding, error) {
+			return d.reviewStack(ctx, ws, paths)
+		},
+		Red: func(int) []engine.Finding {
+			var fs []engine.Finding
+			for i, c := range red {
+				fs = append(fs, engine.Finding{ID: fmt.Sprintf("sv%d", i+1), Kind: engine.KindRedValidation, Message: c + " on the tip (green at the base)"})
+			}
+			return fs
+		},
+		Fix: func(ctx context.Context, _ int, blocking []engine.Finding) (map[string]engine.FixVerdict, error) {
+			return d.fixStack(ctx, ws, dir, recipe, blocking)
+		},
+		Record: func(s engine.GateStep) error { return d.recordGate(0, s) },
 	}
-	if err := d.worked(0, engine.RoleReviewer, 0, res); err != nil {
+	gr, err := g.Run(ctx)
+	if err != nil {
 		return err
 	}
-	if res.ExitCode != 0 || res.Err != nil && res.Agent != nil {
-		return d.halt(0, StateFailed, fmt.Sprintf("the whole-stack reviewer exited %d%s (log %s): the review never ran to its end", res.ExitCode, agentWhy(res), j.Log))
-	}
-	var found []GateFinding
-	data, err := readWorkerFile(paths["findings"])
-	if err != nil {
-		return d.halt(0, StateFailed, fmt.Sprintf("the whole-stack reviewer's findings cannot be read (a review that cannot be read is never counted as clean): %v", err))
-	}
-	if strings.TrimSpace(string(data)) != "" {
-		if err := json.Unmarshal(data, &found); err != nil {
-			return d.halt(0, StateFailed, fmt.Sprintf("the whole-stack reviewer's findings %s are not a JSON array of findings: %v", paths["findings"], err))
-		}
-	}
-	var blocking []GateFinding
-	for i, f := range found {
-		if f.ID == "" {
-			f.ID = fmt.Sprintf("s%d", i+1)
-		}
-		if f.Blocking() {
-			blocking = append(blocking, f)
-		}
-	}
-	for i, c := range red {
-		blocking = append(blocking, GateFinding{ID: fmt.Sprintf("sv%d", i+1), Kind: KindRedValidation, Message: c + " on the tip (green at the base)"})
-	}
-	d.logf("whole-stack review: %d blocking finding(s)", len(blocking))
-	if len(blocking) == 0 {
+	if gr.Passed {
 		if err := d.record(RunEvent{Kind: evStackReview, Status: "passed"}); err != nil {
 			return err
 		}
 		return d.backend.Release(ctx, ws)
 	}
-	findings, verdictsPath, brief := filepath.Join(dir, "blocking.json"), filepath.Join(dir, "verdicts.json"), filepath.Join(dir, "fix.md")
-	os.Remove(verdictsPath)
-	if err := writeJSON(findings, blocking); err != nil {
-		return err
-	}
-	recipe := append(d.perChangeUnion(), union...)
-	var fb strings.Builder
-	fmt.Fprintf(&fb, "# Fix the whole stack of spec #%d\n\nThe findings in $SPECSTACK_FINDINGS come from the review of the whole stack. Fix them on this branch (it becomes one integration pull request on top of the stack, touching nothing below) and answer each in $SPECSTACK_VERDICTS as for the gate. Your recipe, every ticket's per-change commands plus the at-review ones:\n\n", h.Spec)
-	for _, c := range recipe {
-		fmt.Fprintf(&fb, "- `%s`\n", c)
-	}
-	if err := os.WriteFile(brief, []byte(fb.String()), 0o644); err != nil {
-		return err
-	}
-	fj := engine.BuildJob(engine.JobRequest{Role: engine.RoleFixer, Task: "stack", Dir: ws.Path, Command: h.Worker,
-		Brief: brief, Report: filepath.Join(dir, "fix-report.md"), Findings: findings, Log: filepath.Join(dir, "fixer.log"),
-		Timeout: d.timeout, Artifacts: d.artifacts(), Environment: []string{"SPECSTACK_VERDICTS=" + verdictsPath},
-		Answer: verdictsPath, Schema: verdictsSchema})
-	fres := engine.RunJob(ctx, fj)
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if err := d.worked(0, engine.RoleFixer, 0, fres); err != nil {
-		return err
-	}
-	if fres.ExitCode != 0 || fres.Err != nil && fres.Agent != nil {
-		return d.halt(0, StateFailed, fmt.Sprintf("the whole-stack fixer exited %d%s (log %s)", fres.ExitCode, agentWhy(fres), fj.Log))
-	}
-	var vs []Verdict
-	data, err = readWorkerFile(verdictsPath)
-	if err != nil {
-		return d.halt(0, StateFailed, fmt.Sprintf("the whole-stack fixer's verdicts cannot be read: %v", err))
-	}
-	if strings.TrimSpace(string(data)) != "" {
-		if err := json.Unmarshal(data, &vs); err != nil {
-			d.logf("the whole-stack fixer's verdicts %s are not a JSON array (%v): every finding is without a verdict", verdictsPath, err)
-		}
-	}
-	byID := map[string]Verdict{}
-	for _, v := range vs {
-		byID[v.ID] = v
-	}
-	for _, f := range blocking {
-		v, ok := byID[f.ID]
-		if !ok || (v.Verdict != "fixed" && (v.Verdict != "rejected" || strings.TrimSpace(v.Reason) == "")) {
-			v = Verdict{ID: f.ID, Verdict: "none"}
-		}
-		if err := d.record(RunEvent{Kind: evVerdict, Round: 1, Status: v.Verdict, Finding: f.label(), Reason: v.Reason}); err != nil {
-			return err
-		}
-	}
+	blocking := gr.Blocking
 	p, err := d.backend.Collect(ctx, ws)
 	if err != nil {
 		return err
@@ -206,6 +139,75 @@ func (d *driver) stackReview(ctx context.Context) error {
 		return err
 	}
 	return d.publishIntegration(ctx, false)
+}
+
+// reviewStack runs the whole-stack reviewer in ws and reads its findings.
+func (d *driver) reviewStack(ctx context.Context, ws engine.Workspace, paths map[string]string) ([]engine.Finding, error) {
+	h := d.doc.Header
+	j := engine.BuildJob(engine.JobRequest{Role: engine.RoleReviewer, Task: "stack", Dir: ws.Path, Command: h.Reviewer,
+		Brief: paths["brief"], Report: paths["report"], Findings: paths["findings"], Diff: paths["diff"],
+		Log: filepath.Join(filepath.Dir(paths["brief"]), "reviewer.log"), Timeout: d.timeout, Artifacts: d.artifacts(),
+		Answer: paths["findings"], Schema: gateFindingsSchema})
+	res := engine.RunJob(ctx, j)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err := d.worked(0, engine.RoleReviewer, 0, res); err != nil {
+		return nil, err
+	}
+	if res.ExitCode != 0 || res.Err != nil && res.Agent != nil {
+		return nil, d.halt(0, StateFailed, fmt.Sprintf("the whole-stack reviewer exited %d%s (log %s): the review never ran to its end", res.ExitCode, agentWhy(res), j.Log))
+	}
+	found, err := engine.ReadGateFindings(paths["findings"], "s")
+	var notJSON *engine.NotJSONError
+	if errors.As(err, &notJSON) {
+		return nil, d.halt(0, StateFailed, fmt.Sprintf("the whole-stack reviewer's findings %s are not a JSON array of findings: %v", paths["findings"], notJSON.Err))
+	}
+	if err != nil {
+		return nil, d.halt(0, StateFailed, fmt.Sprintf("the whole-stack reviewer's findings cannot be read (a review that cannot be read is never counted as clean): %v", err))
+	}
+	return found, nil
+}
+
+// fixStack hands the whole stack's blocking findings to the worker as a
+// fixer in ws and reads its verdicts, by finding id.
+func (d *driver) fixStack(ctx context.Context, ws engine.Workspace, dir string, recipe []string, blocking []engine.Finding) (map[string]engine.FixVerdict, error) {
+	h := d.doc.Header
+	findings, verdictsPath, brief := filepath.Join(dir, "blocking.json"), filepath.Join(dir, "verdicts.json"), filepath.Join(dir, "fix.md")
+	os.Remove(verdictsPath)
+	if err := writeJSON(findings, blocking); err != nil {
+		return nil, err
+	}
+	var fb strings.Builder
+	fmt.Fprintf(&fb, "# Fix the whole stack of spec #%d\n\nThe findings in $SPECSTACK_FINDINGS come from the review of the whole stack. Fix them on this branch (it becomes one integration pull request on top of the stack, touching nothing below) and answer each in $SPECSTACK_VERDICTS as for the gate. Your recipe, every ticket's per-change commands plus the at-review ones:\n\n", h.Spec)
+	for _, c := range recipe {
+		fmt.Fprintf(&fb, "- `%s`\n", c)
+	}
+	if err := os.WriteFile(brief, []byte(fb.String()), 0o644); err != nil {
+		return nil, err
+	}
+	fj := engine.BuildJob(engine.JobRequest{Role: engine.RoleFixer, Task: "stack", Dir: ws.Path, Command: h.Worker,
+		Brief: brief, Report: filepath.Join(dir, "fix-report.md"), Findings: findings, Log: filepath.Join(dir, "fixer.log"),
+		Timeout: d.timeout, Artifacts: d.artifacts(), Environment: []string{"SPECSTACK_VERDICTS=" + verdictsPath},
+		Answer: verdictsPath, Schema: verdictsSchema})
+	fres := engine.RunJob(ctx, fj)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err := d.worked(0, engine.RoleFixer, 0, fres); err != nil {
+		return nil, err
+	}
+	if fres.ExitCode != 0 || fres.Err != nil && fres.Agent != nil {
+		return nil, d.halt(0, StateFailed, fmt.Sprintf("the whole-stack fixer exited %d%s (log %s)", fres.ExitCode, agentWhy(fres), fj.Log))
+	}
+	byID, err := engine.ReadFixVerdicts(verdictsPath)
+	var notJSON *engine.NotJSONError
+	if errors.As(err, &notJSON) {
+		d.logf("the whole-stack fixer's verdicts %s are not a JSON array (%v): every finding is without a verdict", verdictsPath, notJSON.Err)
+	} else if err != nil {
+		return nil, d.halt(0, StateFailed, fmt.Sprintf("the whole-stack fixer's verdicts cannot be read: %v", err))
+	}
+	return byID, nil
 }
 
 // runChecks runs cmds in dir on commit sha, each logged in logs, and
@@ -273,9 +275,9 @@ func (d *driver) publishIntegration(ctx context.Context, recovering bool) error 
 		if p == nil {
 			var body strings.Builder
 			fmt.Fprintf(&body, "Integration fixes of the whole-stack review of spec #%d (%s), on top of the stack.\n\nValidated green at %s by fixer\n", h.Spec, h.Title, in.SHA)
-			last := map[string]RunReceipt{}
+			last := map[string]engine.Receipt{}
 			for _, r := range d.snapshot().ReviewReceipts {
-				if r.SHA == in.SHA {
+				if r.Commit == in.SHA {
 					last[r.Command] = r
 				}
 			}

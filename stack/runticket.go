@@ -248,7 +248,7 @@ func (d *driver) validate(ctx context.Context, n int, dir, sha, stage string, on
 
 // waived lists the commands of ticket n whose last receipt is waived.
 func waived(t TicketRun) []string {
-	last := map[string]RunReceipt{}
+	last := map[string]engine.Receipt{}
 	var order []string
 	for _, r := range t.Receipts {
 		if _, ok := last[r.Command]; !ok {
@@ -445,8 +445,8 @@ func (d *driver) body(n int) string {
 }
 
 // lastReceipts is the newest receipt of each command, in first-run order.
-func lastReceipts(t TicketRun) []RunReceipt {
-	last := map[string]RunReceipt{}
+func lastReceipts(t TicketRun) []engine.Receipt {
+	last := map[string]engine.Receipt{}
 	var order []string
 	for _, r := range t.Receipts {
 		if _, ok := last[r.Command]; !ok {
@@ -454,7 +454,7 @@ func lastReceipts(t TicketRun) []RunReceipt {
 		}
 		last[r.Command] = r
 	}
-	res := make([]RunReceipt, len(order))
+	res := make([]engine.Receipt, len(order))
 	for i, c := range order {
 		res[i] = last[c]
 	}

@@ -17,20 +17,27 @@ const RoleGate = "gate"
 // reuses a passing receipt instead of running; any other tree, or a
 // failed receipt, runs it again. Reviewers' judgement is never reused.
 type Receipt struct {
-	At       time.Time `json:"at"`
-	Wave     int       `json:"wave,omitempty"`
-	Task     int       `json:"task,omitempty"` // 0 for the final gate
-	Role     string    `json:"role"`
-	Command  string    `json:"command"`
-	ExitCode int       `json:"exit_code"`
-	Digest   string    `json:"digest"` // sha256 of its output
-	Tree     string    `json:"tree"`
-	Reused   bool      `json:"reused,omitempty"` // this ask reused an earlier receipt
+	Command string `json:"command"`
+	// Passed: the command passed (exited 0); a waived one did not.
+	Passed   bool   `json:"passed"`
+	ExitCode int    `json:"exit_code"`
+	Commit   string `json:"sha,omitempty"`    // the commit it ran on (gh-specstack)
+	Waived   bool   `json:"waived,omitempty"` // it fails at the base too (gh-specstack)
+	Stage    string `json:"stage,omitempty"`  // validate, publish, review, integration (gh-specstack)
+	// The rest is kaisen's and apply's: when, of which wave, task and
+	// role, and the digest of the output and the tree it ran on.
+	At     time.Time `json:"at,omitzero"`
+	Wave   int       `json:"wave,omitempty"`
+	Task   int       `json:"task,omitempty"` // 0 for the final gate
+	Role   string    `json:"role,omitempty"`
+	Digest string    `json:"digest,omitempty"` // sha256 of its output
+	Tree   string    `json:"tree,omitempty"`
+	Reused bool      `json:"reused,omitempty"` // this ask reused an earlier receipt
 }
 
 func receiptOf(e Event, p ReceiptRecorded) Receipt {
 	return Receipt{At: e.At, Wave: e.Wave, Task: e.Task, Role: e.Role, Command: p.Command,
-		ExitCode: p.ExitCode, Digest: p.Digest, Tree: p.Tree, Reused: p.Reused}
+		Passed: p.ExitCode == 0, ExitCode: p.ExitCode, Digest: p.Digest, Tree: p.Tree, Reused: p.Reused}
 }
 
 // passingReceipt returns the newest receipt of a run of command by role

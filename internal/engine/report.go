@@ -94,18 +94,30 @@ func Outcome(res Result, report, log string) (status, reason string) {
 	return s, ""
 }
 
-// Finding is one reviewer finding.
+// Finding is one reviewer finding, of every binary: a severity (the one
+// scale: critical, important, suggestion), and, from gh-specstack's gate
+// reviewers, a kind (see KindSeverity), an id, and the rejected finding it
+// raises again with why that rejection's reason is false.
 type Finding struct {
-	Task     int    `json:"task,omitempty"`
-	Severity string `json:"severity"`
-	File     string `json:"file,omitempty"`
-	Line     int    `json:"line,omitempty"`
-	Message  string `json:"message"`
+	ID        string `json:"id,omitempty"`
+	Task      int    `json:"task,omitempty"`
+	Severity  string `json:"severity"`
+	Kind      string `json:"kind,omitempty"`
+	File      string `json:"file,omitempty"`
+	Line      int    `json:"line,omitempty"`
+	Message   string `json:"message"`
+	Reraises  string `json:"reraises,omitempty"`  // the id of the rejected finding it raises again
+	Falsifies string `json:"falsifies,omitempty"` // why the rejection's reason is false
 }
 
-// Blocking reports whether the finding must be fixed before fan-in.
+// Blocking reports whether the finding must be fixed before it lands. A
+// finding with a kind and no severity is judged by its kind.
 func (f Finding) Blocking() bool {
-	return f.Severity == SeverityCritical || f.Severity == SeverityImportant
+	sev := f.Severity
+	if sev == "" {
+		sev = KindSeverity(f.Kind)
+	}
+	return sev == SeverityCritical || sev == SeverityImportant
 }
 
 // ReadFindings reads a findings file: a JSON array of findings, an object

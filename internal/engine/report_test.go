@@ -228,13 +228,7 @@ func TestWorkerFilesNotFollowed(t *testing.T) {
 // exited 0 is done only when a regular report file names its status.
 func TestOutcome(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeTestFile(t, dir, name, text) }
 	done := write("done.md", "Status: DONE\n")
 	blocked := write("blocked.md", "Status: BLOCKED\n")
 	prose := write("prose.md", "I did task 1.1.\n")
