@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,60 +58,82 @@ func (r *Runner) Review(ctx context.Context, w int) error {
 		}
 		return r.record(events...)
 	}
-	if len(fresh) > 0 {
-		if err := r.gateTasks(ctx, w, fresh, nil); err != nil {
-			return err
-		}
+	// The engine's one review/fix loop: the wave's fresh tasks are
+	// gated, every task whose review failed is a blocking finding, its
+	// fixer runs, and the fixed tasks are gated again on their fix delta.
+	gate, from := fresh, map[int]string(nil)
+	g := Gate{MaxRounds: math.MaxInt, // the fixer's attempts are counted per task, below
+		Review: func(ctx context.Context, _ int, _ []Rejection, _ []Finding) ([]Finding, error) {
+			if len(gate) > 0 {
+				if err := r.gateTasks(ctx, w, gate, from); err != nil {
+					return nil, err
+				}
+			}
+			return r.failedReviews(nums), nil
+		},
+		Fix: func(ctx context.Context, _ int, blocking []Finding) (map[string]FixVerdict, error) {
+			st := r.State()
+			var exhausted []string
+			var next []*TaskState
+			for _, f := range blocking {
+				t := st.Tasks[f.Task]
+				if t.Fixes >= r.maxFixes() {
+					exhausted = append(exhausted, fmt.Sprintf("task %d (findings %s, workspace %s)", t.Num, t.Findings, t.Path))
+				} else {
+					next = append(next, t)
+				}
+			}
+			if len(exhausted) > 0 {
+				then := fmt.Sprintf("`%s`", r.commands().Resume)
+				if rr := r.commands().ReviewRecord; rr != "" {
+					then = fmt.Sprintf("`%s --task N --passed` and `%s`", rr, r.commands().Resume)
+				}
+				return nil, r.halt(ctx, exitcode.New(exitcode.Halted,
+					"review findings remain after %d fix attempts: %s; fix them in the workspace, then %s",
+					r.maxFixes(), strings.Join(exhausted, "; "), then))
+			}
+			var err error
+			gate, from, err = r.fix(ctx, w, next)
+			return nil, err // a kaisen fixer answers with its commits, not verdicts
+		},
+		Refresh: func(context.Context, int) error { return nil },
+		Record:  func(GateStep) error { return nil }, // the verdicts are recorded per task by gateTasks
 	}
-	for {
-		st = r.State()
-		fixing = fixing[:0]
-		for _, n := range nums {
-			if t := st.Tasks[n]; t.Collected && !t.Failed() && t.Reviewed && !t.Approved && !t.Squashed {
-				fixing = append(fixing, t)
-			}
-		}
-		if len(fixing) == 0 {
-			return nil
-		}
-		var exhausted []string
-		var next []*TaskState
-		for _, t := range fixing {
-			if t.Fixes >= r.maxFixes() {
-				exhausted = append(exhausted, fmt.Sprintf("task %d (findings %s, workspace %s)", t.Num, t.Findings, t.Path))
-			} else {
-				next = append(next, t)
-			}
-		}
-		if len(exhausted) > 0 {
-			then := fmt.Sprintf("`%s`", r.commands().Resume)
-			if rr := r.commands().ReviewRecord; rr != "" {
-				then = fmt.Sprintf("`%s --task N --passed` and `%s`", rr, r.commands().Resume)
-			}
-			return r.halt(ctx, exitcode.New(exitcode.Halted,
-				"review findings remain after %d fix attempts: %s; fix them in the workspace, then %s",
-				r.maxFixes(), strings.Join(exhausted, "; "), then))
-		}
-		if err := r.fix(ctx, w, next); err != nil {
-			return err
-		}
-	}
+	_, err = g.Run(ctx)
+	return err
 }
 
-// fix runs one fixer per task, then re-gates each on its fix delta.
-func (r *Runner) fix(ctx context.Context, w int, ts []*TaskState) error {
+// failedReviews is one blocking finding per task of nums whose recorded
+// review failed and is not yet fixed: the ledger, not a findings file
+// that could be gone, says what blocks.
+func (r *Runner) failedReviews(nums []int) []Finding {
+	st := r.State()
+	var fs []Finding
+	for _, n := range nums {
+		if t := st.Tasks[n]; t.Collected && !t.Failed() && t.Reviewed && !t.Approved && !t.Squashed {
+			fs = append(fs, Finding{ID: fmt.Sprintf("task-%d", n), Task: n, Severity: SeverityCritical,
+				Message: "review failed (findings " + t.Findings + ")"})
+		}
+	}
+	return fs
+}
+
+// fix runs one fixer per task and re-checks their integrity; it returns
+// the tasks to gate again and the commit each fix started from (the
+// re-review is scoped to the fix delta).
+func (r *Runner) fix(ctx context.Context, w int, ts []*TaskState) ([]*TaskState, map[int]string, error) {
 	if err := r.Budget(ctx, fmt.Sprintf("wave %d's fixers", w)); err != nil {
-		return err
+		return nil, nil, err
 	}
 	from := map[int]string{}
 	for _, t := range ts {
 		head, err := r.workspaceHead(ctx, t)
 		if err != nil {
-			return fmt.Errorf("task %d: read the change before fixing: %w", t.Num, err)
+			return nil, nil, fmt.Errorf("task %d: read the change before fixing: %w", t.Num, err)
 		}
 		from[t.Num] = head
 		if err := r.record(Event{Task: t.Num, Wave: w, Payload: Fixing{Commit: head, Attempt: t.Fixes + 1}}); err != nil {
-			return err
+			return nil, nil, err
 		}
 		r.logf("task %d: fixing from %s (attempt %d)", t.Num, short(head), t.Fixes+1)
 	}
@@ -134,13 +157,13 @@ func (r *Runner) fix(ctx context.Context, w int, ts []*TaskState) error {
 		}
 	})
 	if ctx.Err() != nil {
-		return exitcode.Wrap(exitcode.Interrupted, ctx.Err())
+		return nil, nil, exitcode.Wrap(exitcode.Interrupted, ctx.Err())
 	}
 	if len(errs) > 0 {
-		return errs[0]
+		return nil, nil, errs[0]
 	}
 	if err := r.Integrity(ctx, w); err != nil {
-		return err
+		return nil, nil, err
 	}
 	st := r.State()
 	var again []*TaskState
@@ -149,7 +172,7 @@ func (r *Runner) fix(ctx context.Context, w int, ts []*TaskState) error {
 			again = append(again, nt)
 		}
 	}
-	return r.gateTasks(ctx, w, again, from)
+	return again, from, nil
 }
 
 // gateTasks runs the tests and the reviewers on ts and records a verdict
