@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -167,12 +168,20 @@ func TestParity(t *testing.T) {
 						t.Fatalf("openspec validate --json: %v\n%s%s", err, wantOut, wantErr)
 					}
 					gotOut, gotErr, gotCode := jjOpenSpec("--repo", b, "validate", change, "--json")
-					var got struct {
-						Valid  bool    `json:"valid"`
-						Issues []issue `json:"issues"`
+					var gotDoc struct {
+						Items []struct {
+							Valid  bool    `json:"valid"`
+							Issues []issue `json:"issues"`
+						} `json:"items"`
 					}
-					if err := json.Unmarshal([]byte(gotOut), &got); err != nil {
+					if err := json.Unmarshal([]byte(gotOut), &gotDoc); err != nil || len(gotDoc.Items) != 1 {
 						t.Fatalf("jj-openspec validate --json: %v\n%s%s", err, gotOut, gotErr)
+					}
+					got := gotDoc.Items[0]
+					// The whole document is OpenSpec's, but for the timing
+					// and the root each run is given.
+					if w, g := sameDoc(wantOut, a), sameDoc(gotOut, b); w != g {
+						t.Errorf("validate %s --json document:\nopenspec:\n%s\njj-openspec:\n%s", change, w, g)
 					}
 					if want.Items[0].Valid != expect[change][0] {
 						t.Errorf("openspec says valid=%v but the corpus file records %v: update its expect line", want.Items[0].Valid, expect[change][0])
@@ -333,4 +342,12 @@ func compareStatus(t *testing.T, a, b, change string) {
 	if ready != got.ApplyReady {
 		t.Errorf("status %s: apply-ready per openspec %v, jj-openspec %v", change, ready, got.ApplyReady)
 	}
+}
+
+var durationRe = regexp.MustCompile(`"durationMs": \d+`)
+
+// sameDoc is a JSON document with its timings and the project root dir
+// masked, for comparing two runs on copies of one tree.
+func sameDoc(out, dir string) string {
+	return strings.ReplaceAll(durationRe.ReplaceAllString(out, `"durationMs": 0`), dir, "ROOT")
 }

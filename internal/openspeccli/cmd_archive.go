@@ -97,6 +97,16 @@ func runArchive(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	archiveDoc := func(st []osStatus) any {
+		return struct {
+			Archive any        `json:"archive"`
+			Root    listRoot   `json:"root"`
+			Status  []osStatus `json:"status"`
+		}{nil, rootOf(r), st}
+	}
+	if err := lookupArchiveChange(r, name); err != nil {
+		return osFailure(c, err, archiveDoc)
+	}
 	o := specwrite.ArchiveOptions{Yes: c.Bool("yes"), SkipSpecs: c.Bool("skip-specs"), DryRun: dry, NoDriftCheck: c.Bool("no-drift-check")}
 	if !o.Yes {
 		o.Confirm = func(p *spec.ArchivePlan) error { return confirmArchive(c, name, o, p) }
@@ -107,13 +117,7 @@ func runArchive(c *cli.Context) error {
 		return nil
 	}
 	if err != nil {
-		err = osFailure(c, err, func(st []osStatus) any {
-			return struct {
-				Archive any        `json:"archive"`
-				Root    listRoot   `json:"root"`
-				Status  []osStatus `json:"status"`
-			}{nil, rootOf(r), st}
-		})
+		err = osFailure(c, err, archiveDoc)
 		if plan != nil && len(plan.Validation) > 0 && !cliapp.JSON(c) {
 			// The errors that refuse the archive and, as OpenSpec prints
 			// them beside, the warnings; INFO notes only with validate.
