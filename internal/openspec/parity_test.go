@@ -294,6 +294,15 @@ func lines(is []issue) string {
 func compareStatus(t *testing.T, a, b, change string) {
 	t.Helper()
 	out, errOut, code := realOpenSpec(t, a, "status", "--change", change, "--json")
+	// OpenSpec's own form: the same document (or refusal) and exit code.
+	osOut, osErr, osCode := jjOpenSpec("--repo", b, "status", "--change", change, "--json")
+	if (code == 0) != (osCode == 0) {
+		t.Errorf("status --change %s: openspec exit %d (%s), jj-openspec exit %d (%s)", change, code, errOut, osCode, osErr)
+	} else if code == 0 {
+		if w, g := sameDoc(out, a), sameDoc(osOut, b); w != g {
+			t.Errorf("status --change %s --json document:\nopenspec:\n%s\njj-openspec:\n%s", change, w, g)
+		}
+	}
 	if code != 0 {
 		// openspec refuses the change (invalid metadata): so must we.
 		if _, gotErr, gotCode := jjOpenSpec("--repo", b, "status", change, "--json"); gotCode == 0 {

@@ -1,9 +1,7 @@
 package openspeccli
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 
@@ -44,25 +42,17 @@ func changeLookupProblem(name string) string {
 }
 
 // availableChanges is OpenSpec's getAvailableChanges: the directories
-// under openspec/changes/ but archive and hidden ones, in directory order
-// (unsorted, as Node's readdir gives them).
+// under openspec/changes/ but archive and hidden ones, sorted by byte
+// order (Node's readdir is libuv's scandir, sorted).
 func availableChanges(r spec.Root) ([]string, error) {
-	f, err := os.Open(r.ChangesDir())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	names, err := r.ChangeNames()
 	if err != nil {
-		return nil, fmt.Errorf("read %q: %w", r.ChangesDir(), err)
+		return nil, err
 	}
-	defer f.Close()
-	entries, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, fmt.Errorf("read %q: %w", r.ChangesDir(), err)
-	}
-	var out []string
-	for _, e := range entries {
-		if e.IsDir() && e.Name() != "archive" && !strings.HasPrefix(e.Name(), ".") {
-			out = append(out, e.Name())
+	out := names[:0:0]
+	for _, n := range names {
+		if !strings.HasPrefix(n, ".") {
+			out = append(out, n)
 		}
 	}
 	return out, nil
