@@ -3,6 +3,9 @@ package openspeccli
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -154,15 +157,11 @@ func validateItemType(c *cli.Context, r spec.Root, name string) (string, error) 
 		return "", err
 	}
 	sort.Strings(changes)
-	summaries, err := r.ListSpecs()
-	if err != nil {
-		return "", classify(err)
-	}
-	var specs []string
-	for _, s := range summaries {
-		specs = append(specs, s.ID)
-	}
-	isChange, isSpec := contains(changes, name), contains(specs, name)
+	// A spec is openspec/specs/ID/spec.md, a file; the whole list (which
+	// reads every spec) only for an unknown ITEM's suggestions.
+	fi, err := os.Stat(filepath.Join(r.SpecsDir(), filepath.FromSlash(name), "spec.md"))
+	isSpec := err == nil && fi.Mode().IsRegular() && !slices.Contains(strings.Split(name, "/"), "..")
+	isChange := slices.Contains(changes, name)
 	typ := strings.ToLower(c.String("type"))
 	if typ != "change" && typ != "spec" {
 		typ = ""
@@ -175,6 +174,14 @@ func validateItemType(c *cli.Context, r spec.Root, name string) (string, error) 
 		case isSpec:
 			typ = "spec"
 		default:
+			summaries, err := r.ListSpecs()
+			if err != nil {
+				return "", classify(err)
+			}
+			var specs []string
+			for _, s := range summaries {
+				specs = append(specs, s.ID)
+			}
 			msg := fmt.Sprintf("Unknown item '%s'.", name)
 			if m := nearestMatches(name, append(changes, specs...), 5); len(m) > 0 {
 				msg = fmt.Sprintf("Unknown item '%s'. Did you mean: %s?", name, strings.Join(m, ", "))
@@ -208,15 +215,6 @@ func validateRefusal(c *cli.Context, st osStatus, text string) error {
 		fmt.Fprintln(cliapp.Stderr(c), text)
 	}
 	return cliapp.Silent(exitcode.Failure)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // nearestMatches is OpenSpec's: the max candidates nearest to input by

@@ -19,6 +19,7 @@ type osStatus struct {
 	Severity string `json:"severity"`
 	Code     string `json:"code"`
 	Message  string `json:"message"`
+	Target   string `json:"target,omitempty"`
 	Fix      string `json:"fix,omitempty"`
 }
 
@@ -33,7 +34,7 @@ func osFailure(c *cli.Context, err error, doc func(status []osStatus) any) error
 		return err
 	}
 	if cliapp.JSON(c) {
-		st := []osStatus{{Severity: "error", Code: b.Code, Message: b.Message, Fix: b.Fix}}
+		st := []osStatus{{Severity: "error", Code: b.Code, Message: b.Message, Target: b.Target, Fix: b.Fix}}
 		if werr := writeOSJSON(c, doc(st)); werr != nil {
 			return werr
 		}

@@ -18,6 +18,7 @@ type Blocked struct {
 	Code    string // OpenSpec's diagnostic code, e.g. archive_confirmation_required
 	Message string
 	Fix     string // empty when OpenSpec gives none
+	Target  string // what the diagnostic is about (openspec.root), or empty
 }
 
 func (b *Blocked) Error() string {
