@@ -102,9 +102,12 @@ func runValidate(c *cli.Context) error {
 	if err := warnConfig(c, r); err != nil {
 		return err
 	}
-	typ, err := validateItemType(c, r, name)
+	typ, err := itemType(c, r, name, c.String("type"), "validate")
 	if err != nil || typ == "" {
 		return err
+	}
+	if p := folderNameProblem(name, "Change name"); typ == "change" && p != "" {
+		return itemRefusal(c, osStatus{Severity: "error", Code: "invalid_item", Message: p}, p)
 	}
 	if typ == "spec" || !isChangeDir(r, name) {
 		return passThrough(c, invocation(c))
@@ -148,10 +151,11 @@ func runValidate(c *cli.Context) error {
 	return nil
 }
 
-// validateItemType is OpenSpec's validateDirectItem: ITEM's type (--type,
-// else what it names), or "" after printing OpenSpec's refusal of an
-// unknown, ambiguous or invalid item (and an error exiting 1).
-func validateItemType(c *cli.Context, r spec.Root, name string) (string, error) {
+// itemType is how OpenSpec's validate and show (verb) resolve ITEM: its
+// type (typ, from --type, else what it names), or "" after printing
+// OpenSpec's refusal of an unknown or ambiguous item (and an error
+// exiting 1).
+func itemType(c *cli.Context, r spec.Root, name, typ, verb string) (string, error) {
 	changes, err := availableChanges(r)
 	if err != nil {
 		return "", err
@@ -162,7 +166,7 @@ func validateItemType(c *cli.Context, r spec.Root, name string) (string, error) 
 	fi, err := os.Stat(filepath.Join(r.SpecsDir(), filepath.FromSlash(name), "spec.md"))
 	isSpec := err == nil && fi.Mode().IsRegular() && !slices.Contains(strings.Split(name, "/"), "..")
 	isChange := slices.Contains(changes, name)
-	typ := strings.ToLower(c.String("type"))
+	typ = strings.ToLower(typ)
 	if typ != "change" && typ != "spec" {
 		typ = ""
 	}
@@ -186,25 +190,20 @@ func validateItemType(c *cli.Context, r spec.Root, name string) (string, error) 
 			if m := nearestMatches(name, append(changes, specs...), 5); len(m) > 0 {
 				msg = fmt.Sprintf("Unknown item '%s'. Did you mean: %s?", name, strings.Join(m, ", "))
 			}
-			return "", validateRefusal(c, osStatus{Severity: "error", Code: "unknown_item", Message: msg}, msg)
+			return "", itemRefusal(c, osStatus{Severity: "error", Code: "unknown_item", Message: msg}, msg)
 		}
 	}
 	if !override && isChange && isSpec {
 		msg := fmt.Sprintf("Ambiguous item '%s' matches both a change and a spec.", name)
-		return "", validateRefusal(c, osStatus{Severity: "error", Code: "ambiguous_item", Message: msg, Fix: "Pass --type change|spec."},
-			msg+"\nPass --type change|spec, or use: openspec change validate / openspec spec validate")
-	}
-	if typ == "change" {
-		if p := folderNameProblem(name, "Change name"); p != "" {
-			return "", validateRefusal(c, osStatus{Severity: "error", Code: "invalid_item", Message: p}, p)
-		}
+		return "", itemRefusal(c, osStatus{Severity: "error", Code: "ambiguous_item", Message: msg, Fix: "Pass --type change|spec."},
+			fmt.Sprintf("%s\nPass --type change|spec, or use: openspec change %s / openspec spec %s", msg, verb, verb))
 	}
 	return typ, nil
 }
 
-// validateRefusal prints validate's refusal as OpenSpec does: {status:
+// itemRefusal prints validate's or show's refusal as OpenSpec does: {status:
 // [st]} on stdout with --json, else text on stderr; exit 1.
-func validateRefusal(c *cli.Context, st osStatus, text string) error {
+func itemRefusal(c *cli.Context, st osStatus, text string) error {
 	if cliapp.JSON(c) {
 		if err := writeOSJSON(c, struct {
 			Status []osStatus `json:"status"`

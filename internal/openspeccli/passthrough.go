@@ -12,11 +12,11 @@ import (
 )
 
 // openspecVerbs are the verbs of the OpenSpec CLI 1.13.2 jj-openspec does
-// not implement: each runs the real CLI (passThrough). OpenSpec's `new`,
+// not implement (show is native for its text form only, showCommand): each runs the real CLI (passThrough). OpenSpec's `new`,
 // `doctor` and `completion` are not here: jj-openspec's own verbs of those
 // names win, and `jj-openspec cli -- new change NAME` (doctor, completion)
 // reaches OpenSpec's.
-var openspecVerbs = []string{"show", "view", "update", "change", "spec", "config", "schema", "schemas", "store", "context", "workset", "instructions", "templates", "feedback"}
+var openspecVerbs = []string{"view", "update", "change", "spec", "config", "schema", "schemas", "store", "context", "workset", "instructions", "templates", "feedback"}
 
 // passThroughCommands are openspecVerbs as commands that hand their whole
 // invocation to the real CLI.
