@@ -160,13 +160,31 @@ func (r Root) PlanArchive(change string, opts ArchiveOptions) (*ArchivePlan, err
 		p.Specs = append(p.Specs, u)
 		p.Warnings = append(p.Warnings, u.Merged.Warnings...)
 	}
+	retire := r.retireMarker(change)
+	kept := p.Specs[:0]
 	for _, u := range p.Specs {
 		issues := ValidateSpecContent(u.ID, u.Merged.Content)
-		if HasErrors(issues, false) {
-			p.Validation = append(p.Validation, issues...)
-			return p, fmt.Errorf("change %q: the rebuilt spec %q would be invalid (%s): %w; fix the change's delta for it, nothing was changed", change, u.ID, firstError(issues), ErrInvalid)
+		if !HasErrors(issues, false) {
+			kept = append(kept, u)
+			continue
 		}
+		emptied := onlyNoRequirements(issues) && u.Merged.Counts.Added+u.Merged.Counts.Modified+u.Merged.Counts.Renamed == 0
+		if emptied && retire && !u.Exists {
+			// OpenSpec 1.13.2's "skip": the capability is already
+			// retired, nothing to write or delete for it.
+			continue
+		}
+		p.Validation = append(p.Validation, issues...)
+		hint := "fix the change's delta for it"
+		switch {
+		case emptied && u.Exists && retire:
+			hint = fmt.Sprintf("jj-openspec does not delete specs: archive it with `jj openspec cli -- archive %s --yes` (the real OpenSpec CLI retires the capability), or delete the spec by hand and rerun", change)
+		case emptied && u.Exists && u.Merged.Counts.Removed > 0:
+			hint = fmt.Sprintf("This change removes the last requirement '%s' has. To retire the capability and delete its spec, add `retire_capabilities: true` to the change's .openspec.yaml (alongside its `schema:`, which that file requires), then rerun", u.ID)
+		}
+		return p, fmt.Errorf("change %q: the rebuilt spec %q would be invalid (%s): %w; %s; nothing was changed", change, u.ID, firstError(issues), ErrInvalid, hint)
 	}
+	p.Specs = kept
 	for _, u := range p.Specs {
 		if u.Merged.Counts.Total() > 0 {
 			p.Totals.Added += u.Merged.Counts.Added
@@ -176,6 +194,32 @@ func (r Root) PlanArchive(change string, opts ArchiveOptions) (*ArchivePlan, err
 		}
 	}
 	return p, nil
+}
+
+// onlyNoRequirements reports whether the one error of issues is a spec
+// left without requirements.
+func onlyNoRequirements(issues []Issue) bool {
+	n := 0
+	for _, i := range issues {
+		if i.Level == LevelError {
+			if i.Message != "Spec must have at least one requirement" {
+				return false
+			}
+			n++
+		}
+	}
+	return n == 1
+}
+
+// retireMarker reports whether the change declares retire_capabilities
+// in valid metadata naming a schema that loads, as OpenSpec honours it.
+func (r Root) retireMarker(change string) bool {
+	md := readChangeMetadata(r.ChangeDir(change))
+	if !md.retire {
+		return false
+	}
+	_, err := r.LoadSchema(md.schema)
+	return err == nil
 }
 
 func firstError(issues []Issue) string {
