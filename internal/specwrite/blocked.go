@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/specstack/specstack/internal/ledger"
+	"github.com/specstack/specstack/spec"
 )
 
 // Blocked is a refusal of an OpenSpec verb in OpenSpec 1.13.2's own terms:
@@ -56,10 +59,7 @@ func claimArchive(archivePath, archiveName string) (release func(), err error) {
 	}
 	var nonce [16]byte
 	_, _ = rand.Read(nonce[:])
-	body, _ := json.Marshal(struct {
-		PID   int    `json:"pid"`
-		Nonce string `json:"nonce"`
-	}{os.Getpid(), hex.EncodeToString(nonce[:])})
+	body, _ := json.Marshal(claim{os.Getpid(), hex.EncodeToString(nonce[:]), Binary})
 	_, werr := f.Write(body)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
@@ -76,4 +76,31 @@ func claimArchive(archivePath, archiveName string) (release func(), err error) {
 			_ = os.Remove(dir) // only when still empty: a failed archive leaves no folder
 		}
 	}, nil
+}
+
+// claim is the claim file's content: OpenSpec's pid and nonce, and which
+// tool wrote it (OpenSpec reads none of it back but its own).
+type claim struct {
+	PID   int    `json:"pid"`
+	Nonce string `json:"nonce"`
+	By    string `json:"by"`
+}
+
+// clearStaleClaim removes a claim a killed jj-openspec archive left in
+// r's archive folder (written by jj-openspec, its process gone), and the
+// folder when that leaves it empty, so that the next archive is not
+// refused for it; any other claim stays.
+func clearStaleClaim(r spec.Root) {
+	path := filepath.Join(r.ArchiveDir(), ClaimName)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	var c claim
+	if json.Unmarshal(b, &c) != nil || c.By != Binary || c.PID <= 0 || c.PID == os.Getpid() || ledger.Alive(c.PID) {
+		return
+	}
+	if os.Remove(path) == nil {
+		_ = os.Remove(r.ArchiveDir()) // only when empty: the folder the claim made
+	}
 }
