@@ -1,6 +1,7 @@
 package openspeccli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -63,7 +64,8 @@ func passThrough(c *cli.Context, args []string) error {
 // fallBackOnUnknownFlags makes each OpenSpec verb in cmds hand an
 // invocation with a flag it does not define (OpenSpec's rarer flags:
 // init --tools, --store, validate --report, …) to the real CLI whole,
-// instead of failing with "flag provided but not defined".
+// instead of failing with "flag provided but not defined". Each must
+// read its arguments (cliapp.Args) before doing anything else.
 func fallBackOnUnknownFlags(cmds []*cli.Command, verbs ...string) {
 	for _, cmd := range cmds {
 		for _, v := range verbs {
@@ -75,6 +77,16 @@ func fallBackOnUnknownFlags(cmds []*cli.Command, verbs ...string) {
 					return exitcode.Wrap(exitcode.Usage, err)
 				}
 				return passThrough(c, invocation(c))
+			}
+			// A flag after the arguments (`archive CHANGE --no-validate`)
+			// is met by cliapp.Args, which each of these calls first.
+			act := cmd.Action
+			cmd.Action = func(c *cli.Context) error {
+				err := act(c)
+				if errors.Is(err, cliapp.ErrFlagNotDefined) {
+					return passThrough(c, invocation(c))
+				}
+				return err
 			}
 		}
 	}
