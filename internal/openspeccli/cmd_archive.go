@@ -61,6 +61,9 @@ A change with nothing to ask (tasks done, no specs) archives. While it
 writes it holds OpenSpec's claim, openspec/changes/archive/.openspec-archive.lock;
 a claim already there (another archive, by either tool, or a stale one)
 refuses, exit 1, naming it.
+Its text is OpenSpec's ("Specs to update:", "Applying changes to …",
+"Totals: …", "Change 'CHANGE' archived as '…'."), but for OpenSpec's
+"Proposal warnings" block, which jj-openspec does not check.
 --dry-run prints the unified diff of every spec it would change and writes
 nothing (and takes no lock). --skip-specs moves the change without touching
 the specs.
@@ -90,6 +93,7 @@ type archiveReport struct {
 	Tasks      spec.TaskProgress `json:"tasks"`
 	Warnings   []string          `json:"warnings,omitempty"`
 	Diff       string            `json:"diff,omitempty"`
+	SkipSpecs  bool              `json:"-"`
 }
 
 func runArchive(c *cli.Context) error {
@@ -130,7 +134,7 @@ func runArchive(c *cli.Context) error {
 		return err
 	}
 	rep := archiveReport{Change: plan.Change, ArchivedAs: plan.ArchiveName, Path: relTo(r, plan.ArchivePath), DryRun: dry,
-		Specs: plan.Changes(), Totals: plan.Totals, Tasks: plan.Progress, Warnings: plan.Warnings}
+		Specs: plan.Changes(), Totals: plan.Totals, Tasks: plan.Progress, Warnings: plan.Warnings, SkipSpecs: c.Bool("skip-specs")}
 	if rep.Specs == nil {
 		rep.Specs = []spec.SpecChange{}
 	}
@@ -153,14 +157,53 @@ func writeArchive(w, stderr io.Writer, rep archiveReport, incomplete int) error 
 		_, err := io.WriteString(w, rep.Diff)
 		return err
 	}
+	// OpenSpec 1.13.2's text, line for line.
 	fmt.Fprintf(&b, "Task status: %s\n", rep.Tasks)
-	for _, s := range rep.Specs {
-		fmt.Fprintf(&b, "%s %s: +%d ~%d -%d →%d\n", s.Action, s.Path, s.Counts.Added, s.Counts.Modified, s.Counts.Removed, s.Counts.Renamed)
+	if incomplete > 0 {
+		fmt.Fprintf(&b, "Warning: %d incomplete task(s) found. Continuing due to --yes flag.\n", incomplete)
 	}
-	for _, warn := range rep.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", warn)
+	if rep.SkipSpecs {
+		b.WriteString("Skipping spec updates (--skip-specs flag provided).\n")
+	} else if len(rep.Specs) > 0 {
+		b.WriteString("\nSpecs to update:\n")
+		for _, s := range rep.Specs {
+			action := "update"
+			if s.Action == "create" {
+				action = "create"
+			}
+			fmt.Fprintf(&b, "  %s: %s\n", s.ID, action)
+		}
+		for _, warn := range rep.Warnings {
+			fmt.Fprintf(&b, "⚠️  Warning: %s\n", warn)
+		}
+		wrote := false
+		for _, s := range rep.Specs {
+			switch {
+			case s.Action == "retire":
+				wrote = true
+				fmt.Fprintf(&b, "Retiring %s: all requirements removed.\n", s.Path)
+				fmt.Fprintf(&b, "   If it was committed, restore it with: git checkout HEAD -- \":(top)%s\"\n", s.Path)
+			case s.Changed:
+				wrote = true
+				fmt.Fprintf(&b, "Applying changes to %s:\n", s.Path)
+				for _, c := range []struct {
+					n    int
+					mark string
+					verb string
+				}{{s.Counts.Added, "+", "added"}, {s.Counts.Modified, "~", "modified"}, {s.Counts.Removed, "-", "removed"}, {s.Counts.Renamed, "→", "renamed"}} {
+					if c.n > 0 {
+						fmt.Fprintf(&b, "  %s %d %s\n", c.mark, c.n, c.verb)
+					}
+				}
+			}
+		}
+		fmt.Fprintf(&b, "Totals: + %d, ~ %d, - %d, → %d\n", rep.Totals.Added, rep.Totals.Modified, rep.Totals.Removed, rep.Totals.Renamed)
+		if wrote {
+			b.WriteString("Specs updated successfully.\n")
+		} else {
+			b.WriteString("Specs already in sync; no files changed.\n")
+		}
 	}
-	fmt.Fprintf(&b, "Totals: + %d, ~ %d, - %d, → %d\n", rep.Totals.Added, rep.Totals.Modified, rep.Totals.Removed, rep.Totals.Renamed)
 	fmt.Fprintf(&b, "Change '%s' archived as '%s'.\n", rep.Change, rep.ArchivedAs)
 	_, err := io.WriteString(w, b.String())
 	return err
