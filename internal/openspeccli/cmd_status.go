@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/exitcode"
 )
 
 func statusCommand() *cli.Command {
@@ -59,6 +60,9 @@ func runStatus(c *cli.Context) error {
 	name, err := oneChange(c)
 	if err != nil {
 		return err
+	}
+	if p := changeLookupProblem(name); p != "" {
+		return exitcode.New(exitcode.Usage, "status: Invalid change name '%s': %s", name, p)
 	}
 	r, err := openRoot(c)
 	if err != nil {
