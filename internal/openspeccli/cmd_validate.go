@@ -131,7 +131,7 @@ func runValidate(c *cli.Context) error {
 	}
 	if cliapp.JSON(c) {
 		var out osValidateReport
-		out.Items = []osValidateItem{{ID: name, Type: "change", Valid: rep.Valid, Issues: rep.Issues, DurationMs: time.Now().Sub(start).Milliseconds()}}
+		out.Items = []osValidateItem{{ID: name, Type: "change", Valid: rep.Valid, Issues: rep.Issues, DurationMs: time.Since(start).Milliseconds()}}
 		t := osTally{Items: 1, Passed: 1}
 		if !rep.Valid {
 			t = osTally{Items: 1, Failed: 1}
