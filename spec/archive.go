@@ -62,10 +62,12 @@ func (p *ArchivePlan) Changes() []SpecChange {
 	for _, u := range p.Specs {
 		rel, _ := filepath.Rel(p.Root.Dir, u.Target)
 		action := "update"
-		if !u.Exists {
+		switch {
+		case u.Retire:
+			action = "retire"
+		case !u.Exists:
 			action = "create"
-		}
-		if u.Merged.Counts.Total() == 0 {
+		case u.Merged.Counts.Total() == 0:
 			action = "unchanged"
 		}
 		out = append(out, SpecChange{ID: u.ID, Path: filepath.ToSlash(rel), Action: action, Counts: u.Merged.Counts, Changed: u.Merged.Counts.Total() > 0})
@@ -160,13 +162,38 @@ func (r Root) PlanArchive(change string, opts ArchiveOptions) (*ArchivePlan, err
 		p.Specs = append(p.Specs, u)
 		p.Warnings = append(p.Warnings, u.Merged.Warnings...)
 	}
+	retire := r.retireMarker(change)
+	kept := p.Specs[:0]
 	for _, u := range p.Specs {
 		issues := ValidateSpecContent(u.ID, u.Merged.Content)
-		if HasErrors(issues, false) {
-			p.Validation = append(p.Validation, issues...)
-			return p, fmt.Errorf("change %q: the rebuilt spec %q would be invalid (%s): %w; fix the change's delta for it, nothing was changed", change, u.ID, firstError(issues), ErrInvalid)
+		if !HasErrors(issues, false) {
+			kept = append(kept, u)
+			continue
 		}
+		emptied := onlyNoRequirements(issues) && u.Merged.Counts.Added+u.Merged.Counts.Modified+u.Merged.Counts.Renamed == 0
+		if emptied && retire && !u.Exists {
+			// OpenSpec 1.13.2's "skip": the capability is already
+			// retired, nothing to write or delete for it.
+			continue
+		}
+		if emptied && retire && u.Merged.Counts.Removed > 0 && onlySkeleton(u.Merged.Content) {
+			// OpenSpec's "retire": the spec is deleted (with its
+			// folder, when that is left empty).
+			u.Retire = true
+			kept = append(kept, u)
+			continue
+		}
+		p.Validation = append(p.Validation, issues...)
+		hint := "fix the change's delta for it"
+		switch {
+		case emptied && u.Exists && retire && u.Merged.Counts.Removed > 0:
+			hint = fmt.Sprintf("'%s' declares retire_capabilities, but the spec holds content beside its Purpose that deleting the file would take with it: move it into `## Purpose` or a requirement, or delete the spec by hand, then rerun", u.ID)
+		case emptied && u.Exists && u.Merged.Counts.Removed > 0:
+			hint = fmt.Sprintf("This change removes the last requirement '%s' has. To retire the capability and delete its spec, add `retire_capabilities: true` to the change's .openspec.yaml (alongside its `schema:`, which that file requires), then rerun", u.ID)
+		}
+		return p, fmt.Errorf("change %q: the rebuilt spec %q would be invalid (%s): %w; %s; nothing was changed", change, u.ID, firstError(issues), ErrInvalid, hint)
 	}
+	p.Specs = kept
 	for _, u := range p.Specs {
 		if u.Merged.Counts.Total() > 0 {
 			p.Totals.Added += u.Merged.Counts.Added
@@ -176,6 +203,53 @@ func (r Root) PlanArchive(change string, opts ArchiveOptions) (*ArchivePlan, err
 		}
 	}
 	return p, nil
+}
+
+// onlySkeleton reports whether a rebuilt spec holds nothing a retirement
+// would lose unawares: a title, its Purpose and an empty Requirements
+// section (OpenSpec refuses to retire a spec with content the merge
+// cannot account for).
+func onlySkeleton(content string) bool {
+	section := ""
+	for _, line := range strings.Split(content, "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case t == "":
+		case strings.HasPrefix(t, "# ") && section == "":
+		case t == "## Purpose" || t == "## Requirements":
+			section = t
+		case section == "## Purpose" && !strings.HasPrefix(t, "#"):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// onlyNoRequirements reports whether the one error of issues is a spec
+// left without requirements.
+func onlyNoRequirements(issues []Issue) bool {
+	n := 0
+	for _, i := range issues {
+		if i.Level == LevelError {
+			if i.Message != "Spec must have at least one requirement" {
+				return false
+			}
+			n++
+		}
+	}
+	return n == 1
+}
+
+// retireMarker reports whether the change declares retire_capabilities
+// in valid metadata naming a schema that loads, as OpenSpec honours it.
+func (r Root) retireMarker(change string) bool {
+	md := readChangeMetadata(r.ChangeDir(change))
+	if !md.retire {
+		return false
+	}
+	_, err := r.LoadSchema(md.schema)
+	return err == nil
 }
 
 func firstError(issues []Issue) string {
@@ -257,6 +331,10 @@ func (p *ArchivePlan) Diff() string {
 			continue
 		}
 		rel, _ := filepath.Rel(p.Root.Dir, u.Target)
+		if u.Retire {
+			b.WriteString(UnifiedDiff(filepath.ToSlash(rel), u.Old, "", u.Exists))
+			continue
+		}
 		b.WriteString(UnifiedDiff(filepath.ToSlash(rel), u.Old, p.output(u), u.Exists))
 	}
 	return b.String()
@@ -318,7 +396,7 @@ func (p *ArchivePlan) specWrites() ([]journal.Write, error) {
 		if fi, err := os.Stat(real); err == nil {
 			mode = fi.Mode().Perm()
 		}
-		ws = append(ws, journal.Write{Path: real, Show: r.Show(u.Target), Exists: u.Exists, Old: []byte(u.Old), New: []byte(p.output(u)), Mode: mode})
+		ws = append(ws, journal.Write{Path: real, Show: r.Show(u.Target), Exists: u.Exists, Old: []byte(u.Old), New: []byte(p.output(u)), Mode: mode, Delete: u.Retire})
 	}
 	return ws, nil
 }

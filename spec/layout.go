@@ -129,6 +129,12 @@ func (r Root) schemaName(change string, md changeMetadata) (string, error) {
 	if md.schema != "" {
 		return md.schema, nil
 	}
+	return r.DefaultSchema()
+}
+
+// DefaultSchema is the schema a change without its own gets:
+// openspec/config.yaml's, else spec-driven.
+func (r Root) DefaultSchema() (string, error) {
 	c, err := r.readProjectConfig()
 	if err != nil {
 		return "", err

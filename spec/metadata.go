@@ -22,6 +22,7 @@ type changeMetadata struct {
 	// marker rather than no marker).
 	skipSpecs    bool
 	skipMentions bool
+	retire       bool // retire_capabilities: true, in valid metadata
 }
 
 var createdDate = lazyregexp.New(`^\d{4}-\d{2}-\d{2}$`)
@@ -60,6 +61,7 @@ func readChangeMetadata(changeDir string) changeMetadata {
 	if md.invalid == "" {
 		md.schema = m["schema"].(string)
 		md.skipSpecs = m["skip_specs"] == true
+		md.retire = m["retire_capabilities"] == true
 	}
 	return md
 }

@@ -388,6 +388,9 @@ type SpecUpdate struct {
 	Exists bool   `json:"exists"`
 	Old    string `json:"-"`
 	Merged *Merged
+	// Retire: the delta removes the spec's last requirement in a change
+	// declaring retire_capabilities; archive deletes the spec.
+	Retire bool `json:"retire,omitempty"`
 }
 
 func (r Root) mergeOne(change string, sf SpecFile) (*SpecUpdate, error) {

@@ -68,7 +68,16 @@ type Spec struct {
 	// Doctor, when set, adds the binary's own checks to doctor's report
 	// of dir (jj-openspec and gh-specstack: what publishing needs).
 	Doctor func(ctx context.Context, dir string, rep *doctor.Report)
+	// Flags are the binary's own global flags, after the shared ones;
+	// Before, when set, runs once they are parsed, before any command
+	// (return Done() to end there with exit 0).
+	Flags  []cli.Flag
+	Before cli.BeforeFunc
 }
+
+// Done ends the app with exit 0 and nothing more printed, from a Before
+// hook or a command that has said all it had to.
+func Done() error { return exitcode.Wrap(exitcode.OK, &SilentError{Code: exitcode.OK}) }
 
 // New builds the app for s, with the shared flags and commands added.
 func New(s Spec) *cli.App {
@@ -92,6 +101,8 @@ func New(s Spec) *cli.App {
 			return exitcode.Wrap(exitcode.Usage, err)
 		},
 	}
+	app.Flags = append(app.Flags, s.Flags...)
+	app.Before = s.Before
 	app.Commands = append(app.Commands, s.Commands...)
 	app.Commands = append(app.Commands,
 		doctorCommand(s.Name, s.Doctor),

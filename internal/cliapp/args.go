@@ -1,12 +1,17 @@
 package cliapp
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/exitcode"
 )
+
+// ErrFlagNotDefined: Args met a flag the command does not define.
+var ErrFlagNotDefined = errors.New("flag provided but not defined")
 
 // Args returns the command's positional arguments after applying flags
 // written among or after them ("archive CHANGE --yes", "plan 12 --json"):
@@ -32,7 +37,7 @@ func Args(c *cli.Context) ([]string, error) {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		ctx, f := lookupFlag(c, name)
 		if f == nil {
-			return nil, exitcode.New(exitcode.Usage, "%s: flag provided but not defined: %s", c.Command.Name, a)
+			return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w: %s", c.Command.Name, ErrFlagNotDefined, a))
 		}
 		if _, isBool := f.(*cli.BoolFlag); isBool {
 			if !hasValue {

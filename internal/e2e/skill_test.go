@@ -179,8 +179,11 @@ var unscriptedKeys = map[string]bool{
 // an OpenSpec-parity verb, which prints what the OpenSpec CLI prints.
 // Every other key of every guide's JSON is snake_case.
 func openSpecKeys(line string) []string {
-	if strings.HasPrefix(line, "jj openspec list ") {
+	switch {
+	case strings.HasPrefix(line, "jj openspec list "):
 		return []string{"completedTasks", "totalTasks", "lastModified", "requirementCount"}
+	case strings.HasPrefix(line, "jj openspec validate "):
+		return []string{"durationMs", "byType"}
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 // Package exitcode holds the frozen exit-code table shared by the three
 // specstack binaries, and the one mapping from errors to it (Of). Codes
-// are never renumbered; new ones are appended.
+// are never renumbered; new ones are appended. jj-openspec's OpenSpec
+// verbs (a drop-in for the OpenSpec CLI 1.13.2) exit 0 or 1 as OpenSpec
+// does, outside this table's finer codes; specstack's own verbs use it.
 //
 // The lower layers (jjx, gitx, stack/ghapi, internal/ledger,
 // internal/confine) know nothing of exit codes: they return typed errors

@@ -43,6 +43,9 @@ type Write struct {
 	Old    []byte      // the bytes read when the update was planned
 	New    []byte      // the bytes to write
 	Mode   fs.FileMode // permissions of a created file (an existing one keeps its own)
+	// Delete removes the file (Exists, holding Old) instead of writing
+	// New, and its folder when that is left empty.
+	Delete bool
 }
 
 // Move renames a directory, after every write.
@@ -92,6 +95,7 @@ type writeRecord struct {
 	Offset int64  `toml:"offset"`
 	Size   int64  `toml:"size"`
 	Mode   uint32 `toml:"mode"`
+	Delete bool   `toml:"delete,omitempty"`
 }
 
 // ChangedError lists files that changed under an update.
@@ -199,11 +203,16 @@ func commit(dir string, in Intent) error {
 	rec := record{Schema: ledger.SchemaVersion, What: in.What, PID: os.Getpid(), Started: time.Now().UTC().Truncate(time.Second), Move: in.Move}
 	var content bytes.Buffer
 	for _, w := range in.Writes {
-		wr := writeRecord{Path: w.Path, Show: w.Show, NewSum: sum(w.New), Offset: int64(content.Len()), Size: int64(len(w.New)), Mode: uint32(w.Mode.Perm())}
+		wr := writeRecord{Path: w.Path, Show: w.Show, NewSum: sum(w.New), Offset: int64(content.Len()), Size: int64(len(w.New)), Mode: uint32(w.Mode.Perm()), Delete: w.Delete}
+		if w.Delete {
+			wr.NewSum, wr.Size = "", 0
+		}
 		if w.Exists {
 			wr.OldSum = sum(w.Old)
 		}
-		content.Write(w.New)
+		if !w.Delete {
+			content.Write(w.New)
+		}
 		rec.Writes = append(rec.Writes, wr)
 	}
 	if err := renameio.WriteFile(filepath.Join(dir, contentFile), content.Bytes(), 0o644); err != nil {
@@ -276,12 +285,26 @@ func move(m Move) error {
 	return syncDir(filepath.Dir(m.To))
 }
 
-// dirsOf lists the directories of writes, once each.
+// remove deletes path and then its folder when that is left empty
+// (reporting whether it went).
+func remove(path string) (dirGone bool, err error) {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	return os.Remove(filepath.Dir(path)) == nil, nil
+}
+
+// dirsOf lists the directories of writes, once each (a deletion's parent
+// folder, which it may have removed).
 func dirsOf(writes []Write) []string {
 	var dirs []string
 	seen := map[string]bool{}
 	for _, w := range writes {
-		if d := filepath.Dir(w.Path); !seen[d] {
+		d := filepath.Dir(w.Path)
+		if w.Delete {
+			d = filepath.Dir(d)
+		}
+		if !seen[d] {
 			seen[d] = true
 			dirs = append(dirs, d)
 		}

@@ -322,3 +322,67 @@ func TestRecoverDiscardsAnUncommittedJournal(t *testing.T) {
 	}
 	sameTree(t, tree(t, f.root), before)
 }
+
+// deleteFixture is fixture with a/spec.md deleted instead of rewritten
+// (a retired capability): its folder a/ goes with it.
+func deleteFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := newFixture(t)
+	f.in.Writes[0].Delete, f.in.Writes[0].New = true, nil
+	return f
+}
+
+// TestDelete: a deletion removes the file and its emptied folder; a later
+// failed write restores both; an interrupted run rolls it forward.
+func TestDelete(t *testing.T) {
+	f := deleteFixture(t)
+	if err := Run(f.dir, f.in); err != nil {
+		t.Fatal(err)
+	}
+	want := tree(t, f.root)
+	if _, ok := want["a/spec.md"]; ok {
+		t.Fatalf("a/spec.md not deleted: %v", want)
+	}
+	if _, ok := want["a"]; ok {
+		t.Errorf("emptied folder a/ left: %v", want)
+	}
+	if want["b/spec.md"] != "new b/spec.md\n" {
+		t.Errorf("b/spec.md = %q", want["b/spec.md"])
+	}
+
+	// a later write fails: the deleted file and its folder come back
+	g := deleteFixture(t)
+	before := tree(t, g.root)
+	orig := replaceFile
+	t.Cleanup(func() { replaceFile = orig })
+	replaceFile = func(path string, data []byte, mode fs.FileMode) error {
+		if strings.HasSuffix(path, filepath.Join("b", "spec.md")) && string(data) == "new b/spec.md\n" {
+			return errors.New("disk full")
+		}
+		return orig(path, data, mode)
+	}
+	err := Run(g.dir, g.in)
+	var rb *RollbackError
+	if !errors.As(err, &rb) || strings.Join(rb.Restored, ",") != "a/spec.md" || len(rb.Failed) > 0 {
+		t.Fatalf("got %v, want a rollback restoring a/spec.md", err)
+	}
+	sameTree(t, tree(t, g.root), before)
+	replaceFile = orig
+
+	// killed before and after the deletion: recovery finishes it
+	for n := 0; n <= 1; n++ {
+		h := deleteFixture(t)
+		if err := commit(h.dir, h.in); err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 {
+			if _, err := remove(h.in.Writes[0].Path); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := Recover(h.dir); err != nil {
+			t.Fatalf("after %d steps: %v", n, err)
+		}
+		sameTree(t, tree(t, h.root), want)
+	}
+}

@@ -77,8 +77,19 @@ func Recover(dir string) (*Recovered, error) {
 	out := &Recovered{What: rec.What, ShowTo: m.ShowTo}
 	var writes []Write
 	for _, w := range pending {
-		if w.Offset < 0 || w.Size < 0 || w.Offset+w.Size > int64(len(content)) || sum(content[w.Offset:w.Offset+w.Size]) != w.NewSum {
+		if w.Delete {
+			w.Offset, w.Size = 0, 0
+		}
+		if !w.Delete && (w.Offset < 0 || w.Size < 0 || w.Offset+w.Size > int64(len(content)) || sum(content[w.Offset:w.Offset+w.Size]) != w.NewSum) {
 			return nil, fmt.Errorf("finish the interrupted %s: the journal %s is damaged (the new content of %s does not match its hash); move it aside and check the files it names", rec.What, dir, w.Show)
+		}
+		if w.Delete {
+			if _, err := remove(w.Path); err != nil {
+				return nil, fmt.Errorf("finish the interrupted %s: delete %s: %w (run any jj-openspec command again once that is fixed)", rec.What, w.Show, err)
+			}
+			writes = append(writes, Write{Path: w.Path, Delete: true})
+			out.Written = append(out.Written, w.Show)
+			continue
 		}
 		data := content[w.Offset : w.Offset+w.Size]
 		if _, err := put(w.Path, data, fs.FileMode(w.Mode)); err != nil {
@@ -128,6 +139,9 @@ func stateOf(w writeRecord) (fileState, error) {
 		}
 		return isOther, nil
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir):
+		if w.Delete {
+			return isNew, nil // deleted already
+		}
 		if w.OldSum == "" {
 			return isOld, nil
 		}

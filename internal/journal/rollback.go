@@ -58,6 +58,14 @@ type rollback struct {
 // directories it created).
 func (rb *rollback) write(i int) error {
 	w := rb.intent.Writes[i]
+	if w.Delete {
+		if _, err := remove(w.Path); err != nil {
+			return err
+		}
+		rb.written = append(rb.written, i)
+		rb.created = append(rb.created, nil)
+		return nil
+	}
 	created, err := put(w.Path, w.New, w.Mode)
 	if err != nil {
 		removeDirs(created)
@@ -77,7 +85,9 @@ func (rb *rollback) undo(cause error) error {
 	for k := len(rb.written) - 1; k >= 0; k-- {
 		w := rb.intent.Writes[rb.written[k]]
 		var err error
-		if w.Exists {
+		if w.Delete {
+			_, err = put(w.Path, w.Old, w.Mode) // its folder too, if it went
+		} else if w.Exists {
 			err = replaceFile(w.Path, w.Old, w.Mode)
 		} else if err = os.Remove(w.Path); errors.Is(err, fs.ErrNotExist) {
 			err = nil

@@ -153,6 +153,9 @@ func liveHolder(dir, host string) (Holder, bool) {
 	}
 }
 
+// Alive reports whether process pid exists on this host.
+func Alive(pid int) bool { return alive(pid) }
+
 // alive reports whether process pid exists on this host.
 func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)

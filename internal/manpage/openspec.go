@@ -54,7 +54,7 @@ Check a change, see its task groups, tick what is done, archive it:
     jj openspec tasks add-export
     jj openspec tasks tick add-export 1.2 2.1
     jj openspec archive add-export --dry-run
-    jj openspec archive add-export
+    jj openspec archive add-export --yes
 
 Run the real OpenSpec CLI in the project root:
 

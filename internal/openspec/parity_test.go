@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -167,12 +168,20 @@ func TestParity(t *testing.T) {
 						t.Fatalf("openspec validate --json: %v\n%s%s", err, wantOut, wantErr)
 					}
 					gotOut, gotErr, gotCode := jjOpenSpec("--repo", b, "validate", change, "--json")
-					var got struct {
-						Valid  bool    `json:"valid"`
-						Issues []issue `json:"issues"`
+					var gotDoc struct {
+						Items []struct {
+							Valid  bool    `json:"valid"`
+							Issues []issue `json:"issues"`
+						} `json:"items"`
 					}
-					if err := json.Unmarshal([]byte(gotOut), &got); err != nil {
+					if err := json.Unmarshal([]byte(gotOut), &gotDoc); err != nil || len(gotDoc.Items) != 1 {
 						t.Fatalf("jj-openspec validate --json: %v\n%s%s", err, gotOut, gotErr)
+					}
+					got := gotDoc.Items[0]
+					// The whole document is OpenSpec's, but for the timing
+					// and the root each run is given.
+					if w, g := sameDoc(wantOut, a), sameDoc(gotOut, b); w != g {
+						t.Errorf("validate %s --json document:\nopenspec:\n%s\njj-openspec:\n%s", change, w, g)
 					}
 					if want.Items[0].Valid != expect[change][0] {
 						t.Errorf("openspec says valid=%v but the corpus file records %v: update its expect line", want.Items[0].Valid, expect[change][0])
@@ -285,6 +294,15 @@ func lines(is []issue) string {
 func compareStatus(t *testing.T, a, b, change string) {
 	t.Helper()
 	out, errOut, code := realOpenSpec(t, a, "status", "--change", change, "--json")
+	// OpenSpec's own form: the same document (or refusal) and exit code.
+	osOut, osErr, osCode := jjOpenSpec("--repo", b, "status", "--change", change, "--json")
+	if (code == 0) != (osCode == 0) {
+		t.Errorf("status --change %s: openspec exit %d (%s), jj-openspec exit %d (%s)", change, code, errOut, osCode, osErr)
+	} else if code == 0 {
+		if w, g := sameDoc(out, a), sameDoc(osOut, b); w != g {
+			t.Errorf("status --change %s --json document:\nopenspec:\n%s\njj-openspec:\n%s", change, w, g)
+		}
+	}
 	if code != 0 {
 		// openspec refuses the change (invalid metadata): so must we.
 		if _, gotErr, gotCode := jjOpenSpec("--repo", b, "status", change, "--json"); gotCode == 0 {
@@ -333,4 +351,12 @@ func compareStatus(t *testing.T, a, b, change string) {
 	if ready != got.ApplyReady {
 		t.Errorf("status %s: apply-ready per openspec %v, jj-openspec %v", change, ready, got.ApplyReady)
 	}
+}
+
+var durationRe = regexp.MustCompile(`"durationMs": \d+`)
+
+// sameDoc is a JSON document with its timings and the project root dir
+// masked, for comparing two runs on copies of one tree.
+func sameDoc(out, dir string) string {
+	return strings.ReplaceAll(durationRe.ReplaceAllString(out, `"durationMs": 0`), dir, "ROOT")
 }

@@ -1,6 +1,7 @@
 package openspeccli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -50,18 +51,30 @@ finding of check), is refused (exit 6) with the findings and the
 history), archive behaves exactly as OpenSpec's; --no-drift-check skips the
 check, giving exactly OpenSpec's behaviour everywhere.
 
-Unchecked tasks stop the archive (exit 5) with the list, unless --yes.
+Without --yes it asks what OpenSpec 1.13.2 asks (unchecked tasks, then
+the specs it would update) on a terminal; where no answer can be read
+(stdin or stderr not a terminal, or --json) it refuses as OpenSpec does,
+exit 1, writing nothing: "Error: … no answer could be read from stdin."
+and its "Fix:" line on stderr, or with --json OpenSpec's document
+{archive: null, root, status: [{severity, code, message, fix}]} on stdout.
+A change with nothing to ask (tasks done, no specs) archives. While it
+writes it holds OpenSpec's claim, openspec/changes/archive/.openspec-archive.lock;
+a claim already there (another archive, by either tool, or a stale one)
+refuses, exit 1, naming it.
+Its text is OpenSpec's ("Specs to update:", "Applying changes to …",
+"Totals: …", "Change 'CHANGE' archived as '…'."), but for OpenSpec's
+"Proposal warnings" block, which jj-openspec does not check.
 --dry-run prints the unified diff of every spec it would change and writes
 nothing (and takes no lock). --skip-specs moves the change without touching
 the specs.
 
 Exit codes: 2 when CHANGE does not exist, 6 when validation fails, the
 drift check refuses, a delta cannot be applied (the message names the spec and requirement) or a link
-leaves the repository, 5 for unchecked tasks without --yes, 3 when another
-jj-openspec holds the lock, 1 when the archive folder already exists or a
-spec changed under it.`,
+leaves the repository, 3 when another jj-openspec holds the lock, 1 when a
+question could not be asked (see above), OpenSpec's archive claim is
+held, the archive folder already exists or a spec changed under it.`,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "archive even when tasks are unchecked"},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "archive without asking (unchecked tasks, spec updates); needed without a terminal"},
 			&cli.BoolFlag{Name: "skip-specs", Usage: "move the change to the archive without updating the specs"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the unified diff of the specs it would change; write nothing"},
 			&cli.BoolFlag{Name: "no-drift-check", Usage: "skip the stale-base and conflict-marker checks: exactly OpenSpec's archive"},
@@ -80,6 +93,7 @@ type archiveReport struct {
 	Tasks      spec.TaskProgress `json:"tasks"`
 	Warnings   []string          `json:"warnings,omitempty"`
 	Diff       string            `json:"diff,omitempty"`
+	SkipSpecs  bool              `json:"-"`
 }
 
 func runArchive(c *cli.Context) error {
@@ -87,9 +101,27 @@ func runArchive(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	plan, err := specwrite.Archive(c.Context, r, name, specwrite.ArchiveOptions{
-		Yes: c.Bool("yes"), SkipSpecs: c.Bool("skip-specs"), DryRun: dry, NoDriftCheck: c.Bool("no-drift-check")})
+	archiveDoc := func(st []osStatus) any {
+		return struct {
+			Archive any        `json:"archive"`
+			Root    listRoot   `json:"root"`
+			Status  []osStatus `json:"status"`
+		}{nil, rootOf(r), st}
+	}
+	if err := lookupArchiveChange(r, name); err != nil {
+		return osFailure(c, err, archiveDoc)
+	}
+	o := specwrite.ArchiveOptions{Yes: c.Bool("yes"), SkipSpecs: c.Bool("skip-specs"), DryRun: dry, NoDriftCheck: c.Bool("no-drift-check")}
+	if !o.Yes {
+		o.Confirm = func(p *spec.ArchivePlan) error { return confirmArchive(c, name, o, p) }
+	}
+	plan, err := specwrite.Archive(c.Context, r, name, o)
+	if errors.Is(err, errArchiveCancelled) {
+		fmt.Fprintln(c.App.Writer, "Archive cancelled.")
+		return nil
+	}
 	if err != nil {
+		err = osFailure(c, err, archiveDoc)
 		if plan != nil && len(plan.Validation) > 0 && !cliapp.JSON(c) {
 			// The errors that refuse the archive and, as OpenSpec prints
 			// them beside, the warnings; INFO notes only with validate.
@@ -102,7 +134,7 @@ func runArchive(c *cli.Context) error {
 		return err
 	}
 	rep := archiveReport{Change: plan.Change, ArchivedAs: plan.ArchiveName, Path: relTo(r, plan.ArchivePath), DryRun: dry,
-		Specs: plan.Changes(), Totals: plan.Totals, Tasks: plan.Progress, Warnings: plan.Warnings}
+		Specs: plan.Changes(), Totals: plan.Totals, Tasks: plan.Progress, Warnings: plan.Warnings, SkipSpecs: c.Bool("skip-specs")}
 	if rep.Specs == nil {
 		rep.Specs = []spec.SpecChange{}
 	}
@@ -125,14 +157,53 @@ func writeArchive(w, stderr io.Writer, rep archiveReport, incomplete int) error 
 		_, err := io.WriteString(w, rep.Diff)
 		return err
 	}
+	// OpenSpec 1.13.2's text, line for line.
 	fmt.Fprintf(&b, "Task status: %s\n", rep.Tasks)
-	for _, s := range rep.Specs {
-		fmt.Fprintf(&b, "%s %s: +%d ~%d -%d →%d\n", s.Action, s.Path, s.Counts.Added, s.Counts.Modified, s.Counts.Removed, s.Counts.Renamed)
+	if incomplete > 0 {
+		fmt.Fprintf(&b, "Warning: %d incomplete task(s) found. Continuing due to --yes flag.\n", incomplete)
 	}
-	for _, warn := range rep.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", warn)
+	if rep.SkipSpecs {
+		b.WriteString("Skipping spec updates (--skip-specs flag provided).\n")
+	} else if len(rep.Specs) > 0 {
+		b.WriteString("\nSpecs to update:\n")
+		for _, s := range rep.Specs {
+			action := "update"
+			if s.Action == "create" {
+				action = "create"
+			}
+			fmt.Fprintf(&b, "  %s: %s\n", s.ID, action)
+		}
+		for _, warn := range rep.Warnings {
+			fmt.Fprintf(&b, "⚠️  Warning: %s\n", warn)
+		}
+		wrote := false
+		for _, s := range rep.Specs {
+			switch {
+			case s.Action == "retire":
+				wrote = true
+				fmt.Fprintf(&b, "Retiring %s: all requirements removed.\n", s.Path)
+				fmt.Fprintf(&b, "   If it was committed, restore it with: git checkout HEAD -- \":(top)%s\"\n", s.Path)
+			case s.Changed:
+				wrote = true
+				fmt.Fprintf(&b, "Applying changes to %s:\n", s.Path)
+				for _, c := range []struct {
+					n    int
+					mark string
+					verb string
+				}{{s.Counts.Added, "+", "added"}, {s.Counts.Modified, "~", "modified"}, {s.Counts.Removed, "-", "removed"}, {s.Counts.Renamed, "→", "renamed"}} {
+					if c.n > 0 {
+						fmt.Fprintf(&b, "  %s %d %s\n", c.mark, c.n, c.verb)
+					}
+				}
+			}
+		}
+		fmt.Fprintf(&b, "Totals: + %d, ~ %d, - %d, → %d\n", rep.Totals.Added, rep.Totals.Modified, rep.Totals.Removed, rep.Totals.Renamed)
+		if wrote {
+			b.WriteString("Specs updated successfully.\n")
+		} else {
+			b.WriteString("Specs already in sync; no files changed.\n")
+		}
 	}
-	fmt.Fprintf(&b, "Totals: + %d, ~ %d, - %d, → %d\n", rep.Totals.Added, rep.Totals.Modified, rep.Totals.Removed, rep.Totals.Renamed)
 	fmt.Fprintf(&b, "Change '%s' archived as '%s'.\n", rep.Change, rep.ArchivedAs)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -143,4 +214,52 @@ func relTo(r spec.Root, p string) string {
 		return rel
 	}
 	return p
+}
+
+// errArchiveCancelled: the user declined at a prompt; archive ends with
+// "Archive cancelled." and exit 0, as OpenSpec's does.
+var errArchiveCancelled = errors.New("archive cancelled")
+
+// confirmArchive asks, without --yes, the questions OpenSpec 1.13.2's
+// archive asks before it writes (unchecked tasks, then the specs it would
+// update). Where no answer can be read (stdin or stderr not a terminal,
+// or --json) it refuses as OpenSpec does: its message, its fix, exit 1,
+// nothing written.
+func confirmArchive(c *cli.Context, name string, o specwrite.ArchiveOptions, p *spec.ArchivePlan) error {
+	rerun := "openspec archive " + name
+	if o.SkipSpecs {
+		rerun += " --skip-specs"
+	}
+	rerun += " --yes"
+	if n := len(p.Incomplete); n > 0 {
+		switch {
+		case cliapp.JSON(c):
+			return &specwrite.Blocked{Code: "archive_tasks_incomplete", Message: fmt.Sprintf("%d incomplete task(s) found for change '%s'.", n, name), Fix: "Complete the tasks or rerun with --yes."}
+		case !cliapp.CanPrompt(c):
+			return &specwrite.Blocked{Code: "archive_tasks_incomplete", Message: fmt.Sprintf("%d incomplete task(s) found for change '%s', and no answer could be read from stdin.", n, name), Fix: "Complete the tasks or rerun with " + rerun}
+		}
+		ok, err := cliapp.Confirm(c, fmt.Sprintf("Warning: %d incomplete task(s) found. Continue?", n))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errArchiveCancelled
+		}
+	}
+	if n := len(p.Specs); n > 0 && !o.SkipSpecs {
+		switch {
+		case cliapp.JSON(c):
+			return &specwrite.Blocked{Code: "archive_confirmation_required", Message: fmt.Sprintf("Updating %d spec(s) requires confirmation: rerun with --yes.", n), Fix: "openspec archive <change-name> --json --yes"}
+		case !cliapp.CanPrompt(c):
+			return &specwrite.Blocked{Code: "archive_confirmation_required", Message: fmt.Sprintf("Updating %d spec(s) requires confirmation, and no answer could be read from stdin.", n), Fix: rerun}
+		}
+		ok, err := cliapp.Confirm(c, "Proceed with spec updates?")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errArchiveCancelled
+		}
+	}
+	return nil
 }

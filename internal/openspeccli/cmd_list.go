@@ -1,6 +1,7 @@
 package openspeccli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/specwrite"
 	"github.com/specstack/specstack/spec"
 )
 
@@ -25,9 +27,13 @@ first (by the newest file's mtime, rounded to the millisecond as OpenSpec
 rounds it). --json prints the same document as "openspec list --json":
 {"changes": [{"name", "completedTasks", "totalTasks", "lastModified", "status"}],
 "root": {"path", "source"}}. With --specs, lists the main specs and their
-requirement counts ({"specs": [{"id", "requirementCount"}], "root": …}).`,
+requirement counts ({"specs": [{"id", "requirementCount"}], "root": …}).
+No OpenSpec root here or above is OpenSpec's refusal ("No OpenSpec root
+found from the current directory.", its JSON status document with --json),
+exit 1.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "specs", Usage: "list the main specs instead of the changes"},
+			&cli.BoolFlag{Name: "changes", Usage: "list the changes (the default; OpenSpec's flag)"},
 			&cli.StringFlag{Name: "sort", Value: "recent", Usage: "order changes by `recent` or name"},
 		},
 		Action: runList,
@@ -36,6 +42,17 @@ requirement counts ({"specs": [{"id", "requirementCount"}], "root": …}).`,
 
 func runList(c *cli.Context) error {
 	r, err := openRoot(c)
+	if errors.Is(err, spec.ErrNoRoot) {
+		// OpenSpec's refusal, with its null shape of the list asked for.
+		key := "changes"
+		if c.Bool("specs") {
+			key = "specs"
+		}
+		return osFailure(c, &specwrite.Blocked{Code: "no_openspec_root", Message: "No OpenSpec root found from the current directory.",
+			Target: "openspec.root", Fix: "Run openspec init to create a root here."}, func(st []osStatus) any {
+			return ordered{{key, []any{}}, {"root", nil}, {"status", st}}
+		})
+	}
 	if err != nil {
 		return err
 	}

@@ -8,28 +8,61 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/exitcode"
 )
 
 func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:         "status",
 		Usage:        "show a change's artifacts, whether it is ready to apply and why, and its task progress",
-		ArgsUsage:    "CHANGE",
+		ArgsUsage:    "CHANGE | --change NAME",
 		BashComplete: completeChange,
 		Description: `Reads the change against its workflow schema: the one its .openspec.yaml
 names, else openspec/config.yaml's, else the built-in spec-driven (proposal,
 specs, design, tasks; apply requires tasks). A project schema at
 openspec/schemas/NAME/schema.yaml is read from disk. Prints each artifact as
 present or missing (with what blocks it), whether apply is ready and why,
-and the task progress OpenSpec counts.`,
+and the task progress OpenSpec counts.
+
+"status --change NAME" is OpenSpec 1.13.2's status, natively: its text
+("Progress: N/M artifacts complete", each artifact [x] done, [ ] ready, [-]
+blocked, [~] skipped, and the Next: command) or with --json its document
+(changeName, schemaName, planningHome, changeRoot, artifactPaths,
+isComplete, applyRequires, nextSteps, actionContext, artifacts[].status,
+root); its refusals ("Invalid change name", not found with the available
+changes) exit 1. No change, --all and --schema run the real OpenSpec CLI.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "change", Usage: "OpenSpec's form: its status document and text for change `NAME`"},
+			&cli.BoolFlag{Name: "all", Usage: "OpenSpec's status of every active change (runs the real OpenSpec CLI)"},
+			&cli.StringFlag{Name: "schema", Usage: "OpenSpec's schema override `NAME` (runs the real OpenSpec CLI)"},
+		},
 		Action: runStatus,
 	}
 }
 
 func runStatus(c *cli.Context) error {
+	if c.IsSet("change") || c.Bool("all") || c.IsSet("schema") || c.NArg() == 0 {
+		if c.NArg() > 0 {
+			return errStatusBoth
+		}
+		if c.Bool("all") || c.IsSet("schema") || !c.IsSet("change") {
+			return passThrough(c, invocation(c))
+		}
+		r, err := openRoot(c)
+		if err != nil {
+			return err
+		}
+		if err := warnConfig(c, r); err != nil {
+			return err
+		}
+		return runOSStatus(c, r, c.String("change"))
+	}
 	name, err := oneChange(c)
 	if err != nil {
 		return err
+	}
+	if p := changeLookupProblem(name); p != "" {
+		return exitcode.New(exitcode.Usage, "status: Invalid change name '%s': %s", name, p)
 	}
 	r, err := openRoot(c)
 	if err != nil {

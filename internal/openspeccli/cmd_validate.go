@@ -3,6 +3,12 @@ package openspeccli
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,40 +22,79 @@ func validateCommand() *cli.Command {
 	return &cli.Command{
 		Name:         "validate",
 		Usage:        "check a change's delta specs and tasks with OpenSpec's rules",
-		ArgsUsage:    "CHANGE",
+		ArgsUsage:    "[ITEM]",
 		BashComplete: completeChange,
-		Description: `Applies the change-delta rules of "openspec validate CHANGE": delta sections
-and requirement blocks, scenarios, SHALL/MUST, duplicates and cross-section
-conflicts, RENAMED pairs, MODIFIED blocks that would drop a scenario of the
-main spec, deltas archive would refuse (INFO), and the task file checks;
-beyond OpenSpec, unresolved conflict markers (which a conflicting rebase
-writes) are an ERROR each, with file and line.
-Issues carry OpenSpec's levels (ERROR, WARNING, INFO). Exits 6 (invalid)
-when an ERROR is found, or with --strict a WARNING.`,
+		Description: `"openspec validate ITEM" for a change, natively, as OpenSpec 1.13.2 answers
+it: the change-delta rules (delta sections and requirement blocks,
+scenarios, SHALL/MUST, duplicates and cross-section conflicts, RENAMED
+pairs, MODIFIED blocks that would drop a scenario of the main spec, deltas
+archive would refuse (INFO), and the task file checks); beyond OpenSpec,
+unresolved conflict markers (which a conflicting rebase writes) are an
+ERROR each, with file and line. Issues carry OpenSpec's levels (ERROR,
+WARNING, INFO).
+
+Output as OpenSpec's: "Change 'ITEM' is valid" on stdout, or "… has issues"
+on stderr with each issue marked (✗ ERROR, ⚠ WARNING, ℹ INFO) and its
+"Next steps:"; --json prints its document {items: [{id, type, valid,
+issues, durationMs}], summary: {totals, byType}, version, root}. An ITEM
+that is both a change and a spec is "Ambiguous item" (pass --type); an
+unknown one "Unknown item" with the nearest names. Exits 1 when invalid
+(an ERROR, or with --strict a WARNING), as OpenSpec does.
+
+A spec ITEM (or --type spec), no ITEM, and the bulk modes (--all,
+--changes, --specs, --archived, --report) run the real OpenSpec CLI (as
+cli does); --concurrency and --no-interactive are accepted.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "strict", Usage: "treat warnings as errors"},
+			&cli.StringFlag{Name: "type", Usage: "what ITEM is when it names both a change and a spec: `change` or spec"},
+			&cli.BoolFlag{Name: "all", Usage: "validate every change and spec (runs the real OpenSpec CLI)"},
+			&cli.BoolFlag{Name: "changes", Usage: "validate every change (runs the real OpenSpec CLI)"},
+			&cli.BoolFlag{Name: "specs", Usage: "validate every spec (runs the real OpenSpec CLI)"},
+			&cli.BoolFlag{Name: "archived", Usage: "check the archived changes' tasks (runs the real OpenSpec CLI)"},
+			&cli.StringFlag{Name: "report", Usage: "bulk report content, `full` or findings (runs the real OpenSpec CLI)"},
+			&cli.StringFlag{Name: "concurrency", Usage: "OpenSpec's bulk concurrency `N` (accepted)"},
+			&cli.BoolFlag{Name: "no-interactive", Usage: "never prompt (jj-openspec never does)"},
 		},
 		Action: runValidate,
 	}
 }
 
-type validateReport struct {
-	ID      string       `json:"id"`
-	Type    string       `json:"type"`
-	Valid   bool         `json:"valid"`
-	Issues  []spec.Issue `json:"issues"`
+// osValidateItem is one item of OpenSpec's validate --json document.
+type osValidateItem struct {
+	ID         string       `json:"id"`
+	Type       string       `json:"type"`
+	Valid      bool         `json:"valid"`
+	Issues     []spec.Issue `json:"issues"`
+	DurationMs int64        `json:"durationMs"`
+}
+
+type osTally struct {
+	Items  int `json:"items"`
+	Passed int `json:"passed"`
+	Failed int `json:"failed"`
+}
+
+// osValidateReport is OpenSpec 1.13.2's validate --json document.
+type osValidateReport struct {
+	Items   []osValidateItem `json:"items"`
 	Summary struct {
-		Errors   int `json:"errors"`
-		Warnings int `json:"warnings"`
-		Info     int `json:"info"`
+		Totals osTally            `json:"totals"`
+		ByType map[string]osTally `json:"byType"`
 	} `json:"summary"`
+	Version string   `json:"version"`
+	Root    listRoot `json:"root"`
 }
 
 func runValidate(c *cli.Context) error {
-	name, err := oneChange(c)
+	args, err := cliapp.Args(c)
 	if err != nil {
 		return err
 	}
+	bulk := c.Bool("all") || c.Bool("changes") || c.Bool("specs") || c.Bool("archived") || c.IsSet("report")
+	if bulk || len(args) != 1 {
+		return passThrough(c, invocation(c))
+	}
+	name := args[0]
 	r, err := openRoot(c)
 	if err != nil {
 		return err
@@ -57,6 +102,17 @@ func runValidate(c *cli.Context) error {
 	if err := warnConfig(c, r); err != nil {
 		return err
 	}
+	typ, err := itemType(c, r, name, c.String("type"), "validate")
+	if err != nil || typ == "" {
+		return err
+	}
+	if p := folderNameProblem(name, "Change name"); typ == "change" && p != "" {
+		return itemRefusal(c, osStatus{Severity: "error", Code: "invalid_item", Message: p}, p)
+	}
+	if typ == "spec" || !isChangeDir(r, name) {
+		return passThrough(c, invocation(c))
+	}
+	start := time.Now()
 	rep, err := r.ValidateChange(name, spec.ValidateOptions{MainSpecs: true, Tasks: true}, c.Bool("strict"))
 	if err != nil {
 		return classify(err)
@@ -70,35 +126,193 @@ func runValidate(c *cli.Context) error {
 		rep.Issues = append(markers, rep.Issues...)
 		rep.Valid = false
 	}
-	out := validateReport{ID: rep.Change, Type: "change", Valid: rep.Valid, Issues: rep.Issues}
-	out.Summary.Errors = rep.Count(spec.LevelError)
-	out.Summary.Warnings = rep.Count(spec.LevelWarning)
-	out.Summary.Info = rep.Count(spec.LevelInfo)
-	if err := cliapp.Emit(c, out, func(w io.Writer) error { return writeValidate(w, rep) }); err != nil {
+	if rep.Issues == nil {
+		rep.Issues = []spec.Issue{}
+	}
+	if cliapp.JSON(c) {
+		var out osValidateReport
+		out.Items = []osValidateItem{{ID: name, Type: "change", Valid: rep.Valid, Issues: rep.Issues, DurationMs: time.Since(start).Milliseconds()}}
+		t := osTally{Items: 1, Passed: 1}
+		if !rep.Valid {
+			t = osTally{Items: 1, Failed: 1}
+		}
+		out.Summary.Totals = t
+		out.Summary.ByType = map[string]osTally{"change": t}
+		out.Version, out.Root = "1.0", rootOf(r)
+		if err := writeOSJSON(c, out); err != nil {
+			return err
+		}
+	} else if err := writeValidate(c.App.Writer, cliapp.Stderr(c), name, rep); err != nil {
 		return err
 	}
 	if !rep.Valid {
-		return cliapp.Silent(exitcode.Invalid)
+		return cliapp.Silent(exitcode.Failure)
 	}
 	return nil
 }
 
-func writeValidate(w io.Writer, rep spec.Report) error {
-	verdict := "is valid"
-	if !rep.Valid {
-		verdict = "has issues"
+// itemType is how OpenSpec's validate and show (verb) resolve ITEM: its
+// type (typ, from --type, else what it names), or "" after printing
+// OpenSpec's refusal of an unknown or ambiguous item (and an error
+// exiting 1).
+func itemType(c *cli.Context, r spec.Root, name, typ, verb string) (string, error) {
+	changes, err := availableChanges(r)
+	if err != nil {
+		return "", err
 	}
-	if _, err := fmt.Fprintf(w, "Change '%s' %s\n", rep.Change, verdict); err != nil {
-		return err
+	sort.Strings(changes)
+	// A spec is openspec/specs/ID/spec.md, a file; the whole list (which
+	// reads every spec) only for an unknown ITEM's suggestions.
+	fi, err := os.Stat(filepath.Join(r.SpecsDir(), filepath.FromSlash(name), "spec.md"))
+	isSpec := err == nil && fi.Mode().IsRegular() && !slices.Contains(strings.Split(name, "/"), "..")
+	isChange := slices.Contains(changes, name)
+	typ = strings.ToLower(typ)
+	if typ != "change" && typ != "spec" {
+		typ = ""
 	}
+	override := typ != ""
+	if !override {
+		switch {
+		case isChange:
+			typ = "change"
+		case isSpec:
+			typ = "spec"
+		default:
+			summaries, err := r.ListSpecs()
+			if err != nil {
+				return "", classify(err)
+			}
+			var specs []string
+			for _, s := range summaries {
+				specs = append(specs, s.ID)
+			}
+			msg := fmt.Sprintf("Unknown item '%s'.", name)
+			if m := nearestMatches(name, append(changes, specs...), 5); len(m) > 0 {
+				msg = fmt.Sprintf("Unknown item '%s'. Did you mean: %s?", name, strings.Join(m, ", "))
+			}
+			return "", itemRefusal(c, osStatus{Severity: "error", Code: "unknown_item", Message: msg}, msg)
+		}
+	}
+	if !override && isChange && isSpec {
+		msg := fmt.Sprintf("Ambiguous item '%s' matches both a change and a spec.", name)
+		return "", itemRefusal(c, osStatus{Severity: "error", Code: "ambiguous_item", Message: msg, Fix: "Pass --type change|spec."},
+			fmt.Sprintf("%s\nPass --type change|spec, or use: openspec change %s / openspec spec %s", msg, verb, verb))
+	}
+	return typ, nil
+}
+
+// itemRefusal prints validate's or show's refusal as OpenSpec does: {status:
+// [st]} on stdout with --json, else text on stderr; exit 1.
+func itemRefusal(c *cli.Context, st osStatus, text string) error {
+	if cliapp.JSON(c) {
+		if err := writeOSJSON(c, struct {
+			Status []osStatus `json:"status"`
+		}{[]osStatus{st}}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(cliapp.Stderr(c), text)
+	}
+	return cliapp.Silent(exitcode.Failure)
+}
+
+// nearestMatches is OpenSpec's: the max candidates nearest to input by
+// edit distance, ties in the candidates' order.
+func nearestMatches(input string, candidates []string, max int) []string {
+	type scored struct {
+		s string
+		d int
+	}
+	all := make([]scored, len(candidates))
+	for i, s := range candidates {
+		all[i] = scored{s, levenshtein(input, s)}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].d < all[j].d })
+	var out []string
+	for i := 0; i < len(all) && i < max; i++ {
+		out = append(out, all[i].s)
+	}
+	return out
+}
+
+// levenshtein counts UTF-16 units as JavaScript strings do; names are
+// ASCII in practice, so bytes.
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// writeValidate prints a change's report as OpenSpec's validate does.
+func writeValidate(stdout, stderr io.Writer, name string, rep spec.Report) error {
+	if rep.Valid {
+		if _, err := fmt.Fprintf(stdout, "Change '%s' is valid\n", name); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stderr, "Change '%s' has issues\n", name)
+	}
+	var b strings.Builder
 	for _, i := range rep.Issues {
+		mark := "ℹ"
+		switch i.Level {
+		case spec.LevelError:
+			mark = "✗"
+		case spec.LevelWarning:
+			mark = "⚠"
+		}
 		loc := i.Path
 		if i.Line > 0 {
 			loc = fmt.Sprintf("%s:%d", i.Path, i.Line)
 		}
-		if _, err := fmt.Fprintf(w, "[%s] %s: %s\n", i.Level, loc, i.Message); err != nil {
-			return err
+		fmt.Fprintf(&b, "%s [%s] %s: %s\n", mark, i.Level, loc, i.Message)
+	}
+	if !rep.Valid {
+		b.WriteString("Next steps:\n")
+		for _, s := range validateNextSteps(name, rep.Issues) {
+			fmt.Fprintf(&b, "  %s\n", s)
 		}
 	}
-	return nil
+	_, err := io.WriteString(stderr, b.String())
+	return err
+}
+
+// validateNextSteps are OpenSpec's printNextSteps bullets for a change.
+func validateNextSteps(name string, issues []spec.Issue) []string {
+	has := func(sub string) bool {
+		for _, i := range issues {
+			if strings.Contains(i.Message, sub) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("is not a change: it is a folder wrapping"):
+		return []string{"- Move each nested change directly under openspec/changes/, folding the namespace into its name",
+			"- Only specs may be nested by domain; change directories are always flat"}
+	case has("skip_specs is set in .openspec.yaml but spec files exist under specs/. Remove skip_specs or delete the delta spec files"):
+		return []string{"- This change declares skip_specs (no spec deltas): delete the files under specs/, or remove skip_specs from .openspec.yaml if requirements do change",
+			"- skip_specs is only honored when .openspec.yaml is valid change metadata (schema: <name> naming a known schema is required)"}
+	case has("skip_specs is set but .openspec.yaml is not valid change metadata, so the marker is not honored. Fix the metadata"):
+		return []string{"- Fix .openspec.yaml so the skip_specs marker can be honored (schema: <name> naming a known schema is required)",
+			"- Or remove skip_specs from .openspec.yaml and add delta specs instead"}
+	}
+	return []string{"- Ensure change has deltas in specs/: use headers ## ADDED/MODIFIED/REMOVED/RENAMED Requirements",
+		"- Each requirement MUST include at least one #### Scenario: block",
+		"- Debug parsed deltas: openspec show " + name + " --json --deltas-only"}
 }

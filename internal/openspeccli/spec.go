@@ -4,6 +4,7 @@
 package openspeccli
 
 import (
+	"fmt"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
@@ -14,11 +15,29 @@ import (
 	"github.com/specstack/specstack/spec/drift"
 )
 
+// openspecVersion is the OpenSpec CLI release whose verbs, flags,
+// documents and exit codes jj-openspec reproduces (a drop-in for it).
+const openspecVersion = "1.13.2"
+
 // Spec describes the jj-openspec binary.
 func Spec() cliapp.Spec {
 	s := header()
 	s.Doctor = doctorPublishing
-	s.Commands = withRecovery(append(append([]*cli.Command{initCommand(), listCommand(), statusCommand(), validateCommand(), checkCommand(), rebaseCommand(), archiveCommand(), applyCommand(), syncCommand(), tasksCommand(), cliCommand(), exploreCommand()}, authorCommands()...), conflictcli.CommandsWith(conflictcli.Options{TextMarkers: textMarkers})...))
+	cmds := []*cli.Command{initCommand(), listCommand(), statusCommand(), validateCommand(), checkCommand(), rebaseCommand(), archiveCommand(), applyCommand(), syncCommand(), tasksCommand(), cliCommand(), exploreCommand()}
+	fallBackOnUnknownFlags(cmds, "init", "list", "status", "validate", "archive")
+	cmds = append(append(cmds, authorCommands()...), conflictcli.CommandsWith(conflictcli.Options{TextMarkers: textMarkers})...)
+	s.Commands = append(withRecovery(append(cmds, showCommand())), passThroughCommands()...)
+	s.Flags = []cli.Flag{
+		&cli.BoolFlag{Name: "no-color", Usage: "OpenSpec's flag: no colour (jj-openspec's output is plain unless stderr is a terminal)"},
+		&cli.BoolFlag{Name: "V", Usage: "print the OpenSpec CLI version jj-openspec stands in for (" + openspecVersion + ") and exit; --version prints jj-openspec's"},
+	}
+	s.Before = func(c *cli.Context) error {
+		if c.Bool("V") {
+			fmt.Fprintln(c.App.Writer, openspecVersion)
+			return cliapp.Done()
+		}
+		return nil
+	}
 	return s
 }
 

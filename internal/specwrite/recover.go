@@ -16,14 +16,18 @@ import (
 // process left in the project's journal, saying so on stderr. A journal
 // whose files changed since is exit 1 with their list. Without a ledger
 // directory or a journal it does nothing; a journal whose lock is held
-// belongs to an archive still running, and is left to it.
+// belongs to an archive still running, and is left to it. A claim
+// (ClaimName) a killed jj-openspec archive left goes, unless a journal
+// could not be finished (then nothing is written).
 func Recover(r spec.Root, stderr io.Writer) error {
 	dir, err := LedgerDir(r)
 	if err != nil {
+		clearStaleClaim(r)
 		return nil
 	}
 	jdir := JournalDir(dir)
 	if _, err := os.Lstat(jdir); err != nil {
+		clearStaleClaim(r)
 		return nil
 	}
 	l, err := ledger.Acquire(dir)
@@ -39,6 +43,7 @@ func Recover(r spec.Root, stderr io.Writer) error {
 		}
 		return fmt.Errorf("%w (the journal is %s)", err, jdir)
 	}
+	clearStaleClaim(r)
 	if rec != nil {
 		moved := ""
 		if rec.Moved {

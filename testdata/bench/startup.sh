@@ -2,7 +2,8 @@
 # startup.sh — what one call of each binary costs, side by side, in one run:
 #  1. `--version` of each binary against a minimal Go program built here
 #     (ceilings: within 2.5x, gh-specstack within 3.5x);
-#  2. jj-openspec `list --json` and `validate CHANGE --strict` against the
+#  2. jj-openspec `list --json`, `validate CHANGE --strict`, OpenSpec's
+#     `status --change CHANGE --json` and `show CHANGE` against the
 #     real openspec CLI on a generated repository of ~600 OpenSpec files
 #     (target: at least 60x faster), jj-openspec run 10 times a round;
 #  3. jj-kaisen's polled step verbs, `status --json` and `collect`, in a
@@ -90,20 +91,37 @@ if command -v openspec >/dev/null 2>&1; then
   # back: ten of its runs take a tenth of the time of one of the CLI's,
   # and a minimum over 10 samples of a 10 ms process is mostly noise.
   per_round=10
-  jj_list=() jj_validate=()
+  # status --change is OpenSpec's document: both must print the same one.
+  (cd "$repo" && openspec status --change change-45 --json) > "$tmp/os-status.json"
+  (cd "$repo" && "$bin/jj-openspec" status --change change-45 --json) > "$tmp/jj-status.json"
+  if ! cmp -s "$tmp/os-status.json" "$tmp/jj-status.json"; then
+    echo "startup.sh: status --change change-45 --json: the documents differ" >&2
+    diff "$tmp/os-status.json" "$tmp/jj-status.json" >&2 || true
+    exit 1
+  fi
+  if ! cmp -s <(cd "$repo" && openspec show change-45) <(cd "$repo" && "$bin/jj-openspec" show change-45); then
+    echo "startup.sh: show change-45: the outputs differ" >&2; exit 1
+  fi
+  jj_list=() jj_validate=() jj_status=() jj_show=()
   for _ in $(seq "$per_round"); do
     jj_list+=(jj-list "$bin/jj-openspec" list --json --)
     jj_validate+=(jj-validate "$bin/jj-openspec" validate change-45 --strict --)
+    jj_status+=(jj-status "$bin/jj-openspec" status --change change-45 --json --)
+    jj_show+=(jj-show "$bin/jj-openspec" show change-45 --)
   done
   "$bin/timeit" -n "$big_runs" -C "$repo" \
     os-list openspec list --json -- \
     "${jj_list[@]}" \
     os-validate openspec validate change-45 --strict -- \
-    "${jj_validate[@]}" > "$tmp/openspec.tsv"
+    "${jj_validate[@]}" \
+    os-status openspec status --change change-45 --json -- \
+    "${jj_status[@]}" \
+    os-show openspec show change-45 -- \
+    "${jj_show[@]}" > "$tmp/openspec.tsv"
   printf '\njj-openspec against openspec %s on %s files (%s interleaved rounds: the CLI once a round, jj-openspec %s times)\n' "$(openspec --version)" "$files" "$big_runs" "$per_round"
   printf '  %-34s %9s %9s %9s %9s\n' "command" "cli min" "ours min" "speed-up" "(median)"
   missed=0
-  for v in "list:list --json" "validate:validate change-45 --strict"; do
+  for v in "list:list --json" "validate:validate change-45 --strict" "status:status --change change-45 --json" "show:show change-45"; do
     read -r oa om < <(get "os-${v%%:*}" "$tmp/openspec.tsv")
     read -r ja jm < <(get "jj-${v%%:*}" "$tmp/openspec.tsv")
     printf '  %-34s %9s %9s %8sx %8sx\n' "${v#*:}" "$(ms "$oa")" "$(ms "$ja")" "$(ratio "$oa" "$ja")" "$(ratio "$om" "$jm")"

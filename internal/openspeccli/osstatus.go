@@ -1,0 +1,297 @@
+package openspeccli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/specwrite"
+	"github.com/specstack/specstack/spec"
+)
+
+// osArtifact is one artifact of OpenSpec 1.13.2's status document.
+type osArtifact struct {
+	ID          string   `json:"id"`
+	OutputPath  string   `json:"outputPath"`
+	Status      string   `json:"status"` // done, ready, blocked or skipped
+	Requires    []string `json:"requires"`
+	MissingDeps []string `json:"missingDeps,omitempty"`
+}
+
+type osArtifactPath struct {
+	OutputPath          string   `json:"outputPath"`
+	ResolvedOutputPath  string   `json:"resolvedOutputPath"`
+	ExistingOutputPaths []string `json:"existingOutputPaths"`
+}
+
+// ordered is a JSON object whose keys keep their order (OpenSpec's
+// artifactPaths is keyed by artifact id in schema order).
+type ordered []struct {
+	Key   string
+	Value any
+}
+
+func (o ordered) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, kv := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(kv.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(kv.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// osStatusDoc is OpenSpec 1.13.2's `status --change NAME --json`.
+type osStatusDoc struct {
+	ChangeName   string `json:"changeName"`
+	SchemaName   string `json:"schemaName"`
+	PlanningHome struct {
+		Kind          string `json:"kind"`
+		Root          string `json:"root"`
+		ChangesDir    string `json:"changesDir"`
+		DefaultSchema string `json:"defaultSchema"`
+	} `json:"planningHome"`
+	ChangeRoot         string   `json:"changeRoot"`
+	ArtifactPaths      ordered  `json:"artifactPaths"`
+	IsPlanningComplete bool     `json:"isPlanningComplete"`
+	IsComplete         bool     `json:"isComplete"`
+	ApplyRequires      []string `json:"applyRequires"`
+	NextSteps          []string `json:"nextSteps"`
+	ActionContext      struct {
+		Mode                          string   `json:"mode"`
+		SourceOfTruth                 string   `json:"sourceOfTruth"`
+		PlanningArtifacts             []string `json:"planningArtifacts"`
+		LinkedContext                 []string `json:"linkedContext"`
+		AllowedEditRoots              []string `json:"allowedEditRoots"`
+		RequiresAffectedAreaSelection bool     `json:"requiresAffectedAreaSelection"`
+		Constraints                   []string `json:"constraints"`
+	} `json:"actionContext"`
+	Artifacts []osArtifact `json:"artifacts"`
+	Root      listRoot     `json:"root"`
+	next      string       // the text's "Next:" command
+}
+
+// runOSStatus is `status --change NAME` as OpenSpec 1.13.2 answers it:
+// its document (--json) or its text on stdout, refusals as its Error
+// lines (after the "- Loading change status..." its spinner leaves on a
+// stderr that is not a terminal), exit 1.
+func runOSStatus(c *cli.Context, r spec.Root, name string) error {
+	spinner := !cliapp.JSON(c)
+	if spinner {
+		fmt.Fprintln(cliapp.Stderr(c), "- Loading change status...")
+	}
+	doc, err := osStatusOf(r, name)
+	if err != nil {
+		return osFailure(c, err, func(st []osStatus) any {
+			return struct {
+				Status []osStatus `json:"status"`
+			}{st}
+		})
+	}
+	if cliapp.JSON(c) {
+		return writeOSJSON(c, doc)
+	}
+	return writeOSStatus(c.App.Writer, doc)
+}
+
+// osStatusOf builds OpenSpec's status document of change name, or a
+// *specwrite.Blocked with OpenSpec's message.
+func osStatusOf(r spec.Root, name string) (*osStatusDoc, error) {
+	if err := lookupChange(r, name); err != nil {
+		return nil, err
+	}
+	if nested := r.NestedChanges(name); nested != nil {
+		return nil, &specwrite.Blocked{Code: "change_error", Message: spec.DescribeNested(name, nested)}
+	}
+	st, err := r.Status(name)
+	if err != nil {
+		return nil, &specwrite.Blocked{Code: "change_error", Message: err.Error()}
+	}
+	s, err := r.LoadSchema(st.Schema)
+	if err != nil {
+		return nil, &specwrite.Blocked{Code: "change_error", Message: err.Error()}
+	}
+	def, err := r.DefaultSchema()
+	if err != nil {
+		return nil, &specwrite.Blocked{Code: "change_error", Message: err.Error()}
+	}
+	root := rootOf(r)
+	d := &osStatusDoc{ChangeName: name, SchemaName: st.Schema, Root: root}
+	d.PlanningHome.Kind, d.PlanningHome.Root = "repo", root.Path
+	d.PlanningHome.ChangesDir = filepath.Join(root.Path, "openspec", "changes")
+	d.PlanningHome.DefaultSchema = def
+	d.ChangeRoot = filepath.Join(d.PlanningHome.ChangesDir, name)
+
+	decl := map[string]int{}
+	completed := map[string]bool{}
+	byID := map[string]spec.ArtifactStatus{}
+	for i, a := range st.Artifacts {
+		decl[a.ID] = i
+		completed[a.ID] = a.Done // skipped artifacts count as complete
+		byID[a.ID] = a
+		existing := []string{}
+		for _, f := range a.Files {
+			existing = append(existing, filepath.Join(d.ChangeRoot, filepath.FromSlash(f)))
+		}
+		d.ArtifactPaths = append(d.ArtifactPaths, struct {
+			Key   string
+			Value any
+		}{a.ID, osArtifactPath{a.Generates, filepath.Join(d.ChangeRoot, a.Generates), existing}})
+	}
+	byDecl := func(ids []string) { sort.SliceStable(ids, func(i, j int) bool { return decl[ids[i]] < decl[ids[j]] }) }
+	d.IsComplete = true
+	for _, a := range st.Artifacts {
+		d.IsComplete = d.IsComplete && completed[a.ID]
+	}
+	d.IsPlanningComplete = d.IsComplete
+	d.ApplyRequires = s.ApplyRequires
+	if d.ApplyRequires == nil {
+		d.ApplyRequires = []string{}
+	}
+	for _, id := range buildOrder(st.Artifacts, decl) {
+		a := byID[id]
+		oa := osArtifact{ID: id, OutputPath: a.Generates, Requires: a.Requires}
+		if oa.Requires == nil {
+			oa.Requires = []string{}
+		}
+		switch {
+		case a.Skipped && len(a.Files) == 0: // files present: done, as OpenSpec
+			oa.Status = "skipped"
+		case a.Done:
+			oa.Status = "done"
+		default:
+			for _, req := range a.Requires {
+				if !completed[req] {
+					oa.MissingDeps = append(oa.MissingDeps, req)
+				}
+			}
+			oa.Status = "ready"
+			if len(oa.MissingDeps) > 0 {
+				oa.Status = "blocked"
+				byDecl(oa.MissingDeps)
+			}
+		}
+		d.Artifacts = append(d.Artifacts, oa)
+	}
+	d.NextSteps = []string{}
+	for _, a := range d.Artifacts {
+		if a.Status == "ready" {
+			d.next = fmt.Sprintf(`openspec instructions %s --change "%s" --json`, a.ID, name)
+			d.NextSteps = append(d.NextSteps, "Run "+d.next+" before writing that artifact.")
+			break
+		}
+	}
+	if d.next == "" && d.IsComplete {
+		d.next = fmt.Sprintf(`openspec instructions apply --change "%s" --json`, name)
+		d.NextSteps = append(d.NextSteps, "All planning artifacts are complete. Run "+d.next+" to inspect implementation progress.")
+	}
+	ac := &d.ActionContext
+	ac.Mode, ac.SourceOfTruth = "repo-local", "repo"
+	for _, a := range d.Artifacts {
+		ac.PlanningArtifacts = append(ac.PlanningArtifacts, a.ID)
+	}
+	ac.LinkedContext = []string{}
+	ac.AllowedEditRoots = []string{root.Path}
+	ac.Constraints = []string{"Repo-local change artifacts and implementation edits are scoped to this project."}
+	return d, nil
+}
+
+// buildOrder is OpenSpec's ArtifactGraph.getBuildOrder: a topological
+// order, ties (and the waiting queue) in declaration order.
+func buildOrder(arts []spec.ArtifactStatus, decl map[string]int) []string {
+	indeg := map[string]int{}
+	dependents := map[string][]string{}
+	for _, a := range arts {
+		indeg[a.ID] = len(a.Requires)
+	}
+	for _, a := range arts {
+		for _, req := range a.Requires {
+			dependents[req] = append(dependents[req], a.ID)
+		}
+	}
+	var queue, out []string
+	for _, a := range arts {
+		if indeg[a.ID] == 0 {
+			queue = append(queue, a.ID)
+		}
+	}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		out = append(out, cur)
+		for _, dep := range dependents[cur] {
+			indeg[dep]--
+			if indeg[dep] == 0 {
+				queue = append(queue, dep)
+			}
+		}
+		sort.SliceStable(queue, func(i, j int) bool { return decl[queue[i]] < decl[queue[j]] })
+	}
+	return out
+}
+
+// writeOSStatus is OpenSpec's printStatusText.
+func writeOSStatus(w io.Writer, d *osStatusDoc) error {
+	var b strings.Builder
+	done, skipped := 0, 0
+	for _, a := range d.Artifacts {
+		switch a.Status {
+		case "done":
+			done++
+		case "skipped":
+			skipped++
+		}
+	}
+	fmt.Fprintf(&b, "Change: %s\nSchema: %s\nChange root: %s\n", d.ChangeName, d.SchemaName, d.ChangeRoot)
+	suffix := ""
+	if skipped > 0 {
+		suffix = fmt.Sprintf(" (%d skipped)", skipped)
+	}
+	fmt.Fprintf(&b, "Progress: %d/%d artifacts complete%s\n\n", done, len(d.Artifacts)-skipped, suffix)
+	for _, a := range d.Artifacts {
+		mark := map[string]string{"done": "[x]", "skipped": "[~]", "ready": "[ ]", "blocked": "[-]"}[a.Status]
+		line := mark + " " + a.ID
+		if a.Status == "skipped" {
+			line += " (skipped: change declares skip_specs)"
+		}
+		if a.Status == "blocked" && len(a.MissingDeps) > 0 {
+			line += " (blocked by: " + strings.Join(a.MissingDeps, ", ") + ")"
+		}
+		b.WriteString(line + "\n")
+	}
+	if d.IsPlanningComplete || d.next != "" {
+		b.WriteString("\n")
+	}
+	if d.IsPlanningComplete {
+		b.WriteString("All planning artifacts complete!\n")
+	}
+	if d.next != "" {
+		fmt.Fprintf(&b, "Next: %s\n", d.next)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// osStatusUsage is status's refusal of --change with a CHANGE argument.
+var errStatusBoth = exitcode.New(exitcode.Usage, "status: give the change either as CHANGE (jj-openspec's report) or as --change NAME (OpenSpec's), not both")
