@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -156,6 +157,20 @@ func ReadFile(path string, v any) error {
 		return fmt.Errorf("read ledger %s: %w (the file is damaged; move it aside to start over)", path, err)
 	}
 	return nil
+}
+
+// ReadOptional reads the TOML record at path into a new T; ok is false,
+// with no error, when there is no such file.
+func ReadOptional[T any](path string) (v *T, ok bool, err error) {
+	v = new(T)
+	err = ReadFile(path, v)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return v, true, nil
 }
 
 // WriteFile encodes v as TOML and replaces path atomically: readers and

@@ -242,3 +242,26 @@ func TestHolding(t *testing.T) {
 		t.Error("Holding = true after the holder was killed")
 	}
 }
+
+func TestReadOptional(t *testing.T) {
+	type rec struct {
+		Name string `toml:"name"`
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.toml")
+	if v, ok, err := ReadOptional[rec](path); v != nil || ok || err != nil {
+		t.Fatalf("missing: %v %v %v", v, ok, err)
+	}
+	if err := WriteFile(path, rec{Name: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := ReadOptional[rec](path); !ok || err != nil || v.Name != "x" {
+		t.Fatalf("present: %v %v %v", v, ok, err)
+	}
+	if err := os.WriteFile(path, []byte("name = "), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := ReadOptional[rec](path); ok || v != nil || err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("damaged: %v %v %v", v, ok, err)
+	}
+}

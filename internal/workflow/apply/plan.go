@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -85,15 +84,7 @@ type Plan struct {
 // ReadPlan reads the apply plan of ledger directory dir; ok is false when
 // there is none.
 func ReadPlan(dir string) (*Plan, bool, error) {
-	var p Plan
-	err := ledger.ReadFile(filepath.Join(dir, PlanFile), &p)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	return &p, true, nil
+	return ledger.ReadOptional[Plan](filepath.Join(dir, PlanFile))
 }
 
 func WritePlan(dir string, p *Plan) error {

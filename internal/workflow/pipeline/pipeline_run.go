@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -173,15 +172,7 @@ type Member struct {
 
 // ReadPipeline reads the pipeline record of ledger directory dir.
 func ReadPipeline(dir string) (*PipelineRun, bool, error) {
-	var p PipelineRun
-	err := ledger.ReadFile(filepath.Join(dir, PipelineFile), &p)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	return &p, true, nil
+	return ledger.ReadOptional[PipelineRun](filepath.Join(dir, PipelineFile))
 }
 
 func writePipeline(dir string, p *PipelineRun) error {

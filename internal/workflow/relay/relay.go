@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -81,15 +80,8 @@ func relayPath(dir, change string) string {
 
 // ReadRelay reads the relay record of change; nil when there is none.
 func ReadRelay(dir, change string) (*RelayRecord, error) {
-	var r RelayRecord
-	err := ledger.ReadFile(relayPath(dir, change), &r)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &r, nil
+	r, _, err := ledger.ReadOptional[RelayRecord](relayPath(dir, change))
+	return r, err
 }
 
 func writeRelay(dir string, r *RelayRecord) error {
