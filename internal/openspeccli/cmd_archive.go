@@ -69,7 +69,8 @@ Its text is OpenSpec's ("Specs to update:", "Applying changes to …",
 nothing (and takes no lock). --skip-specs moves the change without touching
 the specs.
 
-A change whose delta specs fail validation is refused as OpenSpec 1.13.2
+With no OpenSpec root here or above, the directory is OpenSpec's
+implicit root (there, no change exists). A change whose delta specs fail validation is refused as OpenSpec 1.13.2
 refuses it, exit 1, nothing written: "Validation errors in change delta
 specs:", its errors and warnings and "Validation failed. …" on stdout, or
 with --json its archive_validation_failed document.
@@ -106,7 +107,8 @@ type archiveReport struct {
 }
 
 func runArchive(c *cli.Context) error {
-	name, r, dry, err := changeVerb(c)
+	// OpenSpec's root; with none, the directory is its implicit root.
+	name, r, dry, err := changeVerbIn(c, func(c *cli.Context) (spec.Root, error) { return openOSRoot(c, true) })
 	if err != nil {
 		return err
 	}
