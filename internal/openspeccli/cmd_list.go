@@ -126,8 +126,9 @@ func runList(c *cli.Context) error {
 
 // listRoot is the "root" object of OpenSpec's list --json: the project
 // root as OpenSpec resolves it (symbolic links resolved) and how it was
-// found. jj-openspec finds it only as the nearest directory holding
-// openspec/ ("nearest"); OpenSpec's registered stores are not read.
+// found: "nearest" (the nearest directory holding openspec/) or, where
+// none was found, "implicit" (the directory itself, spec.Root.Implicit);
+// OpenSpec's registered stores are not read.
 type listRoot struct {
 	Path   string `json:"path"`
 	Source string `json:"source"`
