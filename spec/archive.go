@@ -45,6 +45,9 @@ type ArchivePlan struct {
 	Totals      Counts        `json:"totals"`
 	Warnings    []string      `json:"warnings,omitempty"`
 	Validation  []Issue       `json:"validation,omitempty"`
+	// DeltasInvalid: the change's delta specs failed validation (their
+	// issues are Validation), rather than a spec they would produce.
+	DeltasInvalid bool `json:"-"`
 }
 
 // SpecChange describes one spec of a plan for reports.
@@ -108,6 +111,7 @@ func (r Root) PlanArchive(change string, opts ArchiveOptions) (*ArchivePlan, err
 		}
 		if HasErrors(issues, false) {
 			p.Validation = issues
+			p.DeltasInvalid = true
 			return p, fmt.Errorf("change %q: %w: %s; run `jj-openspec validate %s` for details", change, ErrInvalid, firstError(issues), change)
 		}
 	}

@@ -27,13 +27,20 @@ type SpecFile struct {
 // regfile.ErrNotRegular; it is never opened. A dangling symlink is skipped,
 // as OpenSpec skips it.
 func DiscoverSpecs(root string) ([]SpecFile, error) {
+	return discoverSpecs(root, true)
+}
+
+// discoverSpecs is DiscoverSpecs; with strict false, as OpenSpec 1.13.2's
+// discovery (what list reads): a directory named spec.md is walked like
+// any other and a spec.md that is not a regular file is skipped.
+func discoverSpecs(root string, strict bool) ([]SpecFile, error) {
 	var out []SpecFile
-	err := walkFiles(root, func(p string, segs []string, e fs.DirEntry) error {
+	err := walkTree(root, strict, func(p string, segs []string, e fs.DirEntry) error {
 		if e.Name() != "spec.md" || len(segs) == 0 {
 			return nil
 		}
 		if _, err := regfile.Check(p); err != nil {
-			if errors.Is(err, fs.ErrNotExist) && e.Type()&fs.ModeSymlink != 0 {
+			if errors.Is(err, fs.ErrNotExist) && e.Type()&fs.ModeSymlink != 0 || !strict && errors.Is(err, regfile.ErrNotRegular) {
 				return nil
 			}
 			return err
@@ -71,6 +78,12 @@ func hasRootSpecFile(specsDir string) (bool, error) {
 // A directory named spec.md below the root stands where a capability's
 // spec file belongs: it is an error wrapping regfile.ErrNotRegular.
 func walkFiles(root string, visit func(path string, segs []string, e fs.DirEntry) error) error {
+	return walkTree(root, true, visit)
+}
+
+// walkTree is walkFiles; with strict false a directory named spec.md is
+// walked like any other, as OpenSpec walks it.
+func walkTree(root string, strict bool, visit func(path string, segs []string, e fs.DirEntry) error) error {
 	var walk func(dir string, segs []string) error
 	walk = func(dir string, segs []string) error {
 		entries, err := os.ReadDir(dir)
@@ -86,7 +99,7 @@ func walkFiles(root string, visit func(path string, segs []string, e fs.DirEntry
 			}
 			p := filepath.Join(dir, e.Name())
 			if e.IsDir() {
-				if e.Name() == "spec.md" && len(segs) > 0 {
+				if strict && e.Name() == "spec.md" && len(segs) > 0 {
 					return &regfile.Error{Path: p, Mode: fs.ModeDir}
 				}
 				if err := walk(p, append(append([]string(nil), segs...), e.Name())); err != nil {

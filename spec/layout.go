@@ -24,6 +24,10 @@ type Root struct {
 	// write outside of, through any symbolic link (the repository root);
 	// empty means Dir.
 	Bound string
+	// Implicit: no root was found, and Dir is the directory the command
+	// ran in, taken as the root as OpenSpec 1.13.2 takes it (its
+	// root.source "implicit").
+	Implicit bool
 }
 
 // ErrNoRoot reports that no openspec/ directory was found.
@@ -46,6 +50,54 @@ func FindRoot(dir string) (Root, error) {
 		}
 		d = parent
 	}
+}
+
+// FindOpenSpecRoot chooses the root as OpenSpec 1.13.2 does without
+// stores: the nearest directory at or above dir whose openspec/ directory
+// holds a specs/ or changes/ directory (not a store's, marked by
+// .openspec-store/store.yaml) or a config.yaml (config.yml); an openspec/
+// without any of them is passed over for one further up. None is
+// ErrNoRoot.
+func FindOpenSpecRoot(dir string) (Root, error) {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return Root{}, fmt.Errorf("resolve %q: %w", dir, err)
+	}
+	for {
+		if qualifies(filepath.Join(d, "openspec")) {
+			return Root{Dir: d}, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return Root{}, fmt.Errorf("find OpenSpec root from %q: %w (run `jj openspec init` or pass --repo)", dir, ErrNoRoot)
+		}
+		d = parent
+	}
+}
+
+// qualifies reports whether osDir is an openspec/ directory OpenSpec
+// 1.13.2 takes for a root's.
+func qualifies(osDir string) bool {
+	if !isDir(osDir) {
+		return false
+	}
+	for _, sub := range []string{"specs", "changes"} {
+		p := filepath.Join(osDir, sub)
+		if _, err := os.Stat(filepath.Join(p, ".openspec-store", "store.yaml")); isDir(p) && err != nil {
+			return true
+		}
+	}
+	for _, name := range []string{"config.yaml", "config.yml"} {
+		if _, err := os.Stat(filepath.Join(osDir, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // OpenSpecDir is <root>/openspec.

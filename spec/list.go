@@ -123,9 +123,11 @@ type SpecSummary struct {
 	RequirementCount int    `json:"requirementCount"`
 }
 
-// ListSpecs summarises the main specs, sorted by id.
+// ListSpecs summarises the main specs, sorted by id. A spec.md that is
+// not a regular file (a directory, a FIFO) is skipped, never opened, as
+// OpenSpec 1.13.2's list skips it.
 func (r Root) ListSpecs() ([]SpecSummary, error) {
-	files, err := DiscoverSpecs(r.SpecsDir())
+	files, err := discoverSpecs(r.SpecsDir(), false)
 	if err != nil {
 		return nil, err
 	}

@@ -208,9 +208,9 @@ func TestParity(t *testing.T) {
 					extract(t, file, a)
 					extract(t, file, b)
 					wantOut, wantErr, wantCode := realOpenSpec(t, a, "archive", change, "--yes")
-					_, gotErr, gotCode := jjOpenSpec("--repo", b, "archive", change, "--yes")
+					gotOut, gotErr, gotCode := jjOpenSpec("--repo", b, "archive", change, "--yes")
 					if want, refused := refusalIssues(wantOut); refused {
-						if got := printedIssues(gotErr); want != got {
+						if got, _ := refusalIssues(gotOut); want != got {
 							t.Errorf("archive %s refused: the issues printed differ:\nopenspec:\n%s\njj-openspec:\n%s", change, want, got)
 						}
 					}
@@ -243,7 +243,7 @@ func TestParity(t *testing.T) {
 	}
 }
 
-// refusalIssues reads the issues "openspec archive" prints when delta
+// refusalIssues reads the issues archive (either tool's) prints when delta
 // validation refuses the change ("  ✗ message" for an error, "  ⚠ message"
 // for a warning) as "LEVEL message" lines; refused is false when it did
 // not refuse for that reason.
@@ -262,22 +262,6 @@ func refusalIssues(stdout string) (issues string, refused bool) {
 		}
 	}
 	return b.String(), true
-}
-
-// printedIssues reads the "  [LEVEL] path: message" lines jj-openspec
-// archive prints when it refuses a change as "LEVEL message" lines.
-func printedIssues(stderr string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(stderr, "\n") {
-		rest, ok := strings.CutPrefix(l, "  [")
-		if !ok {
-			continue
-		}
-		level, rest, _ := strings.Cut(rest, "] ")
-		_, msg, _ := strings.Cut(rest, ": ")
-		b.WriteString(level + " " + msg + "\n")
-	}
-	return b.String()
 }
 
 func lines(is []issue) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/internal/specwrite"
 	"github.com/specstack/specstack/spec"
@@ -68,11 +69,20 @@ Its text is OpenSpec's ("Specs to update:", "Applying changes to …",
 nothing (and takes no lock). --skip-specs moves the change without touching
 the specs.
 
-Exit codes: 2 when CHANGE does not exist, 6 when validation fails, the
-drift check refuses, a delta cannot be applied (the message names the spec and requirement) or a link
-leaves the repository, 3 when another jj-openspec holds the lock, 1 when a
-question could not be asked (see above), OpenSpec's archive claim is
-held, the archive folder already exists or a spec changed under it.`,
+With no OpenSpec root here or above, the directory is OpenSpec's
+implicit root (there, no change exists). A change whose delta specs fail validation is refused as OpenSpec 1.13.2
+refuses it, exit 1, nothing written: "Validation errors in change delta
+specs:", its errors and warnings and "Validation failed. …" on stdout, or
+with --json its archive_validation_failed document.
+
+Exit codes (OpenSpec's 1 where OpenSpec refuses too; jj-openspec's own
+refusals keep the frozen table): 1 when CHANGE does not exist or its
+delta specs fail validation, a question could not be asked (see above),
+OpenSpec's archive claim is held, the archive folder already exists or a
+spec changed under it; 6 when the drift check refuses, a delta cannot be
+applied or a rebuilt spec would be invalid (the message names the spec
+and requirement) or a link leaves the repository; 3 when another
+jj-openspec holds the lock.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "archive without asking (unchecked tasks, spec updates); needed without a terminal"},
 			&cli.BoolFlag{Name: "skip-specs", Usage: "move the change to the archive without updating the specs"},
@@ -97,7 +107,8 @@ type archiveReport struct {
 }
 
 func runArchive(c *cli.Context) error {
-	name, r, dry, err := changeVerb(c)
+	// OpenSpec's root; with none, the directory is its implicit root.
+	name, r, dry, err := changeVerbIn(c, func(c *cli.Context) (spec.Root, error) { return openOSRoot(c, true) })
 	if err != nil {
 		return err
 	}
@@ -120,11 +131,14 @@ func runArchive(c *cli.Context) error {
 		fmt.Fprintln(c.App.Writer, "Archive cancelled.")
 		return nil
 	}
+	if err != nil && plan != nil && plan.DeltasInvalid {
+		return refuseInvalidArchive(c, name, plan.Validation, archiveDoc)
+	}
 	if err != nil {
 		err = osFailure(c, err, archiveDoc)
 		if plan != nil && len(plan.Validation) > 0 && !cliapp.JSON(c) {
-			// The errors that refuse the archive and, as OpenSpec prints
-			// them beside, the warnings; INFO notes only with validate.
+			// A rebuilt spec that would be invalid: its errors and
+			// warnings; INFO notes only with validate.
 			for _, i := range plan.Validation {
 				if i.Level == spec.LevelError || i.Level == spec.LevelWarning {
 					fmt.Fprintf(cliapp.Stderr(c), "  [%s] %s: %s\n", i.Level, i.Path, i.Message)
@@ -207,6 +221,33 @@ func writeArchive(w, stderr io.Writer, rep archiveReport, incomplete int) error 
 	fmt.Fprintf(&b, "Change '%s' archived as '%s'.\n", rep.Change, rep.ArchivedAs)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// refuseInvalidArchive refuses, as OpenSpec 1.13.2 does, a change whose
+// delta specs fail validation: exit 1, with --json its
+// archive_validation_failed document, else on stdout the errors and
+// warnings (INFO notes only with validate) and its "Validation failed"
+// lines.
+func refuseInvalidArchive(c *cli.Context, name string, issues []spec.Issue, doc func([]osStatus) any) error {
+	if cliapp.JSON(c) {
+		return osFailure(c, &specwrite.Blocked{Code: "archive_validation_failed", Message: fmt.Sprintf("Validation failed for change '%s'.", name),
+			Fix: fmt.Sprintf("Run openspec validate %s for details, fix the errors, or rerun with --no-validate.", name)}, doc)
+	}
+	var b strings.Builder
+	b.WriteString("\nValidation errors in change delta specs:\n")
+	for _, i := range issues {
+		switch i.Level {
+		case spec.LevelError:
+			fmt.Fprintf(&b, "  ✗ %s\n", i.Message)
+		case spec.LevelWarning:
+			fmt.Fprintf(&b, "  ⚠ %s\n", i.Message)
+		}
+	}
+	b.WriteString("\nValidation failed. Please fix the errors before archiving.\nTo skip validation (not recommended), use --no-validate flag.\n")
+	if _, err := io.WriteString(c.App.Writer, b.String()); err != nil {
+		return err
+	}
+	return cliapp.Silent(exitcode.Failure)
 }
 
 func relTo(r spec.Root, p string) string {

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/urfave/cli/v2"
 
@@ -28,9 +30,13 @@ rounds it). --json prints the same document as "openspec list --json":
 {"changes": [{"name", "completedTasks", "totalTasks", "lastModified", "status"}],
 "root": {"path", "source"}}. With --specs, lists the main specs and their
 requirement counts ({"specs": [{"id", "requirementCount"}], "root": …}).
-No OpenSpec root here or above is OpenSpec's refusal ("No OpenSpec root
-found from the current directory.", its JSON status document with --json),
-exit 1.`,
+The root is the one OpenSpec 1.13.2 chooses: the nearest openspec/
+holding specs/, changes/ or config.yaml. None here or above is OpenSpec's
+refusal ("No OpenSpec root found from the current directory.", its JSON
+status document with --json), exit 1; so is an openspec/changes that is
+not a directory (OpenSpec's ENOTDIR). A spec.md that is not a regular file
+(a directory, a FIFO) is skipped, as OpenSpec skips it. Names are padded
+by UTF-16 code units, as OpenSpec pads them.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "specs", Usage: "list the main specs instead of the changes"},
 			&cli.BoolFlag{Name: "changes", Usage: "list the changes (the default; OpenSpec's flag)"},
@@ -41,20 +47,31 @@ exit 1.`,
 }
 
 func runList(c *cli.Context) error {
-	r, err := openRoot(c)
+	// OpenSpec's refusals come with its null shape of the list asked for.
+	key := "changes"
+	if c.Bool("specs") {
+		key = "specs"
+	}
+	nullDoc := func(st []osStatus) any { return ordered{{key, []any{}}, {"root", nil}, {"status", st}} }
+	// OpenSpec keeps the implicit root for a project of its old layout
+	// (openspec/project.md) only.
+	implicit := false
+	if dir, err := cliapp.RepoDir(c); err == nil {
+		_, serr := os.Stat(filepath.Join(dir, "openspec", "project.md"))
+		implicit = serr == nil
+	}
+	r, err := openOSRoot(c, implicit)
 	if errors.Is(err, spec.ErrNoRoot) {
-		// OpenSpec's refusal, with its null shape of the list asked for.
-		key := "changes"
-		if c.Bool("specs") {
-			key = "specs"
-		}
 		return osFailure(c, &specwrite.Blocked{Code: "no_openspec_root", Message: "No OpenSpec root found from the current directory.",
-			Target: "openspec.root", Fix: "Run openspec init to create a root here."}, func(st []osStatus) any {
-			return ordered{{key, []any{}}, {"root", nil}, {"status", st}}
-		})
+			Target: "openspec.root", Fix: "Run openspec init to create a root here."}, nullDoc)
 	}
 	if err != nil {
 		return err
+	}
+	if fi, err := os.Stat(r.ChangesDir()); !c.Bool("specs") && err == nil && !fi.IsDir() {
+		// What OpenSpec's readdir of openspec/changes fails with.
+		return osFailure(c, &specwrite.Blocked{Code: "list_error",
+			Message: fmt.Sprintf("ENOTDIR: not a directory, scandir '%s'", filepath.Join(rootOf(r).Path, "openspec", "changes"))}, nullDoc)
 	}
 	if c.Bool("specs") {
 		specs, err := r.ListSpecs()
@@ -109,8 +126,9 @@ func runList(c *cli.Context) error {
 
 // listRoot is the "root" object of OpenSpec's list --json: the project
 // root as OpenSpec resolves it (symbolic links resolved) and how it was
-// found. jj-openspec finds it only as the nearest directory holding
-// openspec/ ("nearest"); OpenSpec's registered stores are not read.
+// found: "nearest" (the nearest directory holding openspec/) or, where
+// none was found, "implicit" (the directory itself, spec.Root.Implicit);
+// OpenSpec's registered stores are not read.
 type listRoot struct {
 	Path   string `json:"path"`
 	Source string `json:"source"`
@@ -121,7 +139,11 @@ func rootOf(r spec.Root) listRoot {
 	if err != nil {
 		p = r.Dir
 	}
-	return listRoot{Path: p, Source: "nearest"}
+	src := "nearest"
+	if r.Implicit {
+		src = "implicit"
+	}
+	return listRoot{Path: p, Source: src}
 }
 
 func writeChanges(w io.Writer, changes []spec.ChangeSummary) error {
@@ -131,7 +153,7 @@ func writeChanges(w io.Writer, changes []spec.ChangeSummary) error {
 	}
 	width := 0
 	for _, ch := range changes {
-		width = max(width, len(ch.Name))
+		width = max(width, jsLen(ch.Name))
 	}
 	var b strings.Builder
 	b.WriteString("Changes:\n")
@@ -141,7 +163,7 @@ func writeChanges(w io.Writer, changes []spec.ChangeSummary) error {
 		if ch.Nested != nil {
 			status = "not a change"
 		}
-		fmt.Fprintf(&b, "  %-*s     %-12s  %s\n", width, ch.Name, status, ago(ch.LastModified))
+		fmt.Fprintf(&b, "  %s     %-12s  %s\n", padEnd(ch.Name, width), status, ago(ch.LastModified))
 	}
 	for _, ch := range byNameOrder(changes) {
 		if ch.Nested != nil {
@@ -159,15 +181,31 @@ func writeSpecs(w io.Writer, specs []spec.SpecSummary) error {
 	}
 	width := 0
 	for _, s := range specs {
-		width = max(width, len(s.ID))
+		width = max(width, jsLen(s.ID))
 	}
 	var b strings.Builder
 	b.WriteString("Specs:\n")
 	for _, s := range specs {
-		fmt.Fprintf(&b, "  %-*s     requirements %d\n", width, s.ID, s.RequirementCount)
+		fmt.Fprintf(&b, "  %s     requirements %d\n", padEnd(s.ID, width), s.RequirementCount)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// jsLen is the length of s as JavaScript counts it (String.length): UTF-16
+// code units, one for a CJK character, two for an emoji beyond the BMP.
+func jsLen(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// padEnd pads s with spaces to width as JavaScript's padEnd does (OpenSpec
+// pads names so): by UTF-16 code units, not by display width.
+func padEnd(s string, width int) string {
+	return s + strings.Repeat(" ", max(0, width-jsLen(s)))
 }
 
 func ago(t time.Time) string {

@@ -30,7 +30,9 @@ blocked, [~] skipped, and the Next: command) or with --json its document
 (changeName, schemaName, planningHome, changeRoot, artifactPaths,
 isComplete, applyRequires, nextSteps, actionContext, artifacts[].status,
 root); its refusals ("Invalid change name", not found with the available
-changes) exit 1. No change, --all and --schema run the real OpenSpec CLI.`,
+changes) exit 1. With no OpenSpec root here or above, the directory is
+OpenSpec's implicit root. No change, --all and --schema run the real
+OpenSpec CLI.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "change", Usage: "OpenSpec's form: its status document and text for change `NAME`"},
 			&cli.BoolFlag{Name: "all", Usage: "OpenSpec's status of every active change (runs the real OpenSpec CLI)"},
@@ -48,7 +50,7 @@ func runStatus(c *cli.Context) error {
 		if c.Bool("all") || c.IsSet("schema") || !c.IsSet("change") {
 			return passThrough(c, invocation(c))
 		}
-		r, err := openRoot(c)
+		r, err := openOSRoot(c, true)
 		if err != nil {
 			return err
 		}

@@ -39,7 +39,8 @@ on stderr with each issue marked (✗ ERROR, ⚠ WARNING, ℹ INFO) and its
 issues, durationMs}], summary: {totals, byType}, version, root}. An ITEM
 that is both a change and a spec is "Ambiguous item" (pass --type); an
 unknown one "Unknown item" with the nearest names. Exits 1 when invalid
-(an ERROR, or with --strict a WARNING), as OpenSpec does.
+(an ERROR, or with --strict a WARNING), as OpenSpec does. With no
+OpenSpec root here or above, the directory is OpenSpec's implicit root.
 
 A spec ITEM (or --type spec), no ITEM, and the bulk modes (--all,
 --changes, --specs, --archived, --report) run the real OpenSpec CLI (as
@@ -95,7 +96,7 @@ func runValidate(c *cli.Context) error {
 		return passThrough(c, invocation(c))
 	}
 	name := args[0]
-	r, err := openRoot(c)
+	r, err := openOSRoot(c, true)
 	if err != nil {
 		return err
 	}

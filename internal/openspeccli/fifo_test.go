@@ -60,8 +60,6 @@ func TestNonRegularInputs(t *testing.T) {
 		{"list tasks fifo", "openspec/changes/c/tasks.md", "fifo", []string{"list"}},
 		{"list json tasks fifo", "openspec/changes/c/tasks.md", "fifo", []string{"list", "--json"}},
 		{"list tasks socket", "openspec/changes/c/tasks.md", "socket", []string{"list"}},
-		{"list specs fifo", "openspec/specs/auth/spec.md", "fifo", []string{"list", "--specs"}},
-		{"list specs dir", "openspec/specs/auth/spec.md", "dir", []string{"list", "--specs"}},
 		{"validate delta fifo", "openspec/changes/c/specs/auth/spec.md", "fifo", []string{"validate", "c"}},
 		{"validate delta dir", "openspec/changes/c/specs/auth/spec.md", "dir", []string{"validate", "c"}},
 		{"validate stray delta fifo", "openspec/changes/c/specs/auth/notes.md", "fifo", []string{"validate", "c"}},
@@ -85,26 +83,7 @@ func TestNonRegularInputs(t *testing.T) {
 			if err := os.Remove(target); err != nil && !os.IsNotExist(err) {
 				t.Fatal(err)
 			}
-			switch tt.kind {
-			case "fifo":
-				if err := syscall.Mkfifo(target, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			case "dir":
-				if err := os.MkdirAll(filepath.Join(target, "inner"), 0o755); err != nil {
-					t.Fatal(err)
-				}
-			case "socket":
-				// A unix socket path must be short: bind it from inside dir.
-				fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer syscall.Close(fd)
-				if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: target}); err != nil {
-					t.Fatal(err)
-				}
-			}
+			makeNonRegular(t, target, tt.kind)
 			before := snapshot(t, dir)
 			out, errOut, code := runSoon(t, append([]string{"--repo", dir}, tt.args...)...)
 			if code != exitcode.Invalid {
@@ -117,6 +96,56 @@ func TestNonRegularInputs(t *testing.T) {
 				t.Errorf("the tree changed:\nbefore:\n%s\nafter:\n%s", before, after)
 			}
 		})
+	}
+}
+
+// TestListSkipsNonRegularSpecs: list --specs skips a spec.md that is a
+// FIFO or a directory, without opening it, as OpenSpec 1.13.2's discovery
+// skips it (and walks the directory like any other).
+func TestListSkipsNonRegularSpecs(t *testing.T) {
+	for _, kind := range []string{"fifo", "dir"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := project(t)
+			target := filepath.Join(dir, "openspec", "specs", "auth", "spec.md")
+			if err := os.Remove(target); err != nil {
+				t.Fatal(err)
+			}
+			makeNonRegular(t, target, kind)
+			before := snapshot(t, dir)
+			out, errOut, code := runSoon(t, "--repo", dir, "list", "--specs")
+			if code != exitcode.OK || out != "No specs found.\n" || errOut != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and \"No specs found.\"", code, out, errOut)
+			}
+			if after := snapshot(t, dir); after != before {
+				t.Errorf("the tree changed:\nbefore:\n%s\nafter:\n%s", before, after)
+			}
+		})
+	}
+}
+
+// makeNonRegular creates at target a FIFO, a directory (holding one) or a
+// unix socket (closed at the end of the test).
+func makeNonRegular(t *testing.T, target, kind string) {
+	t.Helper()
+	switch kind {
+	case "fifo":
+		if err := syscall.Mkfifo(target, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	case "dir":
+		if err := os.MkdirAll(filepath.Join(target, "inner"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	case "socket":
+		// A unix socket path must be short: bind it from inside dir.
+		fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { syscall.Close(fd) })
+		if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: target}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -1,7 +1,9 @@
 package openspeccli
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,6 +25,36 @@ func openRoot(c *cli.Context) (spec.Root, error) {
 		return spec.Root{}, exitcode.Wrap(exitcode.Usage, err)
 	}
 	r, err := spec.FindRoot(dir)
+	if err != nil {
+		return spec.Root{}, exitcode.Wrap(exitcode.Missing, err)
+	}
+	if rp, err := repo.Find(r.Dir); err == nil {
+		r.Bound = rp.Root
+	}
+	return r, nil
+}
+
+// openOSRoot finds the root for an OpenSpec verb's form as OpenSpec
+// 1.13.2 chooses it (spec.FindOpenSpecRoot). With none, where implicit
+// holds, the directory itself (its real path) is the root, as OpenSpec's
+// status, validate and archive take it (root.source "implicit"); else no
+// root is exit 7 (missing), as openRoot's.
+func openOSRoot(c *cli.Context, implicit bool) (spec.Root, error) {
+	dir, err := cliapp.RepoDir(c)
+	if err != nil {
+		return spec.Root{}, exitcode.Wrap(exitcode.Usage, err)
+	}
+	r, err := spec.FindOpenSpecRoot(dir)
+	if errors.Is(err, spec.ErrNoRoot) && implicit {
+		abs, aerr := filepath.Abs(dir)
+		if aerr != nil {
+			return spec.Root{}, fmt.Errorf("resolve %q: %w", dir, aerr)
+		}
+		if real, rerr := filepath.EvalSymlinks(abs); rerr == nil {
+			abs = real
+		}
+		r, err = spec.Root{Dir: abs, Implicit: true}, nil
+	}
 	if err != nil {
 		return spec.Root{}, exitcode.Wrap(exitcode.Missing, err)
 	}
