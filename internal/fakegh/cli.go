@@ -51,6 +51,11 @@ const usage = `usage: fakegh COMMAND ...   (state in $FAKEGH_STATE, default $HOM
                                                    without running, run and never finish,
                                                    stay queued; after D; --timeout bounds
                                                    every run (default 10m)
+  dispatch OWNER/NAME WORKFLOW [--ref BRANCH] [--input NAME=VALUE]... [--input-file NAME=FILE]...
+        [--title T] [--wait]                       dispatch WORKFLOW through specstack's client
+                                                   (the runner runs it); --wait follows the
+                                                   run: exit 0 when it succeeds, else 1 and
+                                                   the worker step's output on stderr
   log [--writes] [--clear]                         requests served, one a line
   run [--exit N] [--hang] -- COMMAND ARGS...       serve the state while COMMAND runs with
                                                    GH_SPECSTACK_API_URL pointing at it; exit
@@ -86,6 +91,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		code, err = runCommand(st, args[1:], stdout, stderr)
+	case "dispatch":
+		code, err = dispatchCommand(st, args[1:], stdout, stderr)
 	default:
 		err = edit(st, args, stdout)
 		if err != nil {
