@@ -31,7 +31,9 @@ const LoopbackNoProxy = "127.0.0.1,localhost,::1"
 
 const usage = `usage: fakegh COMMAND ...   (state in $FAKEGH_STATE, default $HOME/.fakegh.json)
   repo OWNER/NAME --origin BARE_GIT_DIR [--default-branch main] [--stacks on|off]
-       [--run-details on|off]                      off: refuse a dispatch's return_run_details
+       [--run-details on|off] [--access write|read]
+                                                   off: refuse a dispatch's return_run_details;
+                                                   read: the token may not push or dispatch
   issue OWNER/NAME --title T [--body B | --body-file F] [--label L]... [--closed]
         [--parent N] [--blocked-by N]... [--no-number]
                                                    prints the new issue's number; with
@@ -162,6 +164,7 @@ func edit(st *State, args []string, stdout io.Writer) error {
 		def := fs.String("default-branch", "main", "")
 		stacks := fs.String("stacks", "on", "")
 		details := fs.String("run-details", "on", "")
+		access := fs.String("access", "write", "")
 		pos, err := parse(fs, args)
 		if err != nil {
 			return err
@@ -179,6 +182,7 @@ func edit(st *State, args []string, stdout io.Writer) error {
 		r := st.AddRepo(owner, name, abs, *def)
 		r.StacksDisabled = *stacks == "off"
 		r.NoRunDetails = *details == "off"
+		r.ReadOnly = *access == "read"
 		return nil
 	case "issue":
 		title := fs.String("title", "", "")

@@ -88,6 +88,7 @@ func (s *Server) fault(w http.ResponseWriter, req *http.Request) bool {
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("GET /repos/{owner}/{repo}", s.withRepo(s.getRepo))
+	m.HandleFunc("GET /repos/{owner}/{repo}/contents/{path...}", s.withRepo(s.getContents))
 	m.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}", s.withRepo(s.getIssue))
 	m.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}/sub_issues", s.withRepo(s.subIssues))
 	m.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}/dependencies/blocked_by", s.withRepo(s.blockedBy))

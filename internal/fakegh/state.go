@@ -73,6 +73,8 @@ type Repo struct {
 	// RunnerPlan says how the next dispatched runs go, one step each;
 	// once it is used up, runs run their worker step.
 	RunnerPlan []RunnerStep `json:"runner_plan,omitempty"`
+	// ReadOnly serves the token's permissions as read access only.
+	ReadOnly bool `json:"read_only,omitempty"`
 }
 
 // Issue is an issue.
