@@ -32,17 +32,18 @@ const (
 	InputBrief        = "brief"
 )
 
-// inputs are the dispatch inputs in the order the workflow declares them.
-var inputs = []struct{ name, description string }{
-	{InputRunID, "specstack's run id"},
-	{InputJobID, "the job's id in the run"},
-	{InputDispatchID, "unique to this dispatch: the run is found by its title"},
-	{InputRole, "SPECSTACK_ROLE: implementer, fixer, author, ..."},
-	{InputTask, "SPECSTACK_TASK: the task number(s) or ticket"},
-	{InputBaseRef, "the branch holding the job's base, checked out"},
-	{InputResultBranch, "the branch the result is pushed to (under specstack/)"},
-	{InputWorker, "the worker this workflow was written for (a preset name or the command)"},
-	{InputBrief, "the brief (for an agent preset, its prompt), written to $RUNNER_TEMP"},
+// inputs are the dispatch inputs in the order the workflow declares them;
+// those with a default are optional.
+var inputs = []struct{ name, description, def string }{
+	{InputRunID, "specstack's run id", ""},
+	{InputJobID, "the job's id in the run", ""},
+	{InputDispatchID, "unique to this dispatch: the run is found by its title", ""},
+	{InputRole, "SPECSTACK_ROLE: implementer, fixer, author, ...", "implementer"},
+	{InputTask, "SPECSTACK_TASK: the task number(s) or ticket", ""},
+	{InputBaseRef, "the branch holding the job's base, checked out", ""},
+	{InputResultBranch, "the branch the result is pushed to (under specstack/)", ""},
+	{InputWorker, "the worker this workflow was written for (a preset name or the command)", ""},
+	{InputBrief, "the brief (for an agent preset, its prompt), written to $RUNNER_TEMP", ""},
 }
 
 // Title is the display title (the workflow's run-name) of the run a
@@ -131,7 +132,13 @@ func Render(o Options) ([]byte, error) {
 	fmt.Fprintf(&b, "name: specstack worker\nrun-name: %s\n", yamlString(Title("${{ inputs."+InputRunID+" }}", "${{ inputs."+InputJobID+" }}", "${{ inputs."+InputDispatchID+" }}")))
 	b.WriteString("on:\n  workflow_dispatch:\n    inputs:\n")
 	for _, in := range inputs {
-		fmt.Fprintf(&b, "      %s:\n        description: %s\n        required: true\n        type: string\n", in.name, yamlString(in.description))
+		fmt.Fprintf(&b, "      %s:\n        description: %s\n", in.name, yamlString(in.description))
+		if in.def != "" {
+			fmt.Fprintf(&b, "        required: false\n        default: %s\n", yamlString(in.def))
+		} else {
+			b.WriteString("        required: true\n")
+		}
+		b.WriteString("        type: string\n")
 	}
 	b.WriteString("permissions:\n  contents: write\njobs:\n  worker:\n")
 	if len(runsOn) == 1 {
