@@ -190,3 +190,19 @@ func TestFileRules(t *testing.T) {
 		t.Errorf("fileRules names a variable that is no file: %q", got)
 	}
 }
+
+// TestPinnedVersions: the versions a runner installs are the ones the
+// agent tests install (testdata/tools/install-agents), so what runs on
+// GitHub Actions is what was tested.
+func TestPinnedVersions(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "tools", "install-agents"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, line := range map[string]string{"claude": `CLAUDE_VERSION="${CLAUDE_CODE_VERSION:-`, "codex": `CODEX_VER="${CODEX_VERSION:-`} {
+		p := builtIn[name]
+		if !strings.Contains(string(data), line+p.Version+`}"`) || !strings.Contains(string(data), p.Package+"@$") {
+			t.Errorf("preset %s pins %s@%s; install-agents pins another (want %s%s}\")", name, p.Package, p.Version, line, p.Version)
+		}
+	}
+}

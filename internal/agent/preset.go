@@ -77,7 +77,11 @@ type Preset struct {
 	ConfigDir       string
 	Login           string // how to log in, for the error
 	Install         string // how to install the agent, for the error
-	BuiltIn         bool
+	// Package is the npm package that installs Program, at Version: the
+	// version specstack is tested with (testdata/tools/install-agents
+	// pins the same), which a GitHub Actions runner installs.
+	Package, Version string
+	BuiltIn          bool
 }
 
 // deniedCommands are what no worker may run, whatever the preset allows:
@@ -113,6 +117,7 @@ var builtIn = map[string]Preset{
 		ConfigDirEnv:    "CLAUDE_CONFIG_DIR", ConfigDir: ".claude",
 		Login:   "set ANTHROPIC_API_KEY, or run `claude login` (or `claude setup-token`)",
 		Install: "npm install -g @anthropic-ai/claude-code (or see https://docs.anthropic.com/en/docs/claude-code)",
+		Package: "@anthropic-ai/claude-code", Version: "2.1.328",
 	},
 	"codex": {
 		Name: "codex", Program: "codex", BuiltIn: true,
@@ -133,6 +138,7 @@ var builtIn = map[string]Preset{
 		ConfigDirEnv:    "CODEX_HOME", ConfigDir: ".codex",
 		Login:   "set OPENAI_API_KEY, or run `codex login`",
 		Install: "npm install -g @openai/codex (or see https://github.com/openai/codex)",
+		Package: "@openai/codex", Version: "0.169.0",
 	},
 }
 

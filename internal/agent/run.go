@@ -85,33 +85,7 @@ func (j Job) Invocation(prompt, resume, suffix string) (Invocation, error) {
 	if err := renameio.WriteFile(inv.Stdin, []byte(prompt), 0o600); err != nil {
 		return inv, fmt.Errorf("write the agent's prompt %s: %w", inv.Stdin, err)
 	}
-	args := p.Args
-	if resume != "" {
-		args, inv.resumed = p.ResumeArgs, true
-	}
-	var extra []string
-	if j.Schema != nil {
-		extra = append(extra, p.ReviewArgs...)
-	}
-	if j.Role == RoleReviewer {
-		extra = append(extra, p.ReadOnlyArgs...)
-	}
-	if p.AllowFlag != "" {
-		allow := append([]string{}, p.Allow...)
-		if p.ShellRule != "" {
-			for _, c := range j.Allow {
-				allow = append(allow, fmt.Sprintf(p.ShellRule, c))
-			}
-		}
-		for _, a := range allow {
-			extra = append(extra, p.AllowFlag, a)
-		}
-	}
-	if p.DenyFlag != "" {
-		for _, d := range p.Deny {
-			extra = append(extra, p.DenyFlag, d)
-		}
-	}
+	inv.resumed = resume != ""
 	schemaFile := ""
 	if j.Schema != nil {
 		schemaFile = j.Stem + ".schema.json"
@@ -119,14 +93,9 @@ func (j Job) Invocation(prompt, resume, suffix string) (Invocation, error) {
 			return inv, fmt.Errorf("write the answer's schema %s: %w", schemaFile, err)
 		}
 	}
-	all := append(append([]string{}, args...), extra...)
-	// Codex reads the prompt from stdin when it is "-", after the
-	// subcommand's own arguments.
-	if p.Output == OutputCodex {
-		all = append(all, "-")
-	}
+	all := p.Arguments(j.Role, resume != "", j.Schema != nil, j.Allow)
 	argv := []string{p.Program}
-	for _, a := range all {
+	for _, a := range all[1:] {
 		switch a {
 		case PlaceWorkspace:
 			a = j.Dir
@@ -152,6 +121,49 @@ func (j Job) Invocation(prompt, resume, suffix string) (Invocation, error) {
 	}
 	inv.Argv = argv
 	return inv, nil
+}
+
+// Arguments is the preset's argv for a role, its placeholders left in:
+// the program, then the first session's arguments (resume: the resumed
+// one's), the answer's schema arguments (schema), the read-only ones for
+// a reviewer, the allow list (the preset's own, then each shell command
+// of allow as a rule) and the deny list; for Codex, "-" (the prompt on
+// stdin) last.
+func (p Preset) Arguments(role string, resume, schema bool, allow []string) []string {
+	args := p.Args
+	if resume {
+		args = p.ResumeArgs
+	}
+	var extra []string
+	if schema {
+		extra = append(extra, p.ReviewArgs...)
+	}
+	if role == RoleReviewer {
+		extra = append(extra, p.ReadOnlyArgs...)
+	}
+	if p.AllowFlag != "" {
+		rules := append([]string{}, p.Allow...)
+		if p.ShellRule != "" {
+			for _, c := range allow {
+				rules = append(rules, fmt.Sprintf(p.ShellRule, c))
+			}
+		}
+		for _, a := range rules {
+			extra = append(extra, p.AllowFlag, a)
+		}
+	}
+	if p.DenyFlag != "" {
+		for _, d := range p.Deny {
+			extra = append(extra, p.DenyFlag, d)
+		}
+	}
+	all := append(append([]string{p.Program}, args...), extra...)
+	// Codex reads the prompt from stdin when it is "-", after the
+	// subcommand's own arguments.
+	if p.Output == OutputCodex {
+		all = append(all, "-")
+	}
+	return all
 }
 
 // Start prepares the job's first process for someone else to start (step

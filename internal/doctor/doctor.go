@@ -209,6 +209,9 @@ func (r *Report) Text() string {
 	}
 	if r.GitHub != nil {
 		line("github", r.GitHub.text())
+		if r.GitHub.ActionsWorker != nil {
+			line("actions worker", r.GitHub.ActionsWorker.text())
+		}
 	}
 	for _, a := range r.Agents {
 		line("agent "+a.Name, a.text())

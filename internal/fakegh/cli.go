@@ -31,6 +31,9 @@ const LoopbackNoProxy = "127.0.0.1,localhost,::1"
 
 const usage = `usage: fakegh COMMAND ...   (state in $FAKEGH_STATE, default $HOME/.fakegh.json)
   repo OWNER/NAME --origin BARE_GIT_DIR [--default-branch main] [--stacks on|off]
+       [--run-details on|off] [--access write|read]
+                                                   off: refuse a dispatch's return_run_details;
+                                                   read: the token may not push or dispatch
   issue OWNER/NAME --title T [--body B | --body-file F] [--label L]... [--closed]
         [--parent N] [--blocked-by N]... [--no-number]
                                                    prints the new issue's number; with
@@ -39,9 +42,22 @@ const usage = `usage: fakegh COMMAND ...   (state in $FAKEGH_STATE, default $HOM
   sub OWNER/NAME PARENT CHILD...                   append sub-issues to PARENT, in order
   pr OWNER/NAME --head H --base B --title T [--body B] [--draft]
                                                    open a pull request; prints its number
-  dump OWNER/NAME pulls|stacks|issues|comments     JSON on stdout
-  fail METHOD PATH [--status 500] [--times 1]     answer the next request(s) of METHOD on
+  dump OWNER/NAME pulls|stacks|issues|comments|runs
+                                                   JSON on stdout
+  fail METHOD PATH [--status 500] [--times 1] [--retry-after SECONDS]
+                                                   answer the next request(s) of METHOD on
                                                    PATH (no query) with that status
+  secret OWNER/NAME NAME VALUE                     set an Actions secret the runner renders
+  runner OWNER/NAME [--fail | --hang | --queue] [--delay D] [--times 1] [--timeout D]
+                                                   how the next dispatched run(s) go: fail
+                                                   without running, run and never finish,
+                                                   stay queued; after D; --timeout bounds
+                                                   every run (default 10m)
+  dispatch OWNER/NAME WORKFLOW [--ref BRANCH] [--input NAME=VALUE]... [--input-file NAME=FILE]...
+        [--title T] [--wait]                       dispatch WORKFLOW through specstack's client
+                                                   (the runner runs it); --wait follows the
+                                                   run: exit 0 when it succeeds, else 1 and
+                                                   the worker step's output on stderr
   log [--writes] [--clear]                         requests served, one a line
   run [--exit N] [--hang] -- COMMAND ARGS...       serve the state while COMMAND runs with
                                                    GH_SPECSTACK_API_URL pointing at it; exit
@@ -77,6 +93,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		code, err = runCommand(st, args[1:], stdout, stderr)
+	case "dispatch":
+		code, err = dispatchCommand(st, args[1:], stdout, stderr)
 	default:
 		err = edit(st, args, stdout)
 		if err != nil {
@@ -112,6 +130,15 @@ func repoArg(st *State, args []string) (*Repo, []string, error) {
 	return r, args[1:], nil
 }
 
+// repoFlags parses flags and the repository argument before the rest.
+func repoFlags(st *State, fs *flag.FlagSet, args []string) (*Repo, []string, error) {
+	pos, err := parse(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	return repoArg(st, pos)
+}
+
 // parse parses flags that may come after positional arguments.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
@@ -136,6 +163,8 @@ func edit(st *State, args []string, stdout io.Writer) error {
 		origin := fs.String("origin", "", "")
 		def := fs.String("default-branch", "main", "")
 		stacks := fs.String("stacks", "on", "")
+		details := fs.String("run-details", "on", "")
+		access := fs.String("access", "write", "")
 		pos, err := parse(fs, args)
 		if err != nil {
 			return err
@@ -152,6 +181,8 @@ func edit(st *State, args []string, stdout io.Writer) error {
 		}
 		r := st.AddRepo(owner, name, abs, *def)
 		r.StacksDisabled = *stacks == "off"
+		r.NoRunDetails = *details == "off"
+		r.ReadOnly = *access == "read"
 		return nil
 	case "issue":
 		title := fs.String("title", "", "")
@@ -163,11 +194,7 @@ func edit(st *State, args []string, stdout io.Writer) error {
 		var labels, blocked multi
 		fs.Var(&labels, "label", "")
 		fs.Var(&blocked, "blocked-by", "")
-		pos, err := parse(fs, args)
-		if err != nil {
-			return err
-		}
-		r, _, err := repoArg(st, pos)
+		r, _, err := repoFlags(st, fs, args)
 		if err != nil {
 			return err
 		}
@@ -199,11 +226,7 @@ func edit(st *State, args []string, stdout io.Writer) error {
 		return nil
 	case "block":
 		by := fs.Int("by", 0, "")
-		pos, err := parse(fs, args)
-		if err != nil {
-			return err
-		}
-		r, rest, err := repoArg(st, pos)
+		r, rest, err := repoFlags(st, fs, args)
 		if err != nil {
 			return err
 		}
@@ -216,11 +239,7 @@ func edit(st *State, args []string, stdout io.Writer) error {
 		}
 		return r.AddBlockedBy(n, *by)
 	case "sub":
-		pos, err := parse(fs, args)
-		if err != nil {
-			return err
-		}
-		r, rest, err := repoArg(st, pos)
+		r, rest, err := repoFlags(st, fs, args)
 		if err != nil {
 			return err
 		}
@@ -247,11 +266,7 @@ func edit(st *State, args []string, stdout io.Writer) error {
 		title := fs.String("title", "", "")
 		body := fs.String("body", "", "")
 		draft := fs.Bool("draft", false, "")
-		pos, err := parse(fs, args)
-		if err != nil {
-			return err
-		}
-		r, _, err := repoArg(st, pos)
+		r, _, err := repoFlags(st, fs, args)
 		if err != nil {
 			return err
 		}
@@ -264,16 +279,12 @@ func edit(st *State, args []string, stdout io.Writer) error {
 		fmt.Fprintln(stdout, p.Number)
 		return nil
 	case "dump":
-		pos, err := parse(fs, args)
-		if err != nil {
-			return err
-		}
-		r, rest, err := repoArg(st, pos)
+		r, rest, err := repoFlags(st, fs, args)
 		if err != nil {
 			return err
 		}
 		if len(rest) != 1 {
-			return fmt.Errorf("dump: say what: pulls, stacks, issues or comments")
+			return fmt.Errorf("dump: say what: pulls, stacks, issues, comments or runs")
 		}
 		var v any
 		switch rest[0] {
@@ -285,8 +296,10 @@ func edit(st *State, args []string, stdout io.Writer) error {
 			v = nonNil(r.Issues)
 		case "comments":
 			v = nonNil(r.Comments)
+		case "runs":
+			v = nonNil(r.Runs)
 		default:
-			return fmt.Errorf("dump: unknown %q: pulls, stacks, issues or comments", rest[0])
+			return fmt.Errorf("dump: unknown %q: pulls, stacks, issues, comments or runs", rest[0])
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -295,6 +308,7 @@ func edit(st *State, args []string, stdout io.Writer) error {
 	case "fail":
 		status := fs.Int("status", http.StatusInternalServerError, "")
 		times := fs.Int("times", 1, "")
+		retryAfter := fs.Int("retry-after", 0, "")
 		pos, err := parse(fs, args)
 		if err != nil {
 			return err
@@ -305,7 +319,60 @@ func edit(st *State, args []string, stdout io.Writer) error {
 		if *status < 400 || *status > 599 || *times < 1 {
 			return fmt.Errorf("fail: --status must be 400 to 599 and --times at least 1")
 		}
-		st.Faults = append(st.Faults, Fault{Method: strings.ToUpper(pos[0]), Path: pos[1], Status: *status, Times: *times})
+		st.Faults = append(st.Faults, Fault{Method: strings.ToUpper(pos[0]), Path: pos[1], Status: *status, Times: *times, RetryAfter: *retryAfter})
+		return nil
+	case "secret":
+		r, rest, err := repoFlags(st, fs, args)
+		if err != nil {
+			return err
+		}
+		if len(rest) != 2 || rest[0] == "" {
+			return fmt.Errorf("secret: name the secret and its value, as in secret acme/app ANTHROPIC_API_KEY k")
+		}
+		if r.Secrets == nil {
+			r.Secrets = map[string]string{}
+		}
+		r.Secrets[rest[0]] = rest[1]
+		return nil
+	case "runner":
+		fail := fs.Bool("fail", false, "")
+		hang := fs.Bool("hang", false, "")
+		queue := fs.Bool("queue", false, "")
+		delay := fs.Duration("delay", 0, "")
+		times := fs.Int("times", 1, "")
+		timeout := fs.Duration("timeout", 0, "")
+		r, rest, err := repoFlags(st, fs, args)
+		if err != nil {
+			return err
+		}
+		if len(rest) != 0 || *times < 1 || *delay < 0 || *timeout < 0 {
+			return fmt.Errorf("runner: takes OWNER/NAME and flags; --times at least 1, --delay and --timeout not negative")
+		}
+		outcome, n := OutcomeRun, 0
+		for _, o := range []struct {
+			set  bool
+			name string
+		}{{*fail, OutcomeFail}, {*hang, OutcomeHang}, {*queue, OutcomeQueue}} {
+			if o.set {
+				outcome, n = o.name, n+1
+			}
+		}
+		if n > 1 {
+			return fmt.Errorf("runner: --fail, --hang and --queue exclude each other")
+		}
+		if *timeout > 0 {
+			st.RunnerTimeout = timeout.String()
+		}
+		if outcome == OutcomeRun && *delay == 0 {
+			return nil // only the timeout was set
+		}
+		for range *times {
+			step := RunnerStep{Outcome: outcome}
+			if *delay > 0 {
+				step.Delay = delay.String()
+			}
+			r.RunnerPlan = append(r.RunnerPlan, step)
+		}
 		return nil
 	case "log":
 		writes := fs.Bool("writes", false, "")
@@ -357,11 +424,15 @@ func runCommand(st *State, argv []string, stdout, stderr io.Writer) (int, error)
 	if len(argv) > 0 && argv[0] == "--" {
 		argv = argv[1:]
 	}
-	var h http.Handler = NewServer(st)
+	srv := NewServer(st)
+	var h http.Handler = srv
 	if hang {
 		h = nil
 	}
 	code, err := serve(h, argv, stdout, stderr)
+	// Runs the command dispatched finish (or, told to hang, stay as they
+	// are) before the state is saved.
+	srv.Close()
 	if err != nil || want < 0 {
 		return code, err
 	}

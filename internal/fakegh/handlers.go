@@ -1,10 +1,13 @@
 package fakegh
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/specstack/specstack/gitx"
 )
 
 func (s *Server) getRepo(w http.ResponseWriter, req *http.Request, r *Repo) {
@@ -14,6 +17,32 @@ func (s *Server) getRepo(w http.ResponseWriter, req *http.Request, r *Repo) {
 		"owner":          map[string]string{"login": r.Owner},
 		"default_branch": r.DefaultBranch,
 		"html_url":       "https://github.com/" + r.Owner + "/" + r.Name,
+		"permissions":    map[string]bool{"admin": false, "push": !r.ReadOnly, "pull": true},
+	})
+}
+
+// getContents serves a file of the origin at ref (the default branch
+// when none): GitHub's file object, its content base64; a directory or a
+// missing path is 404 (the fake serves files only).
+func (s *Server) getContents(w http.ResponseWriter, req *http.Request, r *Repo) {
+	ref := req.URL.Query().Get("ref")
+	if ref == "" {
+		ref = r.DefaultBranch
+	}
+	path := req.PathValue("path")
+	var blobs []gitx.Blob
+	var err error
+	if r.Origin != "" && ref != "" && !strings.ContainsAny(ref+path, "\n:") {
+		blobs, err = (&gitx.Repo{Dir: r.Origin}).ReadFiles(req.Context(), []string{ref + ":" + path})
+	}
+	if err != nil || len(blobs) != 1 || !blobs[0].Exists {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	name := path[strings.LastIndex(path, "/")+1:]
+	writeJSON(w, http.StatusOK, map[string]any{
+		"type": "file", "name": name, "path": path, "size": len(blobs[0].Content),
+		"encoding": "base64", "content": base64.StdEncoding.EncodeToString(blobs[0].Content),
 	})
 }
 

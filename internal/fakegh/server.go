@@ -16,9 +16,10 @@ import (
 // Server serves a State over HTTP at the root path, as GitHub's REST API
 // (https://api.github.com/) would.
 type Server struct {
-	mu  sync.Mutex
-	st  *State
-	mux *http.ServeMux
+	mu   sync.Mutex
+	st   *State
+	mux  *http.ServeMux
+	runs runner
 }
 
 // NewServer returns a server over st. Requests lock st; read it after
@@ -75,6 +76,9 @@ func (s *Server) fault(w http.ResponseWriter, req *http.Request) bool {
 		} else {
 			s.st.Faults[i] = f
 		}
+		if f.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(f.RetryAfter))
+		}
 		writeError(w, f.Status, http.StatusText(f.Status)+" (fakegh fail)")
 		return true
 	}
@@ -84,6 +88,7 @@ func (s *Server) fault(w http.ResponseWriter, req *http.Request) bool {
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("GET /repos/{owner}/{repo}", s.withRepo(s.getRepo))
+	m.HandleFunc("GET /repos/{owner}/{repo}/contents/{path...}", s.withRepo(s.getContents))
 	m.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}", s.withRepo(s.getIssue))
 	m.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}/sub_issues", s.withRepo(s.subIssues))
 	m.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}/dependencies/blocked_by", s.withRepo(s.blockedBy))
@@ -97,6 +102,11 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /repos/{owner}/{repo}/stacks", s.withRepo(s.stacksOn(s.createStack)))
 	m.HandleFunc("GET /repos/{owner}/{repo}/stacks/{n}", s.withRepo(s.stacksOn(s.getStack)))
 	m.HandleFunc("POST /repos/{owner}/{repo}/stacks/{n}/add", s.withRepo(s.stacksOn(s.addToStack)))
+	m.HandleFunc("POST /repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches", s.withRepo(s.dispatch))
+	m.HandleFunc("GET /repos/{owner}/{repo}/actions/workflows/{workflow}/runs", s.withRepo(s.listRuns))
+	m.HandleFunc("GET /repos/{owner}/{repo}/actions/runs/{run}", s.withRepo(s.getRun))
+	m.HandleFunc("GET /repos/{owner}/{repo}/actions/runs/{run}/jobs", s.withRepo(s.listJobs))
+	m.HandleFunc("POST /repos/{owner}/{repo}/actions/runs/{run}/cancel", s.withRepo(s.cancelRun))
 	m.HandleFunc("POST /graphql", s.graphql)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")

@@ -1,37 +1,21 @@
 package fakegh_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/specstack/specstack/internal/fakegh"
 	"github.com/specstack/specstack/internal/testenv"
-	"github.com/specstack/specstack/internal/xec"
 	"github.com/specstack/specstack/stack/ghapi"
 )
-
-func git(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	if err := xec.Run(context.Background(), xec.Cmd{Name: "git", Args: args, Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // setup serves acme/app whose origin has main, a, b and c.
 func setup(t *testing.T) (*ghapi.Client, *fakegh.Server, string) {
 	t.Helper()
 	testenv.Isolate(t)
-	root := t.TempDir()
-	origin := filepath.Join(root, "origin.git")
-	work := filepath.Join(root, "work")
-	git(t, root, "init", "-q", "--bare", origin)
-	git(t, root, "clone", "-q", origin, work)
-	git(t, work, "commit", "-q", "--allow-empty", "-m", "base")
-	git(t, work, "push", "-q", "origin", "main", "main:a", "main:b", "main:c")
+	origin, _ := testenv.Origin(t, t.TempDir(), nil, "a", "b", "c")
 	st := fakegh.NewState()
 	st.AddRepo("acme", "app", origin, "main")
 	srv := fakegh.NewServer(st)

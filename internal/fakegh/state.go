@@ -26,6 +26,9 @@ type State struct {
 	// Faults are answers the fake gives instead of serving, once each:
 	// a request GitHub failed.
 	Faults []Fault `json:"faults,omitempty"`
+	// RunnerTimeout bounds each dispatched run (a Go duration; default
+	// DefaultRunTimeout).
+	RunnerTimeout string `json:"runner_timeout,omitempty"`
 }
 
 // Fault answers the next Times requests of Method on Path (without the
@@ -35,6 +38,8 @@ type Fault struct {
 	Path   string `json:"path"`
 	Status int    `json:"status"`
 	Times  int    `json:"times"`
+	// RetryAfter, when positive, is sent as Retry-After (seconds).
+	RetryAfter int `json:"retry_after,omitempty"`
 }
 
 // Request is one request the fake served.
@@ -57,6 +62,19 @@ type Repo struct {
 	Pulls          []*Pull    `json:"pulls"`
 	Stacks         []*Stack   `json:"stacks"`
 	Comments       []*Comment `json:"comments"`
+	// Runs are the workflow runs dispatches created; Secrets the
+	// repository's Actions secrets, by name.
+	Runs    []*Run            `json:"runs,omitempty"`
+	NextRun int64             `json:"next_run,omitempty"`
+	Secrets map[string]string `json:"secrets,omitempty"`
+	// NoRunDetails refuses a dispatch's return_run_details, as GitHub
+	// Enterprise Server did before it knew it.
+	NoRunDetails bool `json:"no_run_details,omitempty"`
+	// RunnerPlan says how the next dispatched runs go, one step each;
+	// once it is used up, runs run their worker step.
+	RunnerPlan []RunnerStep `json:"runner_plan,omitempty"`
+	// ReadOnly serves the token's permissions as read access only.
+	ReadOnly bool `json:"read_only,omitempty"`
 }
 
 // Issue is an issue.

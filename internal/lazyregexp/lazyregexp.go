@@ -59,3 +59,7 @@ func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
 }
 
 func (r *Regexp) ReplaceAllString(src, repl string) string { return r.re().ReplaceAllString(src, repl) }
+
+func (r *Regexp) ReplaceAllStringFunc(src string, repl func(string) string) string {
+	return r.re().ReplaceAllStringFunc(src, repl)
+}

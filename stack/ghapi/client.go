@@ -34,6 +34,7 @@ func New(t Target, transport http.RoundTripper) (*Client, error) {
 		base += "/"
 		t.APIURL = base
 	}
+	transport = ctxHeaders{next: transport}
 	opts := requesterOptions{Host: t.Host, Token: t.Token}
 	if base != "" {
 		u, _ := url.Parse(base)
@@ -97,6 +98,32 @@ func (o onlyHost) RoundTrip(req *http.Request) (*http.Response, error) {
 	return o.next.RoundTrip(req)
 }
 
+// headerKey carries extra request headers in a request's context (go-gh
+// sets no header per request): a conditional request's If-None-Match.
+type headerKey struct{}
+
+func withHeader(ctx context.Context, name, value string) context.Context {
+	h := http.Header{}
+	if prev, ok := ctx.Value(headerKey{}).(http.Header); ok {
+		h = prev.Clone()
+	}
+	h.Set(name, value)
+	return context.WithValue(ctx, headerKey{}, h)
+}
+
+// ctxHeaders adds the headers of the request's context.
+type ctxHeaders struct{ next http.RoundTripper }
+
+func (c ctxHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
+	if h, ok := req.Context().Value(headerKey{}).(http.Header); ok {
+		req = req.Clone(req.Context())
+		for k, v := range h {
+			req.Header[k] = v
+		}
+	}
+	return c.next.RoundTrip(req)
+}
+
 // repoPath is "repos/OWNER/NAME" + suffix.
 func (c *Client) repoPath(format string, args ...any) string {
 	return "repos/" + url.PathEscape(c.T.Owner) + "/" + url.PathEscape(c.T.Name) + fmt.Sprintf(format, args...)
@@ -157,6 +184,13 @@ var nextLink = lazyregexp.New(`<([^>]+)>;\s*rel="next"`)
 
 // getAll follows GitHub's Link pagination and returns every item.
 func getAll[T any](ctx context.Context, c *Client, path string) ([]T, error) {
+	return getAllIn[T](ctx, c, path, "")
+}
+
+// getAllIn is getAll for listings whose pages are objects holding the
+// items under field (the Actions API's {"total_count", "jobs": [...]});
+// field "" is a page that is the array itself.
+func getAllIn[T any](ctx context.Context, c *Client, path, field string) ([]T, error) {
 	sep := "?"
 	if strings.Contains(path, "?") {
 		sep = "&"
@@ -165,12 +199,25 @@ func getAll[T any](ctx context.Context, c *Client, path string) ([]T, error) {
 	var all []T
 	for pages := 0; next != ""; pages++ {
 		if pages >= 100 {
-			return nil, fmt.Errorf("GET /%s: more than 100 pages", path)
+			return nil, fmt.Errorf("GET /%s: more than 100 pages", shownPath(path))
 		}
-		var page []T
-		h, err := c.send(ctx, http.MethodGet, next, nil, &page)
+		var raw json.RawMessage
+		h, err := c.send(ctx, http.MethodGet, next, nil, &raw)
 		if err != nil {
 			return nil, err
+		}
+		if field != "" && len(raw) > 0 {
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &obj); err != nil {
+				return nil, fmt.Errorf("GET /%s: decode response: %w", shownPath(path), err)
+			}
+			raw = obj[field]
+		}
+		var page []T
+		if len(raw) > 0 {
+			if err := json.Unmarshal(raw, &page); err != nil {
+				return nil, fmt.Errorf("GET /%s: decode response: %w", shownPath(path), err)
+			}
 		}
 		all = append(all, page...)
 		next = ""
@@ -188,9 +235,13 @@ type Error struct {
 	Status  int
 	Message string
 	// RateLimited is set when GitHub refused for rate limiting; Reset is
-	// when the limit resets (as GitHub sent it), if known.
+	// when the limit resets (as GitHub sent it), if known; RetryAfter is
+	// how long GitHub asks to wait before a retry.
 	RateLimited bool
 	Reset       string
+	RetryAfter  time.Duration
+	// Tries is how many times the request was sent, when it was retried.
+	Tries int
 }
 
 func (e *Error) Error() string {
@@ -204,7 +255,11 @@ func (e *Error) Error() string {
 		if e.Reset != "" {
 			msg += " until " + e.Reset
 		}
-		msg += ": wait and re-run (not retried)"
+		if e.Tries > 1 {
+			msg += fmt.Sprintf(": still limited after %d tries: wait and re-run", e.Tries)
+		} else {
+			msg += ": wait and re-run (not retried)"
+		}
 	case e.Status == http.StatusUnauthorized:
 		msg += "; the token was refused: " + LoginHint
 	}
@@ -256,6 +311,7 @@ func wrapError(method, path string, err error) error {
 		if he.Headers.Get("X-RateLimit-Remaining") == "0" || he.Headers.Get("Retry-After") != "" || he.Status == http.StatusTooManyRequests {
 			e.RateLimited = true
 			e.Reset = resetTime(he.Headers)
+			e.RetryAfter = retryDelay(he.Headers, time.Now())
 		}
 	}
 	return e

@@ -1,19 +1,16 @@
 package ghapi_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/specstack/specstack/internal/fakegh"
 	"github.com/specstack/specstack/internal/testenv"
-	"github.com/specstack/specstack/internal/xec"
 	"github.com/specstack/specstack/stack/ghapi"
 )
 
@@ -31,26 +28,12 @@ func (g guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(req)
 }
 
-func git(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	if err := xec.Run(context.Background(), xec.Cmd{Name: "git", Args: args, Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // fake starts a fake GitHub holding acme/app, whose origin has main and
 // feature, and returns a client for it and the state.
 func fake(t *testing.T) (*ghapi.Client, *fakegh.Server) {
 	t.Helper()
 	testenv.Isolate(t)
-	root := t.TempDir()
-	origin := filepath.Join(root, "origin.git")
-	work := filepath.Join(root, "work")
-	git(t, root, "init", "-q", "--bare", origin)
-	git(t, root, "clone", "-q", origin, work)
-	git(t, work, "commit", "-q", "--allow-empty", "-m", "base")
-	git(t, work, "push", "-q", "origin", "main", "main:feature")
-
+	origin, _ := testenv.Origin(t, t.TempDir(), nil, "feature")
 	st := fakegh.NewState()
 	st.AddRepo("acme", "app", origin, "main")
 	srv := fakegh.NewServer(st)

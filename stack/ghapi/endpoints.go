@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // ErrStacksDisabled reports that the stacks API answered 404: stacked
@@ -17,6 +18,26 @@ func (c *Client) Repository(ctx context.Context) (Repository, error) {
 	var r Repository
 	err := c.do(ctx, http.MethodGet, c.repoPath(""), nil, &r)
 	return r, err
+}
+
+// FileExists reports whether the repository holds a file at path (slash
+// separated) on ref, through the contents API.
+func (c *Client) FileExists(ctx context.Context, path, ref string) (bool, error) {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	var f struct {
+		Type string `json:"type"`
+	}
+	err := c.do(ctx, http.MethodGet, c.repoPath("/contents/%s?ref=%s", strings.Join(segs, "/"), url.QueryEscape(ref)), nil, &f)
+	if IsStatus(err, http.StatusNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return f.Type == "file", nil
 }
 
 // Issue reads issue n.

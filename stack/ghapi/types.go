@@ -68,6 +68,17 @@ type Repository struct {
 	FullName      string `json:"full_name"`
 	DefaultBranch string `json:"default_branch"`
 	HTMLURL       string `json:"html_url"`
+	// Permissions are the token's on the repository (GitHub sends them to
+	// an authenticated request); nil when not sent.
+	Permissions *Permissions `json:"permissions,omitempty"`
+}
+
+// Permissions are what a token may do in a repository: Push (write
+// access) is what dispatching a workflow needs.
+type Permissions struct {
+	Admin bool `json:"admin"`
+	Push  bool `json:"push"`
+	Pull  bool `json:"pull"`
 }
 
 // StackEntry is one pull request of a stack, bottom first.
