@@ -122,12 +122,12 @@ func runArchive(c *cli.Context) error {
 	if err := lookupArchiveChange(r, name); err != nil {
 		return osFailure(c, err, archiveDoc)
 	}
-	o := specwrite.ArchiveOptions{Yes: c.Bool("yes"), SkipSpecs: c.Bool("skip-specs"), DryRun: dry, NoDriftCheck: c.Bool("no-drift-check")}
-	if !o.Yes {
-		o.Confirm = func(p *spec.ArchivePlan) error { return confirmArchive(c, name, o, p) }
+	o := specwrite.ArchiveOptions{Yes: c.Bool("yes"), SkipSpecs: c.Bool("skip-specs"), DryRun: dry, NoDriftCheck: c.Bool("no-drift-check"), JSON: cliapp.JSON(c)}
+	if cliapp.CanPrompt(c) {
+		o.Ask = func(q string) (bool, error) { return cliapp.Confirm(c, q) }
 	}
 	plan, err := specwrite.Archive(c.Context, r, name, o)
-	if errors.Is(err, errArchiveCancelled) {
+	if errors.Is(err, specwrite.ErrCancelled) {
 		fmt.Fprintln(c.App.Writer, "Archive cancelled.")
 		return nil
 	}
@@ -255,52 +255,4 @@ func relTo(r spec.Root, p string) string {
 		return rel
 	}
 	return p
-}
-
-// errArchiveCancelled: the user declined at a prompt; archive ends with
-// "Archive cancelled." and exit 0, as OpenSpec's does.
-var errArchiveCancelled = errors.New("archive cancelled")
-
-// confirmArchive asks, without --yes, the questions OpenSpec 1.13.2's
-// archive asks before it writes (unchecked tasks, then the specs it would
-// update). Where no answer can be read (stdin or stderr not a terminal,
-// or --json) it refuses as OpenSpec does: its message, its fix, exit 1,
-// nothing written.
-func confirmArchive(c *cli.Context, name string, o specwrite.ArchiveOptions, p *spec.ArchivePlan) error {
-	rerun := "openspec archive " + name
-	if o.SkipSpecs {
-		rerun += " --skip-specs"
-	}
-	rerun += " --yes"
-	if n := len(p.Incomplete); n > 0 {
-		switch {
-		case cliapp.JSON(c):
-			return &specwrite.Blocked{Code: "archive_tasks_incomplete", Message: fmt.Sprintf("%d incomplete task(s) found for change '%s'.", n, name), Fix: "Complete the tasks or rerun with --yes."}
-		case !cliapp.CanPrompt(c):
-			return &specwrite.Blocked{Code: "archive_tasks_incomplete", Message: fmt.Sprintf("%d incomplete task(s) found for change '%s', and no answer could be read from stdin.", n, name), Fix: "Complete the tasks or rerun with " + rerun}
-		}
-		ok, err := cliapp.Confirm(c, fmt.Sprintf("Warning: %d incomplete task(s) found. Continue?", n))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errArchiveCancelled
-		}
-	}
-	if n := len(p.Specs); n > 0 && !o.SkipSpecs {
-		switch {
-		case cliapp.JSON(c):
-			return &specwrite.Blocked{Code: "archive_confirmation_required", Message: fmt.Sprintf("Updating %d spec(s) requires confirmation: rerun with --yes.", n), Fix: "openspec archive <change-name> --json --yes"}
-		case !cliapp.CanPrompt(c):
-			return &specwrite.Blocked{Code: "archive_confirmation_required", Message: fmt.Sprintf("Updating %d spec(s) requires confirmation, and no answer could be read from stdin.", n), Fix: rerun}
-		}
-		ok, err := cliapp.Confirm(c, "Proceed with spec updates?")
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errArchiveCancelled
-		}
-	}
-	return nil
 }

@@ -2,6 +2,8 @@ package specwrite
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/specstack/specstack/spec"
 	"github.com/specstack/specstack/spec/drift"
@@ -13,12 +15,20 @@ type ArchiveOptions struct {
 	SkipSpecs    bool // move the change, leave the specs
 	DryRun       bool // plan only: no lock, nothing written
 	NoDriftCheck bool // exactly OpenSpec's archive: no drift.Refuse
-	// Confirm, when set, is asked under the lock before anything is
-	// written, with the plan (made as if Yes, so unchecked tasks are in
-	// plan.Incomplete): a nil answer archives, an error stops the archive
-	// and comes back. Not called for a dry run.
-	Confirm func(*spec.ArchivePlan) error
+	// Ask puts a yes/no question to the person running archive; nil when
+	// no answer can be read (no terminal, or --json). Without Yes,
+	// archive asks OpenSpec 1.13.2's questions (unchecked tasks, then
+	// the specs it would update) under the lock before writing; where it
+	// cannot ask it refuses as OpenSpec does (*Blocked, nothing written),
+	// and a "no" ends it with ErrCancelled.
+	Ask func(question string) (bool, error)
+	// JSON: the refusals are worded for --json, as OpenSpec's are.
+	JSON bool
 }
+
+// ErrCancelled: the person declined at a question; archive ends with
+// "Archive cancelled." and exit 0, as OpenSpec's does.
+var ErrCancelled = errors.New("archive cancelled")
 
 // Archive is `jj openspec archive CHANGE`: under the project lock (none
 // for a dry run), the drift refusal (drift.Refuse, unless NoDriftCheck or
@@ -44,7 +54,7 @@ func Archive(ctx context.Context, r spec.Root, name string, o ArchiveOptions) (*
 			return nil, Classify(driftErr)
 		}
 	}
-	plan, err := r.PlanArchive(name, spec.ArchiveOptions{Yes: o.Yes || o.DryRun || o.Confirm != nil, SkipSpecs: o.SkipSpecs})
+	plan, err := r.PlanArchive(name, spec.ArchiveOptions{Yes: true, SkipSpecs: o.SkipSpecs})
 	if err != nil {
 		return plan, Classify(err)
 	}
@@ -52,8 +62,8 @@ func Archive(ctx context.Context, r spec.Root, name string, o ArchiveOptions) (*
 		return nil, Classify(driftErr)
 	}
 	if !o.DryRun {
-		if o.Confirm != nil {
-			if err := o.Confirm(plan); err != nil {
+		if !o.Yes {
+			if err := confirm(name, o, plan); err != nil {
 				return nil, err
 			}
 		}
@@ -69,4 +79,50 @@ func Archive(ctx context.Context, r spec.Root, name string, o ArchiveOptions) (*
 		}
 	}
 	return plan, nil
+}
+
+// confirm asks, without --yes, the questions OpenSpec 1.13.2's archive
+// asks before it writes (unchecked tasks, then the specs it would
+// update). The plan was made as if Yes, so unchecked tasks are in
+// plan.Incomplete. Where no answer can be read it refuses as OpenSpec
+// does: its code, message and fix.
+func confirm(name string, o ArchiveOptions, p *spec.ArchivePlan) error {
+	rerun := "openspec archive " + name
+	if o.SkipSpecs {
+		rerun += " --skip-specs"
+	}
+	rerun += " --yes"
+	ask := func(question string, refuse func() *Blocked) error {
+		if o.Ask == nil {
+			return refuse()
+		}
+		ok, err := o.Ask(question)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return ErrCancelled
+		}
+		return nil
+	}
+	if n := len(p.Incomplete); n > 0 {
+		err := ask(fmt.Sprintf("Warning: %d incomplete task(s) found. Continue?", n), func() *Blocked {
+			if o.JSON {
+				return &Blocked{Code: "archive_tasks_incomplete", Message: fmt.Sprintf("%d incomplete task(s) found for change '%s'.", n, name), Fix: "Complete the tasks or rerun with --yes."}
+			}
+			return &Blocked{Code: "archive_tasks_incomplete", Message: fmt.Sprintf("%d incomplete task(s) found for change '%s', and no answer could be read from stdin.", n, name), Fix: "Complete the tasks or rerun with " + rerun}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if n := len(p.Specs); n > 0 && !o.SkipSpecs {
+		return ask("Proceed with spec updates?", func() *Blocked {
+			if o.JSON {
+				return &Blocked{Code: "archive_confirmation_required", Message: fmt.Sprintf("Updating %d spec(s) requires confirmation: rerun with --yes.", n), Fix: "openspec archive <change-name> --json --yes"}
+			}
+			return &Blocked{Code: "archive_confirmation_required", Message: fmt.Sprintf("Updating %d spec(s) requires confirmation, and no answer could be read from stdin.", n), Fix: rerun}
+		})
+	}
+	return nil
 }
