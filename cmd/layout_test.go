@@ -56,9 +56,10 @@ func TestNoOsapply(t *testing.T) {
 	}
 }
 
-// TestReviewTypesInTheEngine: findings, fixers' verdicts, rejections and
-// receipts are the engine's types, one schema for the three binaries;
-// no other package declares its own. Three names are something else and
+// TestReviewTypesInTheEngine: findings, fixers' verdicts, rejections,
+// receipts and ledger events are the engine's types, one schema for the
+// three binaries; no other package declares its own (a struct with a
+// toml:"kind" field is a ledger event union). Three names are something else and
 // allowed, each with what it is.
 func TestReviewTypesInTheEngine(t *testing.T) {
 	notReview := map[string]string{
@@ -91,6 +92,13 @@ func TestReviewTypesInTheEngine(t *testing.T) {
 			}
 			for _, s := range g.Specs {
 				name := s.(*ast.TypeSpec).Name.Name
+				if st, ok := s.(*ast.TypeSpec).Type.(*ast.StructType); ok {
+					for _, fld := range st.Fields.List {
+						if fld.Tag != nil && strings.HasPrefix(strings.Trim(fld.Tag.Value, "`"), `toml:"kind"`) {
+							t.Errorf("%s declares type %s, a ledger event with a kind: ledger events are internal/engine's (Event and its payloads, one fold per ledger there)", path, name)
+						}
+					}
+				}
 				review := strings.HasSuffix(name, "Finding") || strings.HasSuffix(name, "Rejection") ||
 					strings.HasSuffix(name, "Receipt") || strings.HasSuffix(name, "Verdict")
 				if _, ok := notReview[f.Name.Name+"."+name]; review && !ok {

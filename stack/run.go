@@ -94,7 +94,7 @@ func RecordRun(ledgerDir string, h RunHeader) (*RunDoc, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ok && FoldRun(old).Finalized == "" {
+	if ok && foldRun(old).Finalized == "" {
 		return nil, exitcode.New(exitcode.NeedsChoice,
 			"a run of spec #%d is unfinished (%s): continue it with gh specstack resume, see it with gh specstack status, or move that ledger aside to start over",
 			old.Header.Spec, RunLedgerPath(ledgerDir))
@@ -106,7 +106,7 @@ func RecordRun(ledgerDir string, h RunHeader) (*RunDoc, error) {
 			return nil, fmt.Errorf("keep the finished run's ledger: %w", err)
 		}
 	}
-	d := ledger.New[RunHeader, RunEvent](h)
+	d := ledger.New[RunHeader, engine.RunEvent](h)
 	if err := d.Write(RunLedgerPath(ledgerDir)); err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func (d *driver) budget(n int, what string) error {
 	if limit <= 0 || s.Agent == nil || s.Agent.CostUSD < limit {
 		return nil
 	}
-	return d.halt(n, StateNotStarted, fmt.Sprintf("the agents spent $%.2f, the budget is $%.2f (--max-cost): %s not started; `gh specstack resume --max-cost N` with a higher N goes on", s.Agent.CostUSD, limit, what))
+	return d.halt(n, engine.StateNotStarted, fmt.Sprintf("the agents spent $%.2f, the budget is $%.2f (--max-cost): %s not started; `gh specstack resume --max-cost N` with a higher N goes on", s.Agent.CostUSD, limit, what))
 }
 
 // driver carries a run from its ledger to its end or a halt.
@@ -148,7 +148,7 @@ type driver struct {
 
 	mu    sync.Mutex // guards doc and state
 	doc   *RunDoc
-	state *RunState
+	state *engine.RunState
 
 	lane    sync.Mutex // the publish lane: one ticket at a time
 	haltMu  sync.Mutex
@@ -168,7 +168,7 @@ func Drive(ctx context.Context, env *Env, doc *RunDoc, opts DriveOptions) (*RunS
 	if err != nil || timeout <= 0 {
 		timeout = time.Hour
 	}
-	d := &driver{env: env, git: g, opts: opts, doc: doc, state: FoldRun(doc), timeout: timeout, backend: backend}
+	d := &driver{env: env, git: g, opts: opts, doc: doc, state: foldRun(doc), timeout: timeout, backend: backend}
 	if d.opts.Progress == nil {
 		d.opts.Progress = io.Discard
 	}
@@ -178,7 +178,7 @@ func Drive(ctx context.Context, env *Env, doc *RunDoc, opts DriveOptions) (*RunS
 		}
 	}
 	st := d.status()
-	if st.State == FinalIncomplete {
+	if st.State == engine.FinalIncomplete {
 		return st, exitcode.New(exitcode.Halted, "spec #%d is incomplete and stays open (%d thing(s) remain, commented on the spec and the top pull request): a person must look; see gh specstack status",
 			st.Spec, len(st.Remains))
 	}
@@ -187,14 +187,14 @@ func Drive(ctx context.Context, env *Env, doc *RunDoc, opts DriveOptions) (*RunS
 
 func (d *driver) drive(ctx context.Context) error {
 	if d.state.Halted != "" {
-		if err := d.record(RunEvent{Kind: evResumed}); err != nil {
+		if err := d.record(run(engine.Resumed{})); err != nil {
 			return err
 		}
 	}
 	if err := d.baseline(ctx); err != nil {
 		var b *blockerError
 		if errors.As(err, &b) {
-			d.halt(0, StateFailed, b.reason)
+			d.halt(0, engine.StateFailed, b.reason)
 			return exitcode.New(exitcode.Missing, "%s", b.reason)
 		}
 		return err
@@ -222,7 +222,7 @@ func (d *driver) drive(ctx context.Context) error {
 		var b *blockerError
 		if errors.As(bgErr, &b) {
 			// A blocker there halts only now, every ticket published.
-			d.halt(0, StateFailed, b.reason)
+			d.halt(0, engine.StateFailed, b.reason)
 			return exitcode.New(exitcode.Missing, "%s", b.reason)
 		}
 		return bgErr
@@ -237,26 +237,32 @@ func (d *driver) logf(format string, args ...any) {
 	fmt.Fprintf(d.opts.Progress, format+"\n", args...)
 }
 
+// at is an event of ticket n; run, one of the run as a whole.
+func at(n int, p engine.Payload) engine.Event { return engine.Event{Task: n, Payload: p} }
+func run(p engine.Payload) engine.Event       { return engine.Event{Payload: p} }
+
 // record appends events to the ledger (atomically) and folds them in.
-func (d *driver) record(evs ...RunEvent) error {
+func (d *driver) record(evs ...engine.Event) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := time.Now().UTC()
-	for i := range evs {
-		evs[i].At = now
+	recs := make([]engine.RunEvent, len(evs))
+	for i, e := range evs {
+		e.At = now
+		recs[i] = engine.RunEvent{Event: e}
 	}
-	if err := d.doc.Append(RunLedgerPath(d.opts.LedgerDir), evs...); err != nil {
+	if err := d.doc.Append(RunLedgerPath(d.opts.LedgerDir), recs...); err != nil {
 		return err
 	}
-	d.state = FoldRun(d.doc)
+	d.state = foldRun(d.doc)
 	return nil
 }
 
 // snapshot returns a copy of ticket n's state and the stack's tip.
-func (d *driver) ticket(n int) (TicketRun, string, string) {
+func (d *driver) ticket(n int) (engine.TicketRun, string, string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	sha, branch := d.state.Tip(d.doc.Header)
+	sha, branch := tipOf(d.state, d.doc.Header)
 	return *d.state.Tickets[n], sha, branch
 }
 
@@ -268,7 +274,7 @@ func (d *driver) ticketDir(n int) string { return filepath.Join(d.artifacts(), i
 // and latches the run's halt: nothing new starts.
 func (d *driver) halt(n int, state, reason string) error {
 	err := exitcode.New(exitcode.Halted, "run halted: %s; see gh specstack status, then gh specstack resume", reason)
-	if rerr := d.record(RunEvent{Kind: evHalted, Ticket: n, Status: state, Reason: reason}); rerr != nil {
+	if rerr := d.record(at(n, engine.Halted{Status: state, Reason: reason})); rerr != nil {
 		err = rerr
 	}
 	d.haltMu.Lock()
@@ -346,12 +352,12 @@ func (d *driver) measure(ctx context.Context, name string, cmds []string, what s
 				what, c, res.ExitCode, lastLine(tail(log, 400)), ws.Path, c)
 			return &blockerError{reason: reason}
 		}
-		ev := RunEvent{Kind: evBaseline, Command: c, ExitCode: res.ExitCode}
+		ev := engine.CommandBaselined{Command: c, ExitCode: res.ExitCode}
 		if res.ExitCode != 0 {
 			ev.Output = tail(log, 2000)
 			d.logf("baseline: %q already fails at the base (exit %d)", c, res.ExitCode)
 		}
-		if err := d.record(ev); err != nil {
+		if err := d.record(run(ev)); err != nil {
 			return err
 		}
 	}
@@ -408,7 +414,7 @@ func (d *driver) frontier(ctx context.Context) error {
 	for _, t := range ts {
 		tasks = append(tasks, engine.Task{Num: t.Number, Title: t.Title, Deps: t.BlockedBy})
 		switch d.state.Tickets[t.Number].State {
-		case StatePublished, StateSubsumed, StateFinishedPrior:
+		case engine.StatePublished, engine.StateSubsumed, engine.StateFinishedPrior:
 			done[t.Number] = true
 		}
 	}
@@ -427,7 +433,7 @@ func (d *driver) frontier(ctx context.Context) error {
 		err := d.build(ctx, t.Num)
 		if err != nil {
 			if ctx.Err() == nil && !d.halted() {
-				d.halt(t.Num, StateFailed, fmt.Sprintf("ticket #%d: %v", t.Num, err))
+				d.halt(t.Num, engine.StateFailed, fmt.Sprintf("ticket #%d: %v", t.Num, err))
 			}
 			stop()
 		}

@@ -44,14 +44,14 @@ func remainsMarker(spec int) string {
 func (d *driver) finalize(ctx context.Context) error {
 	h := d.doc.Header
 	s := d.snapshot()
-	nums := s.layerPRs()
+	nums := layerPRs(s)
 	if h.StackMode == ModeNative && len(nums) >= 2 {
 		res, err := d.reconcileStack(ctx, nums)
 		if err != nil {
 			return err
 		}
 		if res.Stack != s.Stack {
-			if err := d.record(RunEvent{Kind: evStacked, Stack: res.Stack}); err != nil {
+			if err := d.record(run(engine.Stacked{Stack: res.Stack})); err != nil {
 				return err
 			}
 		}
@@ -64,7 +64,7 @@ func (d *driver) finalize(ctx context.Context) error {
 		if err := d.env.GH.MarkReady(ctx, t.NodeID); err != nil {
 			return fmt.Errorf("mark #%d ready: %w", t.PR, err)
 		}
-		if err := d.record(RunEvent{Kind: evReady, PR: t.PR}); err != nil {
+		if err := d.record(run(engine.Ready{Number: t.PR})); err != nil {
 			return err
 		}
 	}
@@ -72,7 +72,7 @@ func (d *driver) finalize(ctx context.Context) error {
 		if err := d.env.GH.MarkReady(ctx, s.Prior.NodeID); err != nil {
 			return fmt.Errorf("mark #%d ready: %w", s.Prior.PR, err)
 		}
-		if err := d.record(RunEvent{Kind: evReady, PR: s.Prior.PR}); err != nil {
+		if err := d.record(run(engine.Ready{Number: s.Prior.PR})); err != nil {
 			return err
 		}
 	}
@@ -80,7 +80,7 @@ func (d *driver) finalize(ctx context.Context) error {
 		if err := d.env.GH.MarkReady(ctx, in.NodeID); err != nil {
 			return fmt.Errorf("mark #%d ready: %w", in.PR, err)
 		}
-		if err := d.record(RunEvent{Kind: evReady, PR: in.PR}); err != nil {
+		if err := d.record(run(engine.Ready{Number: in.PR})); err != nil {
 			return err
 		}
 	}
@@ -95,7 +95,7 @@ func (d *driver) finalize(ctx context.Context) error {
 	if len(nums) > 0 {
 		top = nums[len(nums)-1]
 	}
-	status := FinalComplete
+	status := engine.FinalComplete
 	if len(remains) == 0 && top != 0 {
 		p, err := d.env.GH.Pull(ctx, top)
 		if err != nil {
@@ -109,7 +109,7 @@ func (d *driver) finalize(ctx context.Context) error {
 			}
 		}
 	} else {
-		status = FinalIncomplete
+		status = engine.FinalIncomplete
 		if len(remains) == 0 {
 			remains = []string{"no ticket was published"}
 		}
@@ -137,10 +137,10 @@ func (d *driver) finalize(ctx context.Context) error {
 			}
 		}
 	}
-	return d.record(RunEvent{Kind: evFinalized, Status: status})
+	return d.record(run(engine.Finalized{Status: status}))
 }
 
-func (d *driver) snapshot() *RunState {
+func (d *driver) snapshot() *engine.RunState {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.state
@@ -150,7 +150,7 @@ func (d *driver) snapshot() *RunState {
 // published (a subsumed one included), a ticket deferred to a person (and
 // those it blocks), a gate finding left unresolved, a whole-stack review
 // finding without a verdict, a whole-stack review that never ran.
-func Remains(h RunHeader, s *RunState) []string {
+func Remains(h RunHeader, s *engine.RunState) []string {
 	var res []string
 	for _, e := range h.Excluded {
 		res = append(res, fmt.Sprintf("#%d %s: deferred, %s; not built by this run", e.Number, e.Title, e.Reason))
@@ -158,8 +158,8 @@ func Remains(h RunHeader, s *RunState) []string {
 	for _, rt := range h.Tickets {
 		t := s.Tickets[rt.Number]
 		switch t.State {
-		case StatePublished, StateFinishedPrior:
-		case StateSubsumed:
+		case engine.StatePublished, engine.StateFinishedPrior:
+		case engine.StateSubsumed:
 			res = append(res, fmt.Sprintf("#%d %s: subsumed (its branch added nothing to the stack); still open", t.Number, t.Title))
 		default:
 			res = append(res, fmt.Sprintf("#%d %s: %s", t.Number, t.Title, t.State))
@@ -179,26 +179,26 @@ func Remains(h RunHeader, s *RunState) []string {
 
 // RunStatus is what `gh specstack status` and `run` report.
 type RunStatus struct {
-	Spec      int          `json:"spec"`
-	Title     string       `json:"title"`
-	Repo      string       `json:"repo"`
-	StackMode string       `json:"stack_mode"`
-	Base      string       `json:"base"`
-	BaseSHA   string       `json:"base_sha"`
-	Order     string       `json:"order"`
-	State     string       `json:"state"` // running, halted, complete, incomplete
-	Halted    string       `json:"halted,omitempty"`
-	Baseline  []Baseline   `json:"baseline"`
-	Tickets   []*TicketRun `json:"tickets"`
-	Excluded  []Excluded   `json:"excluded"`
-	Stack     int          `json:"stack,omitempty"`
-	Remains   []string     `json:"remains"`
+	Spec      int                 `json:"spec"`
+	Title     string              `json:"title"`
+	Repo      string              `json:"repo"`
+	StackMode string              `json:"stack_mode"`
+	Base      string              `json:"base"`
+	BaseSHA   string              `json:"base_sha"`
+	Order     string              `json:"order"`
+	State     string              `json:"state"` // running, halted, complete, incomplete
+	Halted    string              `json:"halted,omitempty"`
+	Baseline  []engine.Baseline   `json:"baseline"`
+	Tickets   []*engine.TicketRun `json:"tickets"`
+	Excluded  []Excluded          `json:"excluded"`
+	Stack     int                 `json:"stack,omitempty"`
+	Remains   []string            `json:"remains"`
 	// Review is the whole-stack review's outcome ("" when none ran).
-	Review         string           `json:"review,omitempty"`
-	ReviewReceipts []engine.Receipt `json:"review_receipts,omitempty"`
-	Integration    *IntegrationRun  `json:"integration,omitempty"`
-	PriorBranch    string           `json:"prior_branch,omitempty"`
-	Prior          PriorRun         `json:"prior"`
+	Review         string                 `json:"review,omitempty"`
+	ReviewReceipts []engine.Receipt       `json:"review_receipts,omitempty"`
+	Integration    *engine.IntegrationRun `json:"integration,omitempty"`
+	PriorBranch    string                 `json:"prior_branch,omitempty"`
+	Prior          engine.PriorRun        `json:"prior"`
 	// MergeInstructions say how to merge the stack, once finalized.
 	MergeInstructions []string `json:"merge_instructions,omitempty"`
 	// Agent is what every agent job of the run spent.
@@ -211,9 +211,9 @@ type RunStatus struct {
 
 // StatusOf renders a run's ledger as its status.
 func StatusOf(doc *RunDoc) *RunStatus {
-	h, s := doc.Header, FoldRun(doc)
+	h, s := doc.Header, foldRun(doc)
 	st := &RunStatus{Spec: h.Spec, Title: h.Title, Repo: h.Repo, StackMode: h.StackMode, Base: h.Base, BaseSHA: h.BaseSHA,
-		Order: h.Order, State: "running", Halted: s.Halted, Baseline: []Baseline{}, Excluded: h.Excluded, Stack: s.Stack,
+		Order: h.Order, State: "running", Halted: s.Halted, Baseline: []engine.Baseline{}, Excluded: h.Excluded, Stack: s.Stack,
 		Remains: Remains(h, s), Review: s.Review, ReviewReceipts: s.ReviewReceipts, Integration: s.Integration,
 		PriorBranch: h.Prior, Prior: s.Prior, Agent: s.Agent, Workspaces: h.Workspaces}
 	if st.Excluded == nil {
@@ -232,7 +232,7 @@ func StatusOf(doc *RunDoc) *RunStatus {
 		st.Tickets = append(st.Tickets, s.Tickets[n])
 	}
 	for _, t := range h.Tickets {
-		if s.Tickets[t.Number].State != StatePublished {
+		if s.Tickets[t.Number].State != engine.StatePublished {
 			st.Tickets = append(st.Tickets, s.Tickets[t.Number])
 		}
 	}
@@ -267,7 +267,7 @@ func unionOf(h RunHeader) []string {
 }
 
 // mergeInstructions say how to merge the finished stack in its mode.
-func mergeInstructions(h RunHeader, s *RunState) []string {
+func mergeInstructions(h RunHeader, s *engine.RunState) []string {
 	var layers []LinkLayer
 	if s.Prior.PR != 0 {
 		layers = append(layers, LinkLayer{Branch: h.Prior, PR: s.Prior.PR, Base: h.Base, URL: s.Prior.URL})
@@ -350,13 +350,13 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 	if st.Halted != "" {
 		fmt.Fprintf(&b, "halted: %s\n", st.Halted)
 	}
-	if st.State == FinalIncomplete {
+	if st.State == engine.FinalIncomplete {
 		b.WriteString("the spec stays open:\n")
 		for _, r := range st.Remains {
 			fmt.Fprintf(&b, "  %s\n", r)
 		}
 	}
-	if st.State == FinalComplete {
+	if st.State == engine.FinalComplete {
 		fmt.Fprintf(&b, "complete: the top pull request closes #%d\n", st.Spec)
 	}
 	for _, m := range st.MergeInstructions {

@@ -2,28 +2,76 @@ package stack
 
 import (
 	"encoding/json"
+	"github.com/specstack/specstack/internal/engine"
 	"io"
 	"testing"
 )
 
-// foldKinds are every event kind a run records, and one it never does.
-var foldKinds = []string{evBaseline, evCut, evWorked, evDecisions, evCollected, evReceipt, evReview, evVerdict,
-	evDropped, evUnresolved, evRebased, evPublishing, evPushed, evPR, evStacked, evPublished, evSubsumed, evHalted,
-	evResumed, evReady, evFinalized, evStackReview, evIntegrating, evIntegrationPushed, evIntegrationPR,
-	evIntegrationStacked, evPriorFinished, evPriorGraphed, evPriorPushed, evPriorPR, "unknown"}
+// fuzzPayloads make every payload a run records, from a number and a
+// status, and one it never does.
+var fuzzPayloads = []func(n int, st string) engine.Payload{
+	func(n int, st string) engine.Payload {
+		return engine.CommandBaselined{Command: "cmd" + itoa(n%3), ExitCode: n}
+	},
+	func(n int, st string) engine.Payload {
+		return engine.Cut{Base: "sha" + itoa(n), BaseBranch: "ticket/2"}
+	},
+	func(n int, st string) engine.Payload { return engine.Worked{ExitCode: n, Round: n % 5} },
+	func(n int, st string) engine.Payload { return engine.DecisionsNoted{Text: "why"} },
+	func(n int, st string) engine.Payload { return engine.TicketCollected{SHA: "sha" + itoa(n)} },
+	func(n int, st string) engine.Payload {
+		return engine.TicketReceipt{Command: "cmd" + itoa(n%3), ExitCode: n, SHA: "sha" + itoa(n), Status: st}
+	},
+	func(n int, st string) engine.Payload {
+		return engine.RoundReviewed{Round: n % 5, Status: st, Findings: n}
+	},
+	func(n int, st string) engine.Payload {
+		return engine.VerdictGiven{Round: n % 5, Status: st, Finding: "f" + itoa(n%4), Reason: "why"}
+	},
+	func(n int, st string) engine.Payload {
+		return engine.FindingDropped{Round: n % 5, Finding: "f" + itoa(n%4)}
+	},
+	func(n int, st string) engine.Payload { return engine.FindingUnresolved{Finding: "f" + itoa(n%4)} },
+	func(n int, st string) engine.Payload {
+		return engine.Rebased{Base: "sha" + itoa(n), BaseBranch: "ticket/2", SHA: "sha" + itoa(n)}
+	},
+	func(n int, st string) engine.Payload {
+		return engine.Publishing{SHA: "sha" + itoa(n), BaseBranch: "ticket/2"}
+	},
+	func(n int, st string) engine.Payload { return engine.TicketPushed{SHA: "sha" + itoa(n)} },
+	func(n int, st string) engine.Payload { return engine.TicketPR{Number: n, URL: "u"} },
+	func(n int, st string) engine.Payload { return engine.Stacked{Stack: n} },
+	func(n int, st string) engine.Payload { return engine.Published{SHA: "sha" + itoa(n), Number: n} },
+	func(n int, st string) engine.Payload { return engine.Subsumed{} },
+	func(n int, st string) engine.Payload { return engine.Halted{Status: st, Reason: "why"} },
+	func(n int, st string) engine.Payload { return engine.Resumed{} },
+	func(n int, st string) engine.Payload { return engine.Ready{Number: n} },
+	func(n int, st string) engine.Payload { return engine.Finalized{Status: st} },
+	func(n int, st string) engine.Payload { return engine.StackReviewed{Status: st, Findings: n} },
+	func(n int, st string) engine.Payload {
+		return engine.Integrating{Branch: "cmd" + itoa(n%3), SHA: "sha" + itoa(n), BaseBranch: "ticket/2"}
+	},
+	func(n int, st string) engine.Payload { return engine.IntegrationPushed{SHA: "sha" + itoa(n)} },
+	func(n int, st string) engine.Payload { return engine.IntegrationPR{Number: n} },
+	func(n int, st string) engine.Payload { return engine.IntegrationStacked{Stack: n} },
+	func(n int, st string) engine.Payload { return engine.PriorFinished{Evidence: "why"} },
+	func(n int, st string) engine.Payload { return engine.PriorGraphed{} },
+	func(n int, st string) engine.Payload { return engine.PriorPushed{SHA: "sha" + itoa(n)} },
+	func(n int, st string) engine.Payload { return engine.PriorPR{Number: n} },
+	func(n int, st string) engine.Payload { return engine.Unknown{Name: "unknown"} },
+}
 
-// fuzzEvents reads events from data, four bytes each: the kind, the
+// fuzzEvents reads events from data, four bytes each: the payload, the
 // ticket (0, a planned one, or one the header does not plan), a number
 // for the PR and stack, and a status.
-func fuzzEvents(data []byte) []RunEvent {
+func fuzzEvents(data []byte) []engine.Event {
 	tickets := []int{0, 2, 3, 99}
-	statuses := []string{"", "passed", "failed", "waived", "rejected", "none", "complete", "open", StateFailed}
-	var evs []RunEvent
+	statuses := []string{"", "passed", "failed", "waived", "rejected", "none", "complete", "open", engine.StateFailed}
+	var evs []engine.Event
 	for ; len(data) >= 4; data = data[4:] {
 		n := int(data[2])
-		evs = append(evs, RunEvent{Kind: foldKinds[int(data[0])%len(foldKinds)], Ticket: tickets[int(data[1])%len(tickets)],
-			PR: n, Stack: n, SHA: "sha" + itoa(n), Command: "cmd" + itoa(n%3), Finding: "f" + itoa(n%4),
-			Status: statuses[int(data[3])%len(statuses)], Reason: "why", BaseBranch: "ticket/2", Round: n % 5})
+		p := fuzzPayloads[int(data[0])%len(fuzzPayloads)](n, statuses[int(data[3])%len(statuses)])
+		evs = append(evs, at(tickets[int(data[1])%len(tickets)], p))
 	}
 	return evs
 }
@@ -40,9 +88,9 @@ func FuzzFoldRun(f *testing.F) {
 		d := runDoc(fuzzEvents(data)...)
 		d.Header.StackMode = ModeNative
 		d.Header.Reviewer = "r"
-		s := FoldRun(d)
-		s.Tip(d.Header)
-		s.layerPRs()
+		s := foldRun(d)
+		tipOf(s, d.Header)
+		layerPRs(s)
 		Remains(d.Header, s)
 		st := StatusOf(d)
 		if err := st.WriteText(io.Discard); err != nil {

@@ -41,7 +41,7 @@ func (d *driver) gate(ctx context.Context, n int, ws engine.Workspace, unmet []s
 			if sha == "" {
 				return fmt.Errorf("ticket #%d: after the fix the branch adds nothing to its base", n)
 			}
-			if err := d.record(RunEvent{Kind: evCollected, Ticket: n, SHA: sha}); err != nil {
+			if err := d.record(at(n, engine.TicketCollected{SHA: sha})); err != nil {
 				return err
 			}
 			cut, _, _ := d.ticket(n)
@@ -65,20 +65,20 @@ func (d *driver) recordGate(n int, s engine.GateStep) error {
 	switch s.Kind {
 	case engine.GateDropped:
 		d.logf("#%d: gate round %d: dropped %s", n, s.Round, s.Reason)
-		return d.record(RunEvent{Kind: evDropped, Ticket: n, Round: s.Round, Finding: s.Finding.Label(), Reason: s.Reason})
+		return d.record(at(n, engine.FindingDropped{Round: s.Round, Finding: s.Finding.Label(), Reason: s.Reason}))
 	case engine.GateReviewed:
 		if n == 0 {
 			d.logf("whole-stack review: %d blocking finding(s)", s.Count)
 			return nil
 		}
-		if err := d.record(RunEvent{Kind: evReview, Ticket: n, Round: s.Round, Status: s.Status, Findings: s.Count}); err != nil {
+		if err := d.record(at(n, engine.RoundReviewed{Round: s.Round, Status: s.Status, Findings: s.Count})); err != nil {
 			return err
 		}
 		d.logf("#%d: gate round %d: %s (%d blocking)", n, s.Round, s.Status, s.Count)
 	case engine.GateUnresolved:
-		return d.record(RunEvent{Kind: evUnresolved, Ticket: n, Round: s.Round, Finding: s.Finding.Label()})
+		return d.record(at(n, engine.FindingUnresolved{Round: s.Round, Finding: s.Finding.Label()}))
 	case engine.GateVerdict:
-		return d.record(RunEvent{Kind: evVerdict, Ticket: n, Round: s.Round, Status: s.Status, Finding: s.Finding.Label(), Reason: s.Reason})
+		return d.record(at(n, engine.VerdictGiven{Round: s.Round, Status: s.Status, Finding: s.Finding.Label(), Reason: s.Reason}))
 	}
 	return nil
 }
@@ -146,15 +146,15 @@ func (d *driver) review(ctx context.Context, n int, ws engine.Workspace, round i
 	}
 	if res.ExitCode != 0 || res.Err != nil && res.Agent != nil {
 		// A reviewer that dies is never counted as clean.
-		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the reviewer exited %d%s in gate round %d (log %s)", n, res.ExitCode, agentWhy(res), round, j.Log))
+		return nil, d.halt(n, engine.StateFailed, fmt.Sprintf("ticket #%d: the reviewer exited %d%s in gate round %d (log %s)", n, res.ExitCode, agentWhy(res), round, j.Log))
 	}
 	found, err := engine.ReadGateFindings(paths["findings"], fmt.Sprintf("r%d-", round))
 	var notJSON *engine.NotJSONError
 	if errors.As(err, &notJSON) {
-		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the reviewer's findings %s are not a JSON array of findings: %v", n, paths["findings"], notJSON.Err))
+		return nil, d.halt(n, engine.StateFailed, fmt.Sprintf("ticket #%d: the reviewer's findings %s are not a JSON array of findings: %v", n, paths["findings"], notJSON.Err))
 	}
 	if err != nil {
-		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the reviewer's findings in gate round %d cannot be read (a review that cannot be read is never counted as clean): %v", n, round, err))
+		return nil, d.halt(n, engine.StateFailed, fmt.Sprintf("ticket #%d: the reviewer's findings in gate round %d cannot be read (a review that cannot be read is never counted as clean): %v", n, round, err))
 	}
 	return found, nil
 }
@@ -184,14 +184,14 @@ func (d *driver) fix(ctx context.Context, n int, ws engine.Workspace, round int,
 		return nil, err
 	}
 	if res.ExitCode != 0 || res.Err != nil && res.Agent != nil {
-		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the fixer exited %d%s in gate round %d (log %s)", n, res.ExitCode, agentWhy(res), round, d.workerLog(n)))
+		return nil, d.halt(n, engine.StateFailed, fmt.Sprintf("ticket #%d: the fixer exited %d%s in gate round %d (log %s)", n, res.ExitCode, agentWhy(res), round, d.workerLog(n)))
 	}
 	byID, err := engine.ReadFixVerdicts(verdicts)
 	var notJSON *engine.NotJSONError
 	if errors.As(err, &notJSON) {
 		d.logf("#%d: the fixer's verdicts %s are not a JSON array (%v): every finding is without a verdict", n, verdicts, notJSON.Err)
 	} else if err != nil {
-		return nil, d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the fixer's verdicts in gate round %d cannot be read: %v", n, round, err))
+		return nil, d.halt(n, engine.StateFailed, fmt.Sprintf("ticket #%d: the fixer's verdicts in gate round %d cannot be read: %v", n, round, err))
 	}
 	return byID, nil
 }

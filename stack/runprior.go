@@ -42,13 +42,13 @@ func (d *driver) prior(ctx context.Context) error {
 	if !d.snapshot().Prior.Pushed {
 		r, err := d.backend.Push(ctx, h.Prior, h.BaseSHA, false)
 		if errors.Is(err, gitx.ErrRemoteMoved) {
-			return d.halt(0, StateNeedsDecision, fmt.Sprintf("prior work: %v", err))
+			return d.halt(0, engine.StateNeedsDecision, fmt.Sprintf("prior work: %v", err))
 		}
 		if err != nil {
 			return err
 		}
 		d.logf("prior work: %s %s (%s)", r, h.Prior, short(h.BaseSHA))
-		if err := d.record(RunEvent{Kind: evPriorPushed, SHA: h.BaseSHA}); err != nil {
+		if err := d.record(run(engine.PriorPushed{SHA: h.BaseSHA})); err != nil {
 			return err
 		}
 	}
@@ -59,7 +59,7 @@ func (d *driver) prior(ctx context.Context) error {
 	var body strings.Builder
 	fmt.Fprintf(&body, "Layer 0 of %d planned for spec #%d (%s).\n\nThis branch carries prior work, done before this run: gh specstack never gated it.\n", len(h.Tickets), h.Spec, h.Title)
 	for _, t := range h.Tickets {
-		if st := s.Tickets[t.Number]; st.State == StateFinishedPrior {
+		if st := s.Tickets[t.Number]; st.State == engine.StateFinishedPrior {
 			fmt.Fprintf(&body, "\nCloses #%d (already finished here: %s)", t.Number, st.Reason)
 		}
 	}
@@ -80,7 +80,7 @@ func (d *driver) prior(ctx context.Context) error {
 		}
 	}
 	d.logf("prior work: #%d %s → %s %s", p.Number, h.Prior, h.Base, p.HTMLURL)
-	return d.record(RunEvent{Kind: evPriorPR, PR: p.Number, URL: p.HTMLURL, NodeID: p.NodeID})
+	return d.record(run(engine.PriorPR{Number: p.Number, URL: p.HTMLURL, NodeID: p.NodeID}))
 }
 
 // graph asks the worker (role graph), in a worktree at the prior work,
@@ -119,16 +119,16 @@ func (d *driver) graph(ctx context.Context) error {
 		return err
 	}
 	if res.ExitCode != 0 || res.Err != nil && res.Agent != nil {
-		return d.halt(0, StateFailed, fmt.Sprintf("prior work: the worker's graph step exited %d%s (log %s)", res.ExitCode, agentWhy(res), j.Log))
+		return d.halt(0, engine.StateFailed, fmt.Sprintf("prior work: the worker's graph step exited %d%s (log %s)", res.ExitCode, agentWhy(res), j.Log))
 	}
 	var fs []Finished
 	data, err := readWorkerFile(finished)
 	if err != nil {
-		return d.halt(0, StateFailed, fmt.Sprintf("prior work: the worker's answer cannot be read: %v", err))
+		return d.halt(0, engine.StateFailed, fmt.Sprintf("prior work: the worker's answer cannot be read: %v", err))
 	}
 	if strings.TrimSpace(string(data)) != "" {
 		if err := json.Unmarshal(data, &fs); err != nil {
-			return d.halt(0, StateFailed, fmt.Sprintf("prior work: %s is not a JSON array of {ticket, evidence}: %v", finished, err))
+			return d.halt(0, engine.StateFailed, fmt.Sprintf("prior work: %s is not a JSON array of {ticket, evidence}: %v", finished, err))
 		}
 	}
 	for _, f := range fs {
@@ -140,10 +140,10 @@ func (d *driver) graph(ctx context.Context) error {
 			d.logf("prior work: the graph step named #%d without evidence: it is built", f.Ticket)
 			continue
 		}
-		if err := d.record(RunEvent{Kind: evPriorFinished, Ticket: f.Ticket, Reason: f.Evidence}); err != nil {
+		if err := d.record(at(f.Ticket, engine.PriorFinished{Evidence: f.Evidence})); err != nil {
 			return err
 		}
 		d.logf("prior work: #%d already finished (%s)", f.Ticket, f.Evidence)
 	}
-	return d.record(RunEvent{Kind: evPriorGraphed})
+	return d.record(run(engine.PriorGraphed{}))
 }

@@ -48,7 +48,7 @@ func (d *driver) stackReview(ctx context.Context) error {
 		return d.publishIntegration(ctx, true)
 	}
 	union := atReviewUnion(h)
-	tip, tipBranch := s.Tip(h)
+	tip, tipBranch := tipOf(s, h)
 	branch := IntegrationBranch(h.Spec)
 	ws := engine.Workspace{Name: branch, Path: d.backend.Path(branch), Base: []string{tip}, Message: fmt.Sprintf("spec #%d: whole-stack review fixes", h.Spec)}
 	if err := d.backend.Release(ctx, ws); err != nil {
@@ -112,7 +112,7 @@ func (d *driver) stackReview(ctx context.Context) error {
 		return err
 	}
 	if gr.Passed {
-		if err := d.record(RunEvent{Kind: evStackReview, Status: "passed"}); err != nil {
+		if err := d.record(run(engine.StackReviewed{Status: "passed"})); err != nil {
 			return err
 		}
 		return d.backend.Release(ctx, ws)
@@ -124,7 +124,7 @@ func (d *driver) stackReview(ctx context.Context) error {
 	}
 	if p.Empty() {
 		d.logf("whole-stack review: the fixer changed nothing; no integration pull request")
-		if err := d.record(RunEvent{Kind: evStackReview, Status: "blocked", Findings: len(blocking)}); err != nil {
+		if err := d.record(run(engine.StackReviewed{Status: "blocked", Findings: len(blocking)})); err != nil {
 			return err
 		}
 		return d.backend.Release(ctx, ws)
@@ -133,9 +133,9 @@ func (d *driver) stackReview(ctx context.Context) error {
 		return err
 	}
 	if len(red) > 0 {
-		return d.halt(0, StateUnmet, fmt.Sprintf("the whole-stack fixes at %s are red and were green at the base: %s", short(p.Commit), strings.Join(red, ", ")))
+		return d.halt(0, engine.StateUnmet, fmt.Sprintf("the whole-stack fixes at %s are red and were green at the base: %s", short(p.Commit), strings.Join(red, ", ")))
 	}
-	if err := d.record(RunEvent{Kind: evIntegrating, Command: branch, SHA: p.Commit, BaseBranch: tipBranch}); err != nil {
+	if err := d.record(run(engine.Integrating{Branch: branch, SHA: p.Commit, BaseBranch: tipBranch})); err != nil {
 		return err
 	}
 	return d.publishIntegration(ctx, false)
@@ -156,15 +156,15 @@ func (d *driver) reviewStack(ctx context.Context, ws engine.Workspace, paths map
 		return nil, err
 	}
 	if res.ExitCode != 0 || res.Err != nil && res.Agent != nil {
-		return nil, d.halt(0, StateFailed, fmt.Sprintf("the whole-stack reviewer exited %d%s (log %s): the review never ran to its end", res.ExitCode, agentWhy(res), j.Log))
+		return nil, d.halt(0, engine.StateFailed, fmt.Sprintf("the whole-stack reviewer exited %d%s (log %s): the review never ran to its end", res.ExitCode, agentWhy(res), j.Log))
 	}
 	found, err := engine.ReadGateFindings(paths["findings"], "s")
 	var notJSON *engine.NotJSONError
 	if errors.As(err, &notJSON) {
-		return nil, d.halt(0, StateFailed, fmt.Sprintf("the whole-stack reviewer's findings %s are not a JSON array of findings: %v", paths["findings"], notJSON.Err))
+		return nil, d.halt(0, engine.StateFailed, fmt.Sprintf("the whole-stack reviewer's findings %s are not a JSON array of findings: %v", paths["findings"], notJSON.Err))
 	}
 	if err != nil {
-		return nil, d.halt(0, StateFailed, fmt.Sprintf("the whole-stack reviewer's findings cannot be read (a review that cannot be read is never counted as clean): %v", err))
+		return nil, d.halt(0, engine.StateFailed, fmt.Sprintf("the whole-stack reviewer's findings cannot be read (a review that cannot be read is never counted as clean): %v", err))
 	}
 	return found, nil
 }
@@ -198,14 +198,14 @@ func (d *driver) fixStack(ctx context.Context, ws engine.Workspace, dir string, 
 		return nil, err
 	}
 	if fres.ExitCode != 0 || fres.Err != nil && fres.Agent != nil {
-		return nil, d.halt(0, StateFailed, fmt.Sprintf("the whole-stack fixer exited %d%s (log %s)", fres.ExitCode, agentWhy(fres), fj.Log))
+		return nil, d.halt(0, engine.StateFailed, fmt.Sprintf("the whole-stack fixer exited %d%s (log %s)", fres.ExitCode, agentWhy(fres), fj.Log))
 	}
 	byID, err := engine.ReadFixVerdicts(verdictsPath)
 	var notJSON *engine.NotJSONError
 	if errors.As(err, &notJSON) {
 		d.logf("the whole-stack fixer's verdicts %s are not a JSON array (%v): every finding is without a verdict", verdictsPath, notJSON.Err)
 	} else if err != nil {
-		return nil, d.halt(0, StateFailed, fmt.Sprintf("the whole-stack fixer's verdicts cannot be read: %v", err))
+		return nil, d.halt(0, engine.StateFailed, fmt.Sprintf("the whole-stack fixer's verdicts cannot be read: %v", err))
 	}
 	return byID, nil
 }
@@ -236,7 +236,7 @@ func (d *driver) runChecks(ctx context.Context, n int, dir, sha, stage string, c
 				red = append(red, fmt.Sprintf("%q exited %d", c, res.ExitCode))
 			}
 		}
-		if err := d.record(RunEvent{Kind: evReceipt, Ticket: n, Command: c, ExitCode: res.ExitCode, SHA: sha, Status: status, Stage: stage}); err != nil {
+		if err := d.record(at(n, engine.TicketReceipt{Command: c, ExitCode: res.ExitCode, SHA: sha, Status: status, Stage: stage})); err != nil {
 			return nil, err
 		}
 		d.logf("%s: %s %q at %s: %s", who, stage, c, short(sha), status)
@@ -253,11 +253,11 @@ func (d *driver) publishIntegration(ctx context.Context, recovering bool) error 
 	if !in.Pushed {
 		if _, err := d.backend.Push(ctx, in.Branch, in.SHA, true); err != nil {
 			if errors.Is(err, gitx.ErrRemoteMoved) {
-				return d.halt(0, StateNeedsDecision, fmt.Sprintf("integration: %v", err))
+				return d.halt(0, engine.StateNeedsDecision, fmt.Sprintf("integration: %v", err))
 			}
 			return err
 		}
-		if err := d.record(RunEvent{Kind: evIntegrationPushed, SHA: in.SHA}); err != nil {
+		if err := d.record(run(engine.IntegrationPushed{SHA: in.SHA})); err != nil {
 			return err
 		}
 	}
@@ -305,12 +305,12 @@ func (d *driver) publishIntegration(ctx context.Context, recovering bool) error 
 			}
 			p = &np
 		}
-		if err := d.record(RunEvent{Kind: evIntegrationPR, PR: p.Number, URL: p.HTMLURL, NodeID: p.NodeID}); err != nil {
+		if err := d.record(run(engine.IntegrationPR{Number: p.Number, URL: p.HTMLURL, NodeID: p.NodeID})); err != nil {
 			return err
 		}
 		d.logf("integration: opened #%d %s → %s %s", p.Number, in.Branch, in.BaseBranch, p.HTMLURL)
 	}
-	if err := d.record(RunEvent{Kind: evStackReview, Status: "fixed"}); err != nil {
+	if err := d.record(run(engine.StackReviewed{Status: "fixed"})); err != nil {
 		return err
 	}
 	return d.backend.Release(ctx, engine.Workspace{Name: in.Branch, Path: d.backend.Path(in.Branch), Base: []string{in.SHA}})

@@ -66,7 +66,7 @@ func (d *driver) build(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
-	if err := d.record(RunEvent{Kind: evCut, Ticket: n, Base: tip, BaseBranch: tipBranch}); err != nil {
+	if err := d.record(at(n, engine.Cut{Base: tip, BaseBranch: tipBranch})); err != nil {
 		return err
 	}
 	d.logf("#%d: cut %s from %s (%s)", n, ws.Name, tipBranch, short(tip))
@@ -84,26 +84,26 @@ func (d *driver) build(ctx context.Context, n int) error {
 		return err
 	}
 	if res.ExitCode != 0 || res.Err != nil && res.Agent != nil {
-		return d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the worker exited %d%s (log %s)", n, res.ExitCode, agentWhy(res), d.workerLog(n)))
+		return d.halt(n, engine.StateFailed, fmt.Sprintf("ticket #%d: the worker exited %d%s (log %s)", n, res.ExitCode, agentWhy(res), d.workerLog(n)))
 	}
 	if dec := decisions(report); dec != "" {
-		if err := d.record(RunEvent{Kind: evDecisions, Ticket: n, Reason: dec}); err != nil {
+		if err := d.record(at(n, engine.DecisionsNoted{Text: dec})); err != nil {
 			return err
 		}
 	}
 	// Exit 0 is not enough: no status is not done.
 	st, err := engine.ReadReport(report)
 	if err != nil {
-		return d.halt(n, StateFailed, fmt.Sprintf("ticket #%d: the worker exited 0 with %v: a worker that reports no status did not finish (log %s)", n, err, d.workerLog(n)))
+		return d.halt(n, engine.StateFailed, fmt.Sprintf("ticket #%d: the worker exited 0 with %v: a worker that reports no status did not finish (log %s)", n, err, d.workerLog(n)))
 	}
 	if st == engine.StatusBlocked || st == engine.StatusNeedsContext {
-		return d.halt(n, StateNeedsDecision, fmt.Sprintf("ticket #%d: the worker reported %s (report %s)", n, st, report))
+		return d.halt(n, engine.StateNeedsDecision, fmt.Sprintf("ticket #%d: the worker reported %s (report %s)", n, st, report))
 	}
 	p, err := d.backend.Collect(ctx, ws)
 	if err != nil {
 		return err
 	}
-	if err := d.record(RunEvent{Kind: evCollected, Ticket: n, SHA: p.Commit}); err != nil {
+	if err := d.record(at(n, engine.TicketCollected{SHA: p.Commit})); err != nil {
 		return err
 	}
 	engine.CrashPoint("run-collected-" + itoa(n))
@@ -114,7 +114,7 @@ func (d *driver) build(ctx context.Context, n int) error {
 	}
 	if p.Empty() {
 		d.logf("#%d: the branch adds nothing to %s: subsumed, no pull request", n, short(tip))
-		if err := d.record(RunEvent{Kind: evSubsumed, Ticket: n}); err != nil {
+		if err := d.record(at(n, engine.Subsumed{})); err != nil {
 			return err
 		}
 		return d.backend.Release(ctx, ws)
@@ -129,7 +129,7 @@ func (d *driver) build(ctx context.Context, n int) error {
 		}
 	}
 	if len(unmet) > 0 {
-		return d.halt(n, StateUnmet, fmt.Sprintf("ticket #%d: red at %s and green at the base: %s", n, short(d.tipOf(n)), strings.Join(unmet, ", ")))
+		return d.halt(n, engine.StateUnmet, fmt.Sprintf("ticket #%d: red at %s and green at the base: %s", n, short(d.tipOf(n)), strings.Join(unmet, ", ")))
 	}
 	return d.publish(ctx, n, false)
 }
@@ -146,7 +146,7 @@ func (d *driver) descends(ctx context.Context, n int, base, baseBranch, sha stri
 	if ok {
 		return nil
 	}
-	return d.halt(n, StateFailed, fmt.Sprintf(
+	return d.halt(n, engine.StateFailed, fmt.Sprintf(
 		"ticket #%d: the worker rewound %s: its branch at %s does not descend from its cut point %s (%s); nothing was pushed. See the worker's log %s, then gh specstack resume to cut it again",
 		n, TicketBranch(n), short(sha), short(base), baseBranch, d.workerLog(n)))
 }
@@ -165,7 +165,7 @@ func (d *driver) worked(n int, role string, round int, res engine.Result) error 
 	for _, note := range res.Notes {
 		d.logf("#%d %s: %s", n, role, note)
 	}
-	return d.record(RunEvent{Kind: evWorked, Ticket: n, Role: role, Round: round, ExitCode: res.ExitCode, Agent: res.Agent})
+	return d.record(engine.Event{Task: n, Role: role, Payload: engine.Worked{Round: round, ExitCode: res.ExitCode, Agent: res.Agent}})
 }
 
 // agentWhy is an agent's failure, for a halt message ("" for a command).
@@ -203,7 +203,7 @@ func (d *driver) writeBrief(path string, n int) error {
 	for _, c := range t.PerChange {
 		fmt.Fprintf(&b, "- `%s`\n", c)
 	}
-	b.WriteString("\n## Baseline at the pinned base " + d.doc.Header.BaseSHA + "\n\n")
+	b.WriteString("\n## engine.Baseline at the pinned base " + d.doc.Header.BaseSHA + "\n\n")
 	for _, c := range t.PerChange {
 		if bl, ok := d.baselineOf(c); ok && bl.ExitCode != 0 {
 			fmt.Fprintf(&b, "- `%s` already fails there (exit %d): a pre-existing failure\n", c, bl.ExitCode)
@@ -221,7 +221,7 @@ func (d *driver) writeBrief(path string, n int) error {
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
-func (d *driver) baselineOf(c string) (Baseline, bool) {
+func (d *driver) baselineOf(c string) (engine.Baseline, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	k := NormalizeCommand(c)
@@ -230,7 +230,7 @@ func (d *driver) baselineOf(c string) (Baseline, bool) {
 			return bl, true
 		}
 	}
-	return Baseline{}, false
+	return engine.Baseline{}, false
 }
 
 // validate runs ticket n's per-change commands (only, when not nil) in
@@ -247,7 +247,7 @@ func (d *driver) validate(ctx context.Context, n int, dir, sha, stage string, on
 }
 
 // waived lists the commands of ticket n whose last receipt is waived.
-func waived(t TicketRun) []string {
+func waived(t engine.TicketRun) []string {
 	last := map[string]engine.Receipt{}
 	var order []string
 	for _, r := range t.Receipts {
@@ -282,7 +282,7 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 		if sha, ok, err := d.env.VCS.LiveRemoteSHA(ctx, branch); err != nil {
 			return err
 		} else if ok {
-			return d.halt(n, StateNeedsDecision, fmt.Sprintf(
+			return d.halt(n, engine.StateNeedsDecision, fmt.Sprintf(
 				"ticket #%d: %s already has %s (at %s), which this run did not push: publish-once never overwrites it; inspect it (git fetch %s; git log %s/%s), delete it on %s or close the ticket, then gh specstack resume",
 				n, Remote, branch, short(sha), Remote, Remote, branch, Remote))
 		}
@@ -314,9 +314,9 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 			d.logf("#%d: the tip moved (%s → %s): rebasing onto %s", n, short(t.Base), short(tip), tipBranch)
 			var err error
 			if sha, err = d.backend.Rebase(ctx, ws, tip, t.Base, sha); err != nil {
-				return d.halt(n, StateNeedsDecision, fmt.Sprintf("ticket #%d: rebase onto %s: %v", n, tipBranch, err))
+				return d.halt(n, engine.StateNeedsDecision, fmt.Sprintf("ticket #%d: rebase onto %s: %v", n, tipBranch, err))
 			}
-			if err := d.record(RunEvent{Kind: evRebased, Ticket: n, Base: tip, BaseBranch: tipBranch, SHA: sha}); err != nil {
+			if err := d.record(at(n, engine.Rebased{Base: tip, BaseBranch: tipBranch, SHA: sha})); err != nil {
 				return err
 			}
 			unmet, err := d.validate(ctx, n, ws.Path, sha, "publish", nil)
@@ -324,7 +324,7 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 				return err
 			}
 			if len(unmet) > 0 {
-				return d.halt(n, StateUnmet, fmt.Sprintf("ticket #%d: red after its rebase onto %s: %s", n, tipBranch, strings.Join(unmet, ", ")))
+				return d.halt(n, engine.StateUnmet, fmt.Sprintf("ticket #%d: red after its rebase onto %s: %s", n, tipBranch, strings.Join(unmet, ", ")))
 			}
 		} else if w := waived(t); len(w) > 0 {
 			// A waived check is never inherited: run again and judged here.
@@ -333,10 +333,10 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 				return err
 			}
 			if len(unmet) > 0 {
-				return d.halt(n, StateUnmet, fmt.Sprintf("ticket #%d: red at publish: %s", n, strings.Join(unmet, ", ")))
+				return d.halt(n, engine.StateUnmet, fmt.Sprintf("ticket #%d: red at publish: %s", n, strings.Join(unmet, ", ")))
 			}
 		}
-		if err := d.record(RunEvent{Kind: evPublishing, Ticket: n, SHA: sha, BaseBranch: tipBranch}); err != nil {
+		if err := d.record(at(n, engine.Publishing{SHA: sha, BaseBranch: tipBranch})); err != nil {
 			return err
 		}
 	}
@@ -345,13 +345,13 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 	if !t.Pushed {
 		r, err := d.backend.Push(ctx, branch, t.SHA, true)
 		if errors.Is(err, gitx.ErrRemoteMoved) {
-			return d.halt(n, StateNeedsDecision, fmt.Sprintf("ticket #%d: %v", n, err))
+			return d.halt(n, engine.StateNeedsDecision, fmt.Sprintf("ticket #%d: %v", n, err))
 		}
 		if err != nil {
 			return err
 		}
 		engine.CrashPoint("run-pushed-" + itoa(n))
-		if err := d.record(RunEvent{Kind: evPushed, Ticket: n, SHA: t.SHA}); err != nil {
+		if err := d.record(at(n, engine.TicketPushed{SHA: t.SHA})); err != nil {
 			return err
 		}
 		d.logf("#%d: %s %s to %s", n, r, branch, Remote)
@@ -372,7 +372,7 @@ func (d *driver) publish(ctx context.Context, n int, recovering bool) error {
 		}
 	}
 	t, _, _ = d.ticket(n)
-	if err := d.record(RunEvent{Kind: evPublished, Ticket: n, SHA: t.SHA, PR: t.PR, URL: t.URL}); err != nil {
+	if err := d.record(at(n, engine.Published{SHA: t.SHA, Number: t.PR, URL: t.URL})); err != nil {
 		return err
 	}
 	d.logf("#%d: published #%d %s → %s %s", n, t.PR, branch, t.BaseBranch, t.URL)
@@ -392,7 +392,7 @@ func (d *driver) openPull(ctx context.Context, n int, recovering bool) error {
 		if len(open) == 1 {
 			p := open[0]
 			d.logf("#%d: adopted #%d, opened before the run was stopped", n, p.Number)
-			return d.record(RunEvent{Kind: evPR, Ticket: n, PR: p.Number, URL: p.HTMLURL, NodeID: p.NodeID})
+			return d.record(at(n, engine.TicketPR{Number: p.Number, URL: p.HTMLURL, NodeID: p.NodeID}))
 		}
 	}
 	p, err := d.env.GH.CreatePull(ctx, ghapi.NewPull{Title: t.Title, Head: branch, Base: t.BaseBranch, Draft: true, Body: d.body(n)})
@@ -400,7 +400,7 @@ func (d *driver) openPull(ctx context.Context, n int, recovering bool) error {
 		return fmt.Errorf("open the draft pull request of #%d: %w", n, err)
 	}
 	engine.CrashPoint("run-opened-" + itoa(n))
-	return d.record(RunEvent{Kind: evPR, Ticket: n, PR: p.Number, URL: p.HTMLURL, NodeID: p.NodeID})
+	return d.record(at(n, engine.TicketPR{Number: p.Number, URL: p.HTMLURL, NodeID: p.NodeID}))
 }
 
 // body is ticket n's pull request body.
@@ -445,7 +445,7 @@ func (d *driver) body(n int) string {
 }
 
 // lastReceipts is the newest receipt of each command, in first-run order.
-func lastReceipts(t TicketRun) []engine.Receipt {
+func lastReceipts(t engine.TicketRun) []engine.Receipt {
 	last := map[string]engine.Receipt{}
 	var order []string
 	for _, r := range t.Receipts {
@@ -468,7 +468,7 @@ func lastReceipts(t TicketRun) []engine.Receipt {
 // not made again.
 func (d *driver) register(ctx context.Context, n int, recovering bool) error {
 	d.mu.Lock()
-	nums := d.state.layerPRs()
+	nums := layerPRs(d.state)
 	known := d.state.Stack
 	nums = append(nums, d.state.Tickets[n].PR)
 	d.mu.Unlock()
@@ -496,7 +496,7 @@ func (d *driver) register(ctx context.Context, n int, recovering bool) error {
 	if err := plan.apply(ctx, d.env.GH, nums, res, d.opts.Progress); err != nil {
 		return err
 	}
-	return d.record(RunEvent{Kind: evStacked, Ticket: n, Stack: res.Stack})
+	return d.record(at(n, engine.Stacked{Stack: res.Stack}))
 }
 
 // decisions is the "## Decisions" section of a worker's report (up to

@@ -36,8 +36,16 @@ func (e Event) Agent() *agent.Usage {
 		return p.Agent
 	case ReceiptRecorded:
 		return p.Agent
+	case Worked:
+		return p.Agent
 	case Unknown:
-		return p.rec.Agent
+		switch r := p.rec.(type) {
+		case record:
+			return r.Agent
+		case runRecord:
+			return r.Agent
+		}
+		// authorRecord: an authoring run records no usage.
 	}
 	return nil
 }
@@ -54,7 +62,7 @@ type Payload interface {
 // keeps it and a log shows it.
 type Unknown struct {
 	Name string // the stored kind
-	rec  record
+	rec  any    // its record, as stored (record or runRecord)
 }
 
 // The payloads of the engine's kinds. The flat tag names the key each
@@ -162,9 +170,12 @@ type (
 		Note   string `flat:"reason"`
 	}
 	// Halted: the run stopped for a person; Commit is @ then, when known.
+	// In gh-specstack's run, Event.Task is the ticket that stopped it
+	// (0: the run) and Status the ticket's state then.
 	Halted struct {
 		Commit string `flat:"commit"`
 		Reason string `flat:"reason"`
+		Status string `flat:"status"`
 	}
 	// Resumed: a person resumed the run.
 	Resumed struct{}

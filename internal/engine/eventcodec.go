@@ -86,20 +86,40 @@ type payloadCodec struct {
 	fields []flatField
 }
 
-// codecs is the table by kind, checked when the program starts: a
-// payload field naming no key, a key of the event's header, or a key
-// of another type panics there, in every test.
-var codecs = buildCodecs()
+// A vocabulary is one ledger's stored form: its record struct (whose
+// at, kind, the task's key, wave and role are the event's header) and
+// the payloads of the kinds it stores. Two ledgers have one each: the
+// engine's (record, payloads), gh-specstack's run (runRecord,
+// runPayloads, runevent.go) and jj-openspec's authoring runs
+// (authorRecord, authorevent.go), whose events concern no task.
+type vocabulary struct {
+	rec                        reflect.Type
+	at, kind, task, wave, role int // field indexes; -1 when the record has none
+	codecs                     map[string]payloadCodec
+}
 
-func buildCodecs() map[string]payloadCodec {
-	rt := reflect.TypeFor[record]()
+// engineVocab is the engine's ledger's, checked when the program
+// starts: a payload field naming no key, a key of the event's header, or
+// a key of another type panics there, in every test.
+var engineVocab = newVocabulary(reflect.TypeFor[record](), "task", payloads)
+
+func newVocabulary(rt reflect.Type, taskKey string, payloads []Payload) *vocabulary {
 	keys := map[string]int{}
 	for i := range rt.NumField() {
 		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("toml"), ",")
 		keys[name] = i
 	}
-	header := map[string]bool{"at": true, "kind": true, "task": true, "wave": true, "role": true}
-	m := map[string]payloadCodec{}
+	idx := func(key string) int {
+		if i, ok := keys[key]; ok {
+			return i
+		}
+		return -1
+	}
+	v := &vocabulary{rec: rt, at: idx("at"), kind: idx("kind"), task: idx(taskKey), wave: idx("wave"), role: idx("role"), codecs: map[string]payloadCodec{}}
+	header := map[string]bool{"at": true, "kind": true, "wave": true, "role": true}
+	if taskKey != "" {
+		header[taskKey] = true
+	}
 	for _, p := range payloads {
 		pt := reflect.TypeOf(p)
 		c := payloadCodec{typ: pt}
@@ -111,43 +131,59 @@ func buildCodecs() map[string]payloadCodec {
 			}
 			j, known := keys[key]
 			if !known || header[key] || rt.Field(j).Type != f.Type {
-				panic(fmt.Sprintf("engine: payload %s.%s: flat key %q is not a payload key of type %s", pt.Name(), f.Name, key, f.Type))
+				panic(fmt.Sprintf("engine: payload %s.%s: flat key %q is not a payload key of type %s in %s", pt.Name(), f.Name, key, f.Type, rt.Name()))
 			}
 			c.fields = append(c.fields, flatField{payload: i, record: j})
 		}
-		if _, dup := m[p.Kind()]; dup {
-			panic("engine: two payloads of kind " + p.Kind())
+		if _, dup := v.codecs[p.Kind()]; dup {
+			panic("engine: two payloads of kind " + p.Kind() + " in " + rt.Name())
 		}
-		m[p.Kind()] = c
+		v.codecs[p.Kind()] = c
 	}
-	return m
+	return v
 }
 
 // StoredForm is the event's stored form (ledger.Stored).
 func (e Event) StoredForm() any { return e.record() }
 
 // record converts e to its stored form.
-func (e Event) record() record {
-	var r record
+func (e Event) record() record { return engineVocab.store(e).Interface().(record) }
+
+// store converts e to v's record (a value of v.rec).
+func (v *vocabulary) store(e Event) reflect.Value {
+	rv := reflect.New(v.rec).Elem()
 	switch p := e.Payload.(type) {
 	case nil:
 	case Unknown:
-		r = p.rec
-	default:
-		c, ok := codecs[p.Kind()]
-		if !ok {
-			panic(fmt.Sprintf("engine: payload %T is not in the conversion table", p))
+		if r := reflect.ValueOf(p.rec); r.IsValid() && r.Type() == v.rec {
+			rv.Set(r)
 		}
-		pv, rv := reflect.ValueOf(p), reflect.ValueOf(&r).Elem()
+	default:
+		c, ok := v.codecs[p.Kind()]
+		if !ok || c.typ != reflect.TypeOf(p) {
+			panic(fmt.Sprintf("engine: payload %T is not in the conversion table of %s", p, v.rec.Name()))
+		}
+		pv := reflect.ValueOf(p)
 		for _, f := range c.fields {
 			rv.Field(f.record).Set(pv.Field(f.payload))
 		}
 		if x, ok := p.(extraStorer); ok {
-			x.storeExtra(&r)
+			r := rv.Addr().Interface().(*record)
+			x.storeExtra(r)
 		}
 	}
-	r.At, r.Kind, r.Task, r.Wave, r.Role = e.At, e.Kind(), e.Task, e.Wave, e.Role
-	return r
+	rv.Field(v.at).Set(reflect.ValueOf(e.At))
+	rv.Field(v.kind).SetString(e.Kind())
+	if v.task >= 0 {
+		rv.Field(v.task).SetInt(int64(e.Task))
+	}
+	if v.wave >= 0 {
+		rv.Field(v.wave).SetInt(int64(e.Wave))
+	}
+	if v.role >= 0 {
+		rv.Field(v.role).SetString(e.Role)
+	}
+	return rv
 }
 
 // Restore decodes an event from its stored form (ledger.Restorer).
@@ -160,21 +196,35 @@ func (e *Event) Restore(decode func(v any) error) error {
 	return nil
 }
 
-// eventOf converts a stored event: a kind this build does not know
-// becomes Unknown.
-func eventOf(r record) Event {
-	e := Event{At: r.At, Task: r.Task, Wave: r.Wave, Role: r.Role}
-	c, ok := codecs[r.Kind]
+// eventOf converts a stored event of the engine's ledger.
+func eventOf(r record) Event { return engineVocab.load(reflect.ValueOf(r)) }
+
+// load converts a stored event (a value of v.rec): a kind this build
+// does not know becomes Unknown.
+func (v *vocabulary) load(rv reflect.Value) Event {
+	e := Event{At: rv.Field(v.at).Interface().(time.Time)}
+	if v.task >= 0 {
+		e.Task = int(rv.Field(v.task).Int())
+	}
+	if v.wave >= 0 {
+		e.Wave = int(rv.Field(v.wave).Int())
+	}
+	if v.role >= 0 {
+		e.Role = rv.Field(v.role).String()
+	}
+	kind := rv.Field(v.kind).String()
+	c, ok := v.codecs[kind]
 	if !ok {
-		e.Payload = Unknown{Name: r.Kind, rec: r}
+		e.Payload = Unknown{Name: kind, rec: rv.Interface()}
 		return e
 	}
-	pv, rv := reflect.New(c.typ).Elem(), reflect.ValueOf(r)
+	pv := reflect.New(c.typ).Elem()
 	for _, f := range c.fields {
 		pv.Field(f.payload).Set(rv.Field(f.record))
 	}
 	p := pv.Interface().(Payload)
 	if x, ok := p.(extraRestorer); ok {
+		r := rv.Interface().(record)
 		p = x.restoreExtra(&r)
 	}
 	e.Payload = p

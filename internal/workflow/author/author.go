@@ -161,7 +161,7 @@ func newAuthorRun(ctx context.Context, env *Env, req AuthorRequest) (*AuthorDoc,
 		return nil, fmt.Errorf("read the operation before %s: %w", req.Verb, err)
 	}
 	h.RunID = record.ShortID(op)[:8]
-	return ledger.New[AuthorRun, AuthorEvent](h), nil
+	return ledger.New[AuthorRun, engine.AuthorEvent](h), nil
 }
 
 // author runs (or resumes) the authoring run d, recording each step in
@@ -169,9 +169,8 @@ func newAuthorRun(ctx context.Context, env *Env, req AuthorRequest) (*AuthorDoc,
 func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorResult, error) {
 	h := d.Header
 	name := h.Change
-	record := func(e AuthorEvent) error {
-		e.At = time.Now().UTC()
-		return d.Append(path, e)
+	record := func(p engine.Payload) error {
+		return d.Append(path, engine.AuthorEvent{Event: engine.Event{At: time.Now().UTC(), Payload: p}})
 	}
 	st := foldAuthor(d)
 	res := &AuthorResult{Verb: h.Verb, Change: name, Bookmark: h.Bookmark, Base: h.Base, BaseOnWork: h.BaseOnWork, Health: h.Health, Issues: []spec.Issue{}}
@@ -196,7 +195,7 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 			return nil, err
 		}
 		if !st.Provisioned {
-			if err := record(AuthorEvent{Kind: EvAuthorProvisioned, Reason: ws.Path}); err != nil {
+			if err := record(engine.AuthorProvisioned{Path: ws.Path}); err != nil {
 				return nil, err
 			}
 		}
@@ -216,7 +215,7 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 		}
 		// The exit code wins over the report; no status is not done.
 		status, why := engine.Outcome(run, j.Report, j.Log)
-		ev := AuthorEvent{Kind: EvAuthorWorker, Status: status, ExitCode: run.ExitCode}
+		ev := engine.AuthorWorked{Status: status, ExitCode: run.ExitCode}
 		p, err := b.Collect(ctx, ws)
 		if err != nil {
 			return nil, fmt.Errorf("collect the authoring workspace %s: %w", ws.Path, err)
@@ -245,7 +244,7 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 		if errors.Is(err, errNoDraft) {
 			// Recorded as a worker that left nothing, which the next run
 			// retries.
-			if err := record(AuthorEvent{Kind: EvAuthorWorker, Status: st.Worker.Status, Reason: "empty"}); err != nil {
+			if err := record(engine.AuthorWorked{Status: st.Worker.Status, Reason: "empty"}); err != nil {
 				return res, err
 			}
 			return res, exitcode.New(exitcode.Halted, "%s %s: the authoring workspace %s holds no draft any more: run `jj openspec %s %s` again to run the worker again", h.Verb, name, ws.Path, h.Verb, name)
@@ -271,7 +270,7 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 		if err := env.Repo.BookmarkSet(ctx, res.Bookmark, res.Commit, false); err != nil {
 			return res, fmt.Errorf("set bookmark %s: %w", res.Bookmark, err)
 		}
-		if err := record(AuthorEvent{Kind: EvAuthorBookmarked, Commit: res.Commit}); err != nil {
+		if err := record(engine.AuthorBookmarked{Commit: res.Commit}); err != nil {
 			return res, err
 		}
 		engine.CrashPoint("author-bookmarked")
@@ -284,7 +283,7 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 		if err := publishDraft(ctx, env, res, string(body)); err != nil {
 			return res, err
 		}
-		ev := AuthorEvent{Kind: EvAuthorPublished, Status: res.Published}
+		ev := engine.AuthorPublished{Status: res.Published}
 		if res.PR != nil {
 			ev.PRNumber, ev.PRURL, ev.PRAction = res.PR.Number, res.PR.URL, res.PR.Action
 		}
@@ -303,7 +302,7 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 		if err := b.Release(ctx, ws); err != nil {
 			return res, fmt.Errorf("release the authoring workspace: %w", err)
 		}
-		if err := record(AuthorEvent{Kind: EvAuthorReleased}); err != nil {
+		if err := record(engine.AuthorReleased{}); err != nil {
 			return res, err
 		}
 	}
@@ -311,7 +310,7 @@ func author(ctx context.Context, env *Env, d *AuthorDoc, path string) (*AuthorRe
 	if !res.Valid {
 		verdict = "invalid"
 	}
-	if err := record(AuthorEvent{Kind: EvAuthorDone, Status: verdict, Commit: res.Commit}); err != nil {
+	if err := record(engine.AuthorDone{Status: verdict, Commit: res.Commit}); err != nil {
 		return res, err
 	}
 	if !res.Valid {
@@ -403,8 +402,8 @@ func provisionAuthor(ctx context.Context, env *Env, b *engine.JJBackend, ws *eng
 
 // collectDraft collects what the worker left and validates it in its
 // workspace: the drafted event.
-func collectDraft(ctx context.Context, env *Env, b *engine.JJBackend, ws engine.Workspace, res *AuthorResult, report string) (AuthorEvent, error) {
-	ev := AuthorEvent{Kind: EvAuthorDrafted}
+func collectDraft(ctx context.Context, env *Env, b *engine.JJBackend, ws engine.Workspace, res *AuthorResult, report string) (engine.Drafted, error) {
+	var ev engine.Drafted
 	p, err := b.Collect(ctx, ws)
 	if err != nil {
 		return ev, fmt.Errorf("collect the authoring workspace %s: %w", ws.Path, err)

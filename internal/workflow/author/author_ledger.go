@@ -43,39 +43,8 @@ type AuthorRun struct {
 	Started       time.Time `toml:"started" json:"started"`
 }
 
-// Authoring event kinds, in the order a run records them.
-const (
-	EvAuthorProvisioned = "provisioned" // Reason: the workspace's path
-	EvAuthorWorker      = "worker"      // Status: the worker's status, ExitCode
-	EvAuthorDrafted     = "drafted"     // Commit, revision, files, validation
-	EvAuthorBookmarked  = "bookmarked"  // Commit
-	EvAuthorPublished   = "published"   // Status pushed|already-published, PR
-	EvAuthorReleased    = "released"    // the workspace is gone
-	EvAuthorDone        = "done"        // Status valid|invalid
-)
-
-// AuthorEvent is one step of an authoring run.
-type AuthorEvent struct {
-	Kind         string       `toml:"kind"`
-	At           time.Time    `toml:"at"`
-	Status       string       `toml:"status,omitempty"`
-	ExitCode     int          `toml:"exit_code,omitempty"`
-	Commit       string       `toml:"commit,omitempty"`
-	Revision     string       `toml:"revision,omitempty"`
-	RevisionFrom string       `toml:"revision_from,omitempty"`
-	ChangeID     string       `toml:"change_id,omitempty"`
-	Files        []string     `toml:"files,omitempty"`
-	Valid        bool         `toml:"valid,omitempty"`
-	Ready        bool         `toml:"ready,omitempty"`
-	Issues       []spec.Issue `toml:"issue,omitempty"`
-	PRNumber     int          `toml:"pr_number,omitempty"`
-	PRURL        string       `toml:"pr_url,omitempty"`
-	PRAction     string       `toml:"pr_action,omitempty"`
-	Reason       string       `toml:"reason,omitempty"`
-}
-
 // AuthorDoc is an authoring run's ledger document.
-type AuthorDoc = ledger.Doc[AuthorRun, AuthorEvent]
+type AuthorDoc = ledger.Doc[AuthorRun, engine.AuthorEvent]
 
 func authorPath(dir, change string) string {
 	return filepath.Join(dir, AuthorDir, change+".toml")
@@ -83,51 +52,18 @@ func authorPath(dir, change string) string {
 
 // ReadAuthor reads the authoring run of change; nil when there is none.
 func ReadAuthor(dir, change string) (*AuthorDoc, error) {
-	d, err := ledger.Read[AuthorRun, AuthorEvent](authorPath(dir, change))
+	d, err := ledger.Read[AuthorRun, engine.AuthorEvent](authorPath(dir, change))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	return d, err
 }
 
-// authorState is what an authoring run's events say so far.
-type authorState struct {
-	Provisioned bool
-	Worker      *AuthorEvent // the last worker event
-	Drafted     *AuthorEvent
-	Bookmarked  bool
-	Published   *AuthorEvent
-	Released    bool
-	Done        *AuthorEvent
-}
-
-func foldAuthor(d *AuthorDoc) authorState {
-	var s authorState
-	for i := range d.Events {
-		e := &d.Events[i]
-		switch e.Kind {
-		case EvAuthorProvisioned:
-			s.Provisioned = true
-		case EvAuthorWorker:
-			// A worker run again supersedes what the last one left.
-			s.Worker, s.Drafted, s.Bookmarked = e, nil, false
-		case EvAuthorDrafted:
-			s.Drafted = e
-		case EvAuthorBookmarked:
-			s.Bookmarked = true
-		case EvAuthorPublished:
-			s.Published = e
-		case EvAuthorReleased:
-			s.Released = true
-		case EvAuthorDone:
-			s.Done = e
-		}
-	}
-	return s
-}
+// foldAuthor is the run's state: the engine's fold of its events.
+func foldAuthor(d *AuthorDoc) engine.AuthorState { return engine.FoldAuthor(d.Events) }
 
 // workerSucceeded reports a worker event that left a result to use.
-func workerSucceeded(e *AuthorEvent) bool {
+func workerSucceeded(e *engine.AuthorWorked) bool {
 	return e != nil && (e.Status == engine.StatusDone || e.Status == engine.StatusConcerns) && e.Reason != "empty"
 }
 
@@ -174,7 +110,7 @@ func AuthorRuns(dir string) ([]AuthorStatus, error) {
 		case len(d.Events) == 0:
 			st.Phase = "interrupted before its workspace"
 		default:
-			st.Phase = "interrupted after " + d.Events[len(d.Events)-1].Kind
+			st.Phase = "interrupted after " + d.Events[len(d.Events)-1].Kind()
 		}
 		out = append(out, st)
 	}
