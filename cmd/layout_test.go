@@ -58,8 +58,8 @@ func TestNoOsapply(t *testing.T) {
 
 // TestReviewTypesInTheEngine: findings, fixers' verdicts, rejections,
 // receipts and ledger events are the engine's types, one schema for the
-// three binaries; no other package declares its own (a struct with a
-// toml:"kind" field is a ledger event union). Three names are something else and
+// three binaries; no other package declares its own (a struct with
+// toml "kind" and "at" fields is a ledger event union). Three names are something else and
 // allowed, each with what it is.
 func TestReviewTypesInTheEngine(t *testing.T) {
 	notReview := map[string]string{
@@ -93,10 +93,15 @@ func TestReviewTypesInTheEngine(t *testing.T) {
 			for _, s := range g.Specs {
 				name := s.(*ast.TypeSpec).Name.Name
 				if st, ok := s.(*ast.TypeSpec).Type.(*ast.StructType); ok {
+					keys := map[string]bool{}
 					for _, fld := range st.Fields.List {
-						if fld.Tag != nil && strings.HasPrefix(strings.Trim(fld.Tag.Value, "`"), `toml:"kind"`) {
-							t.Errorf("%s declares type %s, a ledger event with a kind: ledger events are internal/engine's (Event and its payloads, one fold per ledger there)", path, name)
+						if fld.Tag != nil {
+							key, _, _ := strings.Cut(strings.TrimPrefix(strings.Trim(fld.Tag.Value, "`"), `toml:"`), `"`)
+							keys[key] = true
 						}
+					}
+					if keys["kind"] && keys["at"] {
+						t.Errorf("%s declares type %s, a ledger event (kind and at): ledger events are internal/engine's (Event and its payloads, one fold per ledger there)", path, name)
 					}
 				}
 				review := strings.HasSuffix(name, "Finding") || strings.HasSuffix(name, "Rejection") ||

@@ -1,6 +1,7 @@
 package gitx
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/specstack/specstack/internal/xec"
 )
 
 // ErrRemoteMoved reports that a branch already exists on the remote at
@@ -134,4 +137,73 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// FetchBranch fetches branch from remote into the ref into (a name no
+// one else uses, so the update is never forced) and returns the commit;
+// ok is false when the remote has no such branch.
+func (r *Repo) FetchBranch(ctx context.Context, remote, branch, into string) (sha string, ok bool, err error) {
+	if _, ok, err := r.RemoteHead(ctx, remote, branch); err != nil || !ok {
+		return "", false, err
+	}
+	if _, err := r.git(ctx, "fetch", "--quiet", "--no-tags", remote, "refs/heads/"+branch+":"+into); err != nil {
+		return "", false, fmt.Errorf("fetch %s from %s: %w", branch, remote, err)
+	}
+	sha, err = r.Resolve(ctx, into)
+	return sha, err == nil, err
+}
+
+// DeleteRemoteBranches deletes branches on remote (a plain push of their
+// deletion: one already gone is not an error).
+func (r *Repo) DeleteRemoteBranches(ctx context.Context, remote string, branches ...string) error {
+	var refs []string
+	for _, b := range branches {
+		if _, ok, err := r.RemoteHead(ctx, remote, b); err != nil {
+			return err
+		} else if ok {
+			refs = append(refs, "refs/heads/"+b)
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	args := append([]string{"push", "--quiet", "--no-verify", remote, "--delete"}, refs...)
+	if _, err := r.git(ctx, args...); err != nil {
+		return fmt.Errorf("delete %s on %s: %w", strings.Join(branches, ", "), remote, err)
+	}
+	return nil
+}
+
+// DeleteRef deletes the local ref name (refs/...); a missing one is not
+// an error.
+func (r *Repo) DeleteRef(ctx context.Context, name string) error {
+	if _, ok, err := r.Ref(ctx, name); err != nil || !ok {
+		return err
+	}
+	if _, err := r.git(ctx, "update-ref", "-d", name); err != nil {
+		return fmt.Errorf("delete ref %s: %w", name, err)
+	}
+	return nil
+}
+
+// ApplyDiff makes the files under dir, a directory holding a checkout of
+// commit from (not a git work tree: no enclosing repository is looked
+// for), hold commit to instead: the two commits' diff, applied as a
+// patch (binary files, modes, symbolic links and deletions included).
+// Paths leaving dir are refused by git apply.
+func (r *Repo) ApplyDiff(ctx context.Context, from, to, dir string) error {
+	patch, err := r.gitRead(ctx, "diff", "--binary", "--full-index", "--no-renames", "--no-ext-diff", "--no-textconv",
+		"--src-prefix=a/", "--dst-prefix=b/", from, to, "--")
+	if err != nil {
+		return fmt.Errorf("diff %s %s: %w", short(from), short(to), err)
+	}
+	if len(patch) == 0 {
+		return nil
+	}
+	err = xec.Run(ctx, xec.Cmd{Name: r.bin(), Args: []string{"apply", "--whitespace=nowarn", "-"}, Dir: dir,
+		Stdin: bytes.NewReader(patch), Env: append([]string{"GIT_CEILING_DIRECTORIES=" + filepath.Dir(dir)}, r.Env...)})
+	if err != nil {
+		return fmt.Errorf("apply the diff of %s to %s in %s: %w", short(from), short(to), dir, err)
+	}
+	return nil
 }

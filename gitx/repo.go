@@ -107,6 +107,8 @@ type Commit struct {
 	SHA     string   `json:"sha"`
 	Subject string   `json:"subject"`
 	Parents []string `json:"parents"`
+	// Body is the message after the subject and the blank line.
+	Body string `json:"-"`
 }
 
 // Commit reads the commit rev names.
@@ -127,7 +129,9 @@ func (r *Repo) Commit(ctx context.Context, rev string) (Commit, error) {
 	for _, p := range o.ParentHashes {
 		c.Parents = append(c.Parents, p.String())
 	}
-	c.Subject, _, _ = strings.Cut(o.Message, "\n")
+	var rest string
+	c.Subject, rest, _ = strings.Cut(o.Message, "\n")
+	c.Body = strings.TrimPrefix(rest, "\n")
 	return c, nil
 }
 

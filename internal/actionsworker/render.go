@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/specstack/specstack/internal/agent"
+	"github.com/specstack/specstack/internal/engine"
 )
 
 // Path is where the workflow lives in the repository; File is its name,
@@ -53,12 +55,40 @@ func Title(runID, jobID, dispatchID string) string {
 	return "specstack " + runID + "/" + jobID + " " + dispatchID
 }
 
+// Branches are job's base and result branches: under specstack/, the
+// only branches a runner pushes.
+func Branches(job string) (base, result string) {
+	return "specstack/" + job + "/base", "specstack/" + job + "/result"
+}
+
+// DefaultPoll is the wait between two looks at a run: GitHub answers an
+// unchanged run with 304 Not Modified, which costs no rate limit.
+const DefaultPoll = 5 * time.Second
+
+// Brief is what the runner hands job j's worker (the brief input): for
+// an agent preset the prompt specstack would feed it here, else the
+// brief file.
+func Brief(j engine.Job) (string, error) {
+	path := j.Brief
+	if _, ok := j.Preset(); ok {
+		path = j.Spec().Stdin
+	}
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read the brief: %w", err)
+	}
+	return string(b), nil
+}
+
 // DefaultRunsOn is the runner label when none is given.
 const DefaultRunsOn = "ubuntu-latest"
 
-// setupMinutes is added to the worker's timeout for the job's own steps
+// SetupTime is added to the worker's timeout for the job's own steps
 // (checkout, installing the agent, pushing).
-const setupMinutes = 15
+const SetupTime = 15 * time.Minute
 
 // Options say what workflow to write.
 type Options struct {
@@ -150,7 +180,7 @@ func Render(o Options) ([]byte, error) {
 		}
 	}
 	if o.Timeout > 0 {
-		fmt.Fprintf(&b, "    timeout-minutes: %d\n", int(math.Ceil(o.Timeout.Minutes()))+setupMinutes)
+		fmt.Fprintf(&b, "    timeout-minutes: %d\n", int(math.Ceil((o.Timeout + SetupTime).Minutes())))
 	}
 	b.WriteString("    steps:\n")
 	b.WriteString("      - name: Check out the job's base\n        uses: actions/checkout@v4\n        with:\n")

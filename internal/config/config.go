@@ -29,6 +29,7 @@ type Config struct {
 	OpenSpec OpenSpecConfig `toml:"openspec"`
 	Stack    StackConfig    `toml:"stack"`
 	GitHub   GitHubConfig   `toml:"github"`
+	Executor ExecutorConfig `toml:"executor"`
 
 	// Files lists the files read, in order.
 	Files []string `toml:"-"`
@@ -94,6 +95,14 @@ func Load(root string) (*Config, error) {
 			if d, err := time.ParseDuration(cfg.Kaisen.Heartbeat); err != nil || d < 0 {
 				return nil, fmt.Errorf("config %s: [kaisen] heartbeat = %q: not a Go duration (want e.g. 30s, or 0s for none)", p, cfg.Kaisen.Heartbeat)
 			}
+		}
+		if md.IsDefined("executor", "poll") {
+			if _, err := ParseTimeout(cfg.Executor.Poll); err != nil {
+				return nil, fmt.Errorf("config %s: [executor] poll = %q: %w", p, cfg.Executor.Poll, err)
+			}
+		}
+		if md.IsDefined("executor", "max-parallel") && cfg.Executor.MaxParallel < 0 {
+			return nil, fmt.Errorf("config %s: [executor] max-parallel = %d: give a positive number", p, cfg.Executor.MaxParallel)
 		}
 		if md.IsDefined("worker", "max-cost") && cfg.Worker.MaxCost < 0 {
 			return nil, fmt.Errorf("config %s: [worker] max-cost = %v: must be 0 (no limit) or more US dollars", p, cfg.Worker.MaxCost)

@@ -60,6 +60,18 @@ var Keys = []Key{
 		"native (a GitHub stack) or chain (a plain --base chain) (--stack-mode wins)"},
 	{"github", "timeout", `"30s"`, "gh-specstack",
 		"limit per GitHub request, a Go duration (GH_SPECSTACK_TIMEOUT wins; default 30s)"},
+	{"executor", "kind", `"github-actions"`, "jj-kaisen",
+		"where implementers run: local (default) or github-actions, a runner per task through the worker workflow (--executor wins)"},
+	{"executor", "workflow", `"specstack-worker.yml"`, "jj-kaisen",
+		"the worker workflow's file under .github/workflows (default specstack-worker.yml; gh specstack workflow init writes it)"},
+	{"executor", "ref", `"main"`, "jj-kaisen",
+		"the branch whose copy of the workflow runs (default: the repository's default branch)"},
+	{"executor", "runs-on", `["ubuntu-latest"]`, "gh-specstack",
+		"runner labels gh specstack workflow init writes (--runs-on wins; default ubuntu-latest)"},
+	{"executor", "max-parallel", `8`, "jj-kaisen",
+		"runs at once with github-actions (default: [kaisen] max-parallel)"},
+	{"executor", "poll", `"5s"`, "jj-kaisen",
+		"wait between two looks at a run, a Go duration (default 5s; unchanged runs cost no rate limit)"},
 }
 
 // unknownKey explains an unknown key: the known keys of its section (or

@@ -63,3 +63,23 @@ type GitHubConfig struct {
 	// GH_SPECSTACK_TIMEOUT variable wins over it.
 	Timeout string `toml:"timeout"`
 }
+
+// ExecutorConfig says where workers run.
+type ExecutorConfig struct {
+	// Kind is "local" (the default) or "github-actions"; --executor wins.
+	Kind string `toml:"kind"`
+	// Workflow is the worker workflow's file name under
+	// .github/workflows (default specstack-worker.yml).
+	Workflow string `toml:"workflow"`
+	// Ref is the branch whose copy of the workflow runs (default: the
+	// repository's default branch).
+	Ref string `toml:"ref"`
+	// RunsOn are the runner labels workflow init writes (default
+	// ubuntu-latest).
+	RunsOn []string `toml:"runs-on"`
+	// MaxParallel bounds the runs at once (default: as for local workers).
+	MaxParallel int `toml:"max-parallel"`
+	// Poll is the wait between two looks at a run, a Go duration
+	// (default 5s).
+	Poll string `toml:"poll"`
+}

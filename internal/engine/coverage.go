@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -38,6 +39,8 @@ type Coverage struct {
 	ConfidenceOverrides []string `json:"confidence_overrides,omitempty"`
 	// Agent is what every agent job of the run spent, reviewers included.
 	Agent *agent.Usage `json:"agent,omitempty"`
+	// Executor is where implementers run, when not here (github-actions).
+	Executor string `json:"executor,omitempty"`
 }
 
 // WaveCoverage is one wave of a Coverage.
@@ -67,6 +70,10 @@ type TaskCoverage struct {
 	Findings string `json:"findings,omitempty"`
 	// Agent is what the task's agent jobs spent (implementer and fixers).
 	Agent *agent.Usage `json:"agent,omitempty"`
+	// RunURL is the task's newest run on the executor, and RunState how
+	// it stands (dispatched, or its conclusion).
+	RunURL   string `json:"run_url,omitempty"`
+	RunState string `json:"run_state,omitempty"`
 }
 
 // Report builds the coverage report from the ledger.
@@ -79,7 +86,7 @@ func BuildCoverage(d *Doc, artifacts string) *Coverage {
 	st := Fold(d)
 	c := &Coverage{RunID: d.Header.RunID, Plan: d.Header.Plan, Phase: "running", Halted: st.Halted,
 		Gate: st.Gate, GateNote: st.GateReason, Preserved: []string{}, Artifacts: artifacts, StartOp: d.Header.StartOp,
-		Receipts: append([]Receipt{}, st.Receipts...), ConfidenceOverrides: st.Overrides, Agent: st.Agent}
+		Receipts: append([]Receipt{}, st.Receipts...), ConfidenceOverrides: st.Overrides, Agent: st.Agent, Executor: d.Header.Options.Executor}
 	switch {
 	case st.Aborted:
 		c.Phase = "aborted"
@@ -95,6 +102,9 @@ func BuildCoverage(d *Doc, artifacts string) *Coverage {
 			c.Total++
 			tc := TaskCoverage{Agent: t.Agent, Task: n, Title: t.Title, Status: t.Status, Change: t.Change, Files: t.Files, Tests: t.Tests, Workspace: t.Workspace,
 				Notes: t.Notes, Findings: t.Findings, Review: t.Review}
+			if rr := t.Remote; rr != nil {
+				tc.RunURL, tc.RunState = rr.URL, cmp.Or(rr.Conclusion, "dispatched")
+			}
 			if tc.Tests == "" && (t.Approved || t.Squashed) {
 				tc.Tests = TestNotRun
 			}
@@ -236,6 +246,9 @@ func (c *Coverage) Text(w io.Writer) error {
 			}
 			if t.Agent != nil {
 				fmt.Fprintf(&b, "; implemented by %s", t.Agent)
+			}
+			if t.RunURL != "" {
+				fmt.Fprintf(&b, "; on GitHub Actions (%s): %s", t.RunState, t.RunURL)
 			}
 			b.WriteString("\n")
 		}

@@ -41,8 +41,11 @@ func Parallel[T any](ctx context.Context, items []T, limit int, fn func(context.
 // collected from its report when the worker finished, else its orphaned
 // worker is stopped and started again in the same workspace.
 func (r *Runner) Dispatch(ctx context.Context, w int) error {
-	if err := NeedWorker(r.worker(), r.Doc.Header.Root); err != nil {
-		return err
+	// A remote executor's worker runs on the runner, which installs it.
+	if r.Executor == nil {
+		if err := NeedWorker(r.worker(), r.Doc.Header.Root); err != nil {
+			return err
+		}
 	}
 	nums, err := r.WaveTasks(w)
 	if err != nil {
@@ -111,7 +114,12 @@ func (r *Runner) Dispatch(ctx context.Context, w int) error {
 }
 
 func (r *Runner) runImplementer(ctx context.Context, w int, t *TaskState) error {
-	res := r.runTracked(ctx, taskLabel(t.Num), r.job(w, t, RoleImplementer))
+	var res Result
+	if r.Executor != nil {
+		res = r.runRemote(ctx, t, r.job(w, t, RoleImplementer))
+	} else {
+		res = r.runTracked(ctx, taskLabel(t.Num), r.job(w, t, RoleImplementer))
+	}
 	if ctx.Err() != nil {
 		return nil // interrupted: the ledger says dispatched; resume starts it again
 	}
@@ -153,6 +161,10 @@ func (r *Runner) resetWorkspace(ctx context.Context, t *TaskState) error {
 		return fmt.Errorf("task %d: %w", t.Num, err)
 	}
 	os.Remove(r.ReportPath(t.Num))
+	if rr := t.Remote; rr != nil && !rr.Settled && r.Executor != nil {
+		r.logf("task %d: taking up its run on GitHub Actions again from a clean change (the run here died before its result came back)", t.Num)
+		return nil
+	}
 	r.logf("task %d: restarting its worker from a clean change (the previous one died with the run)", t.Num)
 	return nil
 }

@@ -55,6 +55,9 @@ type record struct {
 	Tree      string       `toml:"tree,omitempty"`
 	PR        int          `toml:"pr,omitempty"`
 	Agent     *agent.Usage `toml:"agent,omitempty"`
+	Job       string       `toml:"job,omitempty"`
+	RunID     int64        `toml:"run_id,omitzero"`
+	URL       string       `toml:"url,omitempty"`
 }
 
 // payloads is the conversion table: one value of each known kind's
@@ -68,6 +71,7 @@ var payloads = []Payload{
 	Aborted{}, ReceiptRecorded{}, ConfidenceOverridden{},
 	SpecsMerged{}, Verified{}, Ticked{}, Archiving{}, Archived{}, Bookmarked{}, Pushed{}, PROpened{},
 	TrackerRan{}, Applied{},
+	RemoteDispatching{}, RemoteDispatched{}, RemoteFinished{}, RemoteSettled{},
 }
 
 // extraStorer is implemented by a payload whose stored form is more than

@@ -58,6 +58,9 @@ type Options struct {
 	// MaxCost stops starting agent jobs once the agents' recorded cost
 	// reaches it (USD, --max-cost); 0 means no limit.
 	MaxCost float64 `toml:"max_cost,omitempty"`
+	// Executor is where workers run: ExecutorLocal ("" too) or
+	// ExecutorActions.
+	Executor string `toml:"executor,omitempty"`
 }
 
 // Event kinds, in the order a task usually meets them. Each is the Kind
@@ -157,6 +160,8 @@ type TaskState struct {
 	Released   bool
 	// Agent sums what the task's agent jobs spent (nil: none ran).
 	Agent *agent.Usage
+	// Remote is the task's newest job on an executor (nil: none).
+	Remote *RemoteRun
 
 	// Commit is the newest commit of its change when it was last
 	// collected, at CollectedAt: what its workspace held when its
@@ -321,6 +326,10 @@ func (s *State) fold(t *TaskState, e Event) {
 		s.Receipts = append(s.Receipts, receiptOf(e, p))
 	case ConfidenceOverridden:
 		s.Overrides = append(s.Overrides, p.Reason)
+	case RemoteDispatching, RemoteDispatched, RemoteFinished, RemoteSettled:
+		if t != nil {
+			foldRemote(t, e)
+		}
 	}
 }
 

@@ -56,6 +56,9 @@ type Runner struct {
 	// the task is collected: jj-openspec reverts ticks outside the
 	// task's groups and refuses a change to the change's own artifacts.
 	Screen func(ctx context.Context, t *TaskState, files []string) (Screening, error)
+	// Executor, when set, runs the implementers away from this machine
+	// (Options.Executor names it); nil runs them here.
+	Executor Executor
 
 	mu    sync.Mutex
 	lock  *ledger.Lock

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/specstack/specstack/gitx"
 )
@@ -214,9 +215,16 @@ func branchSHA(r *Repo, branch string) (string, bool) {
 	g := &gitx.Repo{Dir: r.Origin}
 	// The fake's renderers have no request context; the read has its own
 	// deadline (gitx.ReadTimeout).
-	sha, ok, err := g.Ref(context.Background(), "refs/heads/"+branch)
-	if err != nil {
-		return "", false
+	// A read racing a push to the origin (a ref being written) can fail;
+	// GitHub's own reads do not, so the fake reads again.
+	for try := 0; ; try++ {
+		sha, ok, err := g.Ref(context.Background(), "refs/heads/"+branch)
+		if err == nil {
+			return sha, ok
+		}
+		if try == 20 {
+			return "", false
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	return sha, ok
 }

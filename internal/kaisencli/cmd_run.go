@@ -115,10 +115,15 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 	if _, err := heartbeat(c, s.cfg); err != nil {
 		return nil, err
 	}
-	if needWorker {
+	if needWorker && opts.Executor == "" {
 		if err := engine.NeedWorker(opts.Worker, s.repo.Root); err != nil {
 			return nil, err
 		}
+	}
+	// A remote executor reaches GitHub before anything is made.
+	ex, err := connectExecutor(c.Context, s.repo, s.dir, opts)
+	if err != nil {
+		return nil, err
 	}
 	if err := engine.CheckTestsStart(c.Context, s.repo.Root, opts); err != nil {
 		return nil, err
@@ -165,6 +170,7 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.Executor = ex
 	if err := showProgress(c, s.cfg, r); err != nil {
 		r.Close()
 		return nil, err
@@ -197,7 +203,11 @@ or started again in the same workspace. Clears nothing.
 why.`,
 		Flags: append(overrideFlags(), &cli.BoolFlag{Name: "rebaseline", Usage: "accept @ as it is now as the integrity baseline"}, heartbeatFlag),
 		Action: func(c *cli.Context) error {
-			r, err := openRunner(c)
+			s, err := openSession(c)
+			if err != nil {
+				return err
+			}
+			r, err := s.open(c)
 			if err != nil {
 				return err
 			}
@@ -205,6 +215,11 @@ why.`,
 			st := r.State()
 			if st.Complete {
 				return exitcode.New(exitcode.Usage, "run %s is complete: nothing to resume (start a new run)", r.Doc.Header.RunID)
+			}
+			o := r.Doc.Header.Options
+			o.Worker = pick(r.Worker, o.Worker)
+			if r.Executor, err = connectExecutor(c.Context, s.repo, s.dir, o); err != nil {
+				return err
 			}
 			if st.Aborted {
 				return exitcode.New(exitcode.Usage, "run %s was aborted: nothing to resume (start a new run)", r.Doc.Header.RunID)

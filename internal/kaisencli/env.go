@@ -112,6 +112,7 @@ func runFlags() []cli.Flag {
 		confidenceOverrideFlag,
 		maxCostFlag,
 		heartbeatFlag,
+		executorFlag,
 	}
 }
 
@@ -161,6 +162,12 @@ func (s *session) options(c *cli.Context, tasks []engine.Task) (engine.Options, 
 		if d, err := time.ParseDuration(o.Timeout); err != nil || d <= 0 {
 			return o, exitcode.New(exitcode.Usage, "timeout %q: give a positive Go duration such as 30m", o.Timeout)
 		}
+	}
+	if o.Executor, err = executorOption(c, s.cfg); err != nil {
+		return o, err
+	}
+	if o.Executor != "" && s.cfg.Executor.MaxParallel > 0 && !c.IsSet("max-parallel") {
+		o.MaxParallel = s.cfg.Executor.MaxParallel
 	}
 	mo, err := parseMergeOrder(c.String("merge-order"), tasks)
 	if err != nil {

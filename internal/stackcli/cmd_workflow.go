@@ -77,6 +77,9 @@ func workflowInit(c *cli.Context) error {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	o := actionsworker.Options{Worker: cfg.Worker.Command, RunsOn: c.StringSlice("runs-on")}
+	if len(o.RunsOn) == 0 {
+		o.RunsOn = cfg.Executor.RunsOn
+	}
 	if c.IsSet("worker") {
 		o.Worker = c.String("worker")
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 func commands() []*cli.Command {
-	return []*cli.Command{planCommand(), recipesCommand(), linkCommand(), pushCommand(), prCommand(), runCommand(), statusCommand(), resumeCommand(), workflowCommand(), installCommand()}
+	return []*cli.Command{planCommand(), recipesCommand(), linkCommand(), pushCommand(), prCommand(), runCommand(), statusCommand(), resumeCommand(), workflowCommand(), executorCommand(), installCommand()}
 }
 
 var (

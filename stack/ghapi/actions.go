@@ -199,25 +199,10 @@ var (
 // FindRun finds the run of dispatch d among the workflow's runs on d.Ref
 // created since then, by its title.
 func (c *Client) FindRun(ctx context.Context, d Dispatch, since time.Time) (WorkflowRun, error) {
-	q := url.Values{}
-	q.Set("event", "workflow_dispatch")
-	q.Set("branch", d.Ref)
-	q.Set("created", ">="+since.UTC().Format(time.RFC3339))
-	path := c.workflowPath(d.Workflow, "/runs?"+q.Encode())
 	for try := 1; ; try++ {
-		var runs []WorkflowRun
-		err := withBackoff(ctx, DefaultBackoff, func() (err error) {
-			runs, err = getAllIn[WorkflowRun](ctx, c, path, "workflow_runs")
-			return err
-		})
+		found, err := c.RunsTitled(ctx, d, since)
 		if err != nil {
 			return WorkflowRun{}, err
-		}
-		var found []WorkflowRun
-		for _, r := range runs {
-			if r.DisplayTitle == d.Title {
-				found = append(found, r)
-			}
 		}
 		switch {
 		case len(found) == 1:
@@ -233,6 +218,31 @@ func (c *Client) FindRun(ctx context.Context, d Dispatch, since time.Time) (Work
 		case <-t.C:
 		}
 	}
+}
+
+// RunsTitled lists, once, the workflow's dispatched runs on d.Ref created
+// since then whose title is d's.
+func (c *Client) RunsTitled(ctx context.Context, d Dispatch, since time.Time) ([]WorkflowRun, error) {
+	q := url.Values{}
+	q.Set("event", "workflow_dispatch")
+	q.Set("branch", d.Ref)
+	q.Set("created", ">="+since.UTC().Format(time.RFC3339))
+	path := c.workflowPath(d.Workflow, "/runs?"+q.Encode())
+	var runs []WorkflowRun
+	err := withBackoff(ctx, DefaultBackoff, func() (err error) {
+		runs, err = getAllIn[WorkflowRun](ctx, c, path, "workflow_runs")
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var found []WorkflowRun
+	for _, r := range runs {
+		if r.DisplayTitle == d.Title {
+			found = append(found, r)
+		}
+	}
+	return found, nil
 }
 
 // Run reads workflow run id.

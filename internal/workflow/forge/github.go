@@ -60,11 +60,18 @@ func GitHubProgramPath() string {
 // progress when not nil. A failure keeps gh-specstack's exit code and
 // message.
 func Run(ctx context.Context, dir string, stdin io.Reader, progress io.Writer, out any, verb string, args ...string) error {
+	return RunWithin(ctx, GitHubTimeout, dir, stdin, progress, out, verb, args...)
+}
+
+// RunWithin is Run bounded by timeout instead of GitHubTimeout. verb may
+// be two words ("executor follow").
+func RunWithin(ctx context.Context, timeout time.Duration, dir string, stdin io.Reader, progress io.Writer, out any, verb string, args ...string) error {
 	prog := Program()
-	argv := append([]string{"-R", dir, verb, "--json"}, args...)
+	argv := append(append([]string{"-R", dir}, strings.Fields(verb)...), "--json")
+	argv = append(argv, args...)
 	var stdout bytes.Buffer
 	// Setpgid: a timeout or Ctrl-C kills its jj or git push too.
-	err := xec.Run(ctx, xec.Cmd{Name: prog, Args: argv, Dir: dir, Stdin: stdin, Stdout: &stdout, Stderr: progress, Timeout: GitHubTimeout, Setpgid: true})
+	err := xec.Run(ctx, xec.Cmd{Name: prog, Args: argv, Dir: dir, Stdin: stdin, Stdout: &stdout, Stderr: progress, Timeout: timeout, Setpgid: true})
 	if err != nil {
 		if errors.Is(err, xec.ErrNotFound) {
 			return ErrNoProgram()

@@ -1,0 +1,124 @@
+package actionsworker
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/workflow/forge"
+)
+
+// Process is engine.ExecutorActions for jj-kaisen and jj-openspec, which
+// link no HTTP client (it made each of their runs a third longer): each
+// step runs `gh-specstack executor VERB --json` in the repository, which
+// talks to GitHub, as jj-openspec publishes through gh-specstack.
+type Process struct {
+	Dir    string // the repository
+	Worker string // the worker setting the workflow was written for
+	Ref    string // the branch whose workflow runs (Check says)
+	// Timeout bounds a run from its dispatch: the worker's timeout and
+	// the job's own steps.
+	Timeout time.Duration
+	// Artifacts is where the briefs sent are kept, outside every work
+	// tree.
+	Artifacts string
+}
+
+// stepTimeout bounds every step but follow: a push and a few requests.
+const stepTimeout = 5 * time.Minute
+
+// Checked is `gh specstack executor check`'s report.
+type Checked struct {
+	Repo     string `json:"repo"`
+	Ref      string `json:"ref"`
+	Workflow string `json:"workflow"`
+}
+
+// Check asks gh-specstack whether the worker workflow is on its ref and
+// the token may dispatch it, and settles the ref; it fails (exit 7) with
+// what to do, before anything is made.
+func (p *Process) Check(ctx context.Context) (Checked, error) {
+	var c Checked
+	err := forge.RunWithin(ctx, stepTimeout, p.Dir, nil, os.Stderr, &c, "executor check", "--worker", p.Worker)
+	if err == nil {
+		p.Ref = c.Ref
+	}
+	return c, err
+}
+
+// dispatched is `gh specstack executor dispatch`'s report.
+type dispatched struct {
+	RunID int64  `json:"run_id"`
+	URL   string `json:"url"`
+}
+
+// Dispatch writes the job's brief (for an agent preset, its prompt) to a
+// file and has gh-specstack push the base and dispatch the workflow.
+func (p *Process) Dispatch(ctx context.Context, gitDir string, j engine.Job, run engine.RemoteRun) (engine.RemoteRun, error) {
+	brief, err := Brief(j)
+	if err != nil {
+		return run, err
+	}
+	dir := p.Artifacts
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, err := os.CreateTemp(dir, "remote-brief-*.md")
+	if err != nil {
+		return run, fmt.Errorf("write the brief for the runner: %w", err)
+	}
+	defer os.Remove(f.Name())
+	_, werr := f.WriteString(brief)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return run, fmt.Errorf("write the brief for the runner: %w", werr)
+	}
+	args := []string{"--git-dir", gitDir, "--job", run.Job, "--base", run.Base, "--role", j.Role, "--task", j.Task,
+		"--worker", p.Worker, "--ref", p.Ref, "--brief-file", filepath.Clean(f.Name())}
+	if run.Resumed {
+		args = append(args, "--resumed")
+	}
+	var d dispatched
+	if err := forge.RunWithin(ctx, stepTimeout, p.Dir, nil, os.Stderr, &d, "executor dispatch", args...); err != nil {
+		return run, err
+	}
+	run.ID, run.URL = d.RunID, d.URL
+	return run, nil
+}
+
+// followed is `gh specstack executor follow`'s report.
+type followed struct {
+	Conclusion string `json:"conclusion"`
+	Commit     string `json:"commit"`
+}
+
+// Follow has gh-specstack follow the run and fetch its result; when ctx
+// ends first the follow is stopped and the run cancelled.
+func (p *Process) Follow(ctx context.Context, gitDir string, run engine.RemoteRun) (engine.RemoteResult, error) {
+	var f followed
+	args := []string{"--git-dir", gitDir, "--job", run.Job, "--run", strconv.FormatInt(run.ID, 10), "--timeout", p.Timeout.String()}
+	err := forge.RunWithin(ctx, p.Timeout+stepTimeout, p.Dir, nil, os.Stderr, &f, "executor follow", args...)
+	if ctx.Err() != nil {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stepTimeout)
+		defer cancel()
+		var none struct{}
+		_ = forge.RunWithin(cctx, stepTimeout, p.Dir, nil, os.Stderr, &none, "executor cancel", "--run", strconv.FormatInt(run.ID, 10))
+		return engine.RemoteResult{}, ctx.Err()
+	}
+	if err != nil {
+		return engine.RemoteResult{}, err
+	}
+	return engine.RemoteResult{Conclusion: f.Conclusion, Commit: f.Commit}, nil
+}
+
+// Clean has gh-specstack delete the job's branches and fetched ref.
+func (p *Process) Clean(ctx context.Context, gitDir string, run engine.RemoteRun) error {
+	var none struct{}
+	return forge.RunWithin(ctx, stepTimeout, p.Dir, nil, os.Stderr, &none, "executor clean", "--git-dir", gitDir, "--job", run.Job)
+}
