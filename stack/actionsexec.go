@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/specstack/specstack/gitx"
 	"github.com/specstack/specstack/internal/actionsworker"
+	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/stack/ghapi"
 )
@@ -50,6 +52,35 @@ func (e *ActionsExecutor) dispatch(role, task, job, brief string) ghapi.Dispatch
 			actionsworker.InputRole: role, actionsworker.InputTask: task, actionsworker.InputBaseRef: base,
 			actionsworker.InputResultBranch: result, actionsworker.InputWorker: e.Worker, actionsworker.InputBrief: brief,
 		}}
+}
+
+// actionsExecutorFor is the executor of a run recorded with
+// --executor github-actions: this repository's GitHub, the workflow and
+// its ref as configured (the default branch when not), the run's worker.
+func actionsExecutorFor(ctx context.Context, env *Env, h RunHeader, cfg config.ExecutorConfig, timeout time.Duration) (*ActionsExecutor, error) {
+	e := &ActionsExecutor{Client: env.GH, Workflow: cmp.Or(cfg.Workflow, actionsworker.File), Ref: cfg.Ref, Remote: "origin",
+		Worker: h.Worker, Timeout: timeout + actionsworker.SetupTime}
+	if cfg.Poll != "" {
+		e.Poll, _ = time.ParseDuration(cfg.Poll) // checked by config.Load
+	}
+	if e.Ref == "" {
+		r, err := env.GH.Repository(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("--executor %s: read the repository: %w", engine.ExecutorActions, err)
+		}
+		e.Ref = r.DefaultBranch
+	}
+	return e, nil
+}
+
+// Dispatch is engine.Executor's: DispatchJob with j's role, task and
+// brief.
+func (e *ActionsExecutor) Dispatch(ctx context.Context, gitDir string, j engine.Job, run engine.RemoteRun) (engine.RemoteRun, error) {
+	brief, err := actionsworker.Brief(j)
+	if err != nil {
+		return run, err
+	}
+	return e.DispatchJob(ctx, gitDir, j.Role, j.Task, brief, run)
 }
 
 // DispatchJob pushes run.Base as the job's base branch and dispatches

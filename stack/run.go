@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/specstack/specstack/gitx"
+	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
@@ -35,6 +36,9 @@ type RunRequest struct {
 	GateMaxRounds int
 	Timeout       time.Duration // per worker or command
 	MaxCost       float64       // USD; 0: no limit
+	// Executor is where the tickets' implementers run: "" (here) or
+	// engine.ExecutorActions.
+	Executor string
 }
 
 // SettleRun settles the run exactly as plan does (mode, base, pinned base
@@ -51,8 +55,16 @@ func SettleRun(ctx context.Context, env *Env, req RunRequest) (RunHeader, *Plan,
 	if strings.TrimSpace(req.Worker) == "" {
 		return RunHeader{}, nil, exitcode.New(exitcode.Usage, "run: name the worker command with --worker (or [worker] command in specstack.toml)")
 	}
-	if err := engine.NeedWorker(req.Worker, env.VCS.Root()); err != nil {
-		return RunHeader{}, nil, err
+	switch req.Executor {
+	case "", engine.ExecutorLocal:
+		req.Executor = ""
+		if err := engine.NeedWorker(req.Worker, env.VCS.Root()); err != nil {
+			return RunHeader{}, nil, err
+		}
+	case engine.ExecutorActions:
+		// The runner installs the worker; the workflow must name it.
+	default:
+		return RunHeader{}, nil, exitcode.New(exitcode.Usage, "executor %q: give one of %s (--executor or [executor] kind)", req.Executor, strings.Join(engine.Executors, ", "))
 	}
 	if req.Reviewer != "" {
 		if err := engine.NeedWorker(req.Reviewer, env.VCS.Root()); err != nil {
@@ -76,7 +88,7 @@ func SettleRun(ctx context.Context, env *Env, req RunRequest) (RunHeader, *Plan,
 	h := RunHeader{Spec: p.Spec, Title: p.Title, Repo: p.Repo, StackMode: p.StackMode, Base: p.Base, StartRef: p.StartRef,
 		BaseSHA: p.BaseSHA, HumanLabel: p.HumanLabel, Order: req.Order, Worker: req.Worker, Reviewer: req.Reviewer,
 		MaxParallel: req.MaxParallel, GateMaxRounds: req.GateMaxRounds, Timeout: req.Timeout.String(), MaxCost: req.MaxCost,
-		Started: time.Now().UTC(), Excluded: p.Excluded, Prior: req.Plan.StartRef, Workspaces: kind}
+		Started: time.Now().UTC(), Excluded: p.Excluded, Prior: req.Plan.StartRef, Workspaces: kind, Executor: req.Executor}
 	for _, l := range p.Layers {
 		for _, t := range l.Tickets {
 			r := ParseRecipe(t.Body)
@@ -121,6 +133,8 @@ type DriveOptions struct {
 	// MaxCost, when positive, replaces the recorded budget (a resume with
 	// a higher one).
 	MaxCost float64
+	// Executor configures a run recorded with --executor github-actions.
+	Executor config.ExecutorConfig
 }
 
 // budget refuses to start more agent jobs once the run's agents spent
@@ -150,6 +164,9 @@ type driver struct {
 	doc   *RunDoc
 	state *engine.RunState
 
+	// executor runs the implementers away from here (nil: here).
+	executor engine.Executor
+
 	lane    sync.Mutex // the publish lane: one ticket at a time
 	haltMu  sync.Mutex
 	haltErr error
@@ -171,6 +188,11 @@ func Drive(ctx context.Context, env *Env, doc *RunDoc, opts DriveOptions) (*RunS
 	d := &driver{env: env, git: g, opts: opts, doc: doc, state: foldRun(doc), timeout: timeout, backend: backend}
 	if d.opts.Progress == nil {
 		d.opts.Progress = io.Discard
+	}
+	if doc.Header.Executor == engine.ExecutorActions {
+		if d.executor, err = actionsExecutorFor(ctx, env, doc.Header, opts.Executor, timeout); err != nil {
+			return nil, err
+		}
 	}
 	if d.state.Finalized == "" {
 		if err := d.drive(ctx); err != nil {

@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"cmp"
 	"github.com/specstack/specstack/internal/engine"
 
 	"github.com/specstack/specstack/internal/agent"
@@ -207,6 +208,9 @@ type RunStatus struct {
 	// "git" (git worktrees); absent for a run recorded before jj
 	// workspaces, which used git worktrees.
 	Workspaces string `json:"workspaces,omitempty"`
+	// Executor is where the implementers ran, when not here
+	// (github-actions).
+	Executor string `json:"executor,omitempty"`
 }
 
 // StatusOf renders a run's ledger as its status.
@@ -215,7 +219,7 @@ func StatusOf(doc *RunDoc) *RunStatus {
 	st := &RunStatus{Spec: h.Spec, Title: h.Title, Repo: h.Repo, StackMode: h.StackMode, Base: h.Base, BaseSHA: h.BaseSHA,
 		Order: h.Order, State: "running", Halted: s.Halted, Baseline: []engine.Baseline{}, Excluded: h.Excluded, Stack: s.Stack,
 		Remains: Remains(h, s), Review: s.Review, ReviewReceipts: s.ReviewReceipts, Integration: s.Integration,
-		PriorBranch: h.Prior, Prior: s.Prior, Agent: s.Agent, Workspaces: h.Workspaces}
+		PriorBranch: h.Prior, Prior: s.Prior, Agent: s.Agent, Workspaces: h.Workspaces, Executor: h.Executor}
 	if st.Excluded == nil {
 		st.Excluded = []Excluded{}
 	}
@@ -295,6 +299,9 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "spec #%d %q in %s: %s\n", st.Spec, st.Title, st.Repo, st.State)
 	fmt.Fprintf(&b, "stack mode: %s; base: %s at %s; order: %s\n", st.StackMode, st.Base, st.BaseSHA, st.Order)
 	fmt.Fprintf(&b, "workspaces: %s\n", WorkspacesText(st.Workspaces))
+	if st.Executor != "" {
+		fmt.Fprintf(&b, "executor: %s\n", st.Executor)
+	}
 	for _, bl := range st.Baseline {
 		if bl.ExitCode != 0 {
 			fmt.Fprintf(&b, "baseline: %q already fails at the base (exit %d)\n", bl.Command, bl.ExitCode)
@@ -327,6 +334,9 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 		}
 		if t.Agent != nil {
 			fmt.Fprintf(&b, "    agents: %s\n", t.Agent)
+		}
+		if rr := t.Remote; rr != nil && rr.URL != "" {
+			fmt.Fprintf(&b, "    on GitHub Actions (%s): %s\n", cmp.Or(rr.Conclusion, "running"), rr.URL)
 		}
 	}
 	if st.Review != "" {

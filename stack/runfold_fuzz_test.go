@@ -58,6 +58,14 @@ var fuzzPayloads = []func(n int, st string) engine.Payload{
 	func(n int, st string) engine.Payload { return engine.PriorGraphed{} },
 	func(n int, st string) engine.Payload { return engine.PriorPushed{SHA: "sha" + itoa(n)} },
 	func(n int, st string) engine.Payload { return engine.PriorPR{Number: n} },
+	func(n int, st string) engine.Payload {
+		return engine.RemoteDispatching{Job: "r/" + itoa(n), Commit: "sha" + itoa(n)}
+	},
+	func(n int, st string) engine.Payload { return engine.RemoteDispatched{RunID: int64(n), URL: "u"} },
+	func(n int, st string) engine.Payload {
+		return engine.RemoteFinished{RunID: int64(n), Conclusion: st, Commit: "sha" + itoa(n)}
+	},
+	func(n int, st string) engine.Payload { return engine.RemoteSettled{} },
 	func(n int, st string) engine.Payload { return engine.Unknown{Name: "unknown"} },
 }
 

@@ -45,6 +45,9 @@ type RunHeader struct {
 	// Workspaces is where tickets are built: WorkspacesJJ or
 	// WorkspacesGit ("" in ledgers from before jj workspaces: git).
 	Workspaces string `toml:"workspaces,omitempty"`
+	// Executor is where the implementers run: "" (here) or
+	// engine.ExecutorActions.
+	Executor string `toml:"executor,omitempty"`
 }
 
 // RunTicket is one planned ticket with its recipe.

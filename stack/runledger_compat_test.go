@@ -52,11 +52,12 @@ func TestRunLedgerStillReads(t *testing.T) {
 	}
 }
 
-// The ledgers under testdata/ledgers were written by real runs of the
-// release before the run's events became the engine's (the stack_run*
-// e2e scripts, kept with -testwork): every kind there decodes into its
-// payload type, and re-encoding gives the same bytes, so a ledger
-// written now is one that release reads, and the other way round.
+// The ledgers under testdata/ledgers were written by real runs (the
+// stack_run* e2e scripts, kept with -testwork) of the release before the
+// run's events became the engine's, and actions.toml of the one that
+// added --executor: every kind there decodes into its payload type, and
+// re-encoding gives the same bytes, so a ledger written now is one those
+// releases read, and the other way round.
 func TestRunLedgerRoundTrip(t *testing.T) {
 	seen := ledgertest.RoundTrip[RunHeader](t, filepath.Join("testdata", "ledgers", "*.toml"), func(e engine.RunEvent) (string, bool) {
 		_, unknown := e.Payload.(engine.Unknown)

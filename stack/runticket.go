@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/specstack/specstack/gitx"
 	"github.com/specstack/specstack/internal/engine"
@@ -76,7 +77,13 @@ func (d *driver) build(ctx context.Context, n int) error {
 	if err := d.writeBrief(brief, n); err != nil {
 		return err
 	}
-	res := engine.RunJob(ctx, d.workerJob(n, ws.Path, engine.RoleImplementer, brief, report, ""))
+	job := d.workerJob(n, ws.Path, engine.RoleImplementer, brief, report, "")
+	var res engine.Result
+	if d.executor != nil {
+		res = d.runRemote(ctx, n, tip, t.Remote, job)
+	} else {
+		res = engine.RunJob(ctx, job)
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -132,6 +139,29 @@ func (d *driver) build(ctx context.Context, n int) error {
 		return d.halt(n, engine.StateUnmet, fmt.Sprintf("ticket #%d: red at %s and green at the base: %s", n, short(d.tipOf(n)), strings.Join(unmet, ", ")))
 	}
 	return d.publish(ctx, n, false)
+}
+
+// runRemote runs ticket n's implementer job j on the run's executor
+// from the cut point tip; prior is the ticket's run before it was cut
+// again, taken up (not dispatched again) when it grew from the same tip.
+func (d *driver) runRemote(ctx context.Context, n int, tip string, prior *engine.RemoteRun, j engine.Job) engine.Result {
+	h := d.doc.Header
+	rj := engine.RemoteJob{Executor: d.executor, GitDir: d.git.Dir, Dir: j.Dir, Label: "#" + itoa(n), Logf: d.logf, Base: tip,
+		Job: fmt.Sprintf("spec%d-%s/%d-%d", h.Spec, h.Started.UTC().Format("20060102T150405"), n, time.Now().UnixMilli()),
+		Record: func(p engine.Payload) error {
+			return d.record(engine.Event{Task: n, Role: j.Role, Payload: p})
+		}}
+	if prior != nil && !prior.Settled && prior.Base == tip {
+		evs := []engine.Event{}
+		for _, p := range prior.TakeUp() {
+			evs = append(evs, engine.Event{Task: n, Role: j.Role, Payload: p})
+		}
+		if err := d.record(evs...); err != nil {
+			return engine.Result{ExitCode: -1, Err: err}
+		}
+		rj.Prior = prior
+	}
+	return rj.Run(ctx, j)
 }
 
 // descends halts ticket n unless its branch at sha descends from its cut

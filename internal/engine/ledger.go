@@ -328,7 +328,7 @@ func (s *State) fold(t *TaskState, e Event) {
 		s.Overrides = append(s.Overrides, p.Reason)
 	case RemoteDispatching, RemoteDispatched, RemoteFinished, RemoteSettled:
 		if t != nil {
-			foldRemote(t, e)
+			t.Remote = FoldRemote(t.Remote, p)
 		}
 	}
 }

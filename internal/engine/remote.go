@@ -110,33 +110,178 @@ const (
 	EvRemoteSettled     = "remote-settled"
 )
 
-// foldRemote applies an executor's event to task t.
-func foldRemote(t *TaskState, e Event) {
-	switch p := e.Payload.(type) {
+// FoldRemote applies an executor's event (payload p) to a job's run
+// cur (nil before its dispatch) and returns the run.
+func FoldRemote(cur *RemoteRun, p Payload) *RemoteRun {
+	switch p := p.(type) {
 	case RemoteDispatching:
-		t.Remote = &RemoteRun{Job: p.Job, Base: p.Commit}
+		return &RemoteRun{Job: p.Job, Base: p.Commit}
 	case RemoteDispatched:
-		if t.Remote != nil {
-			t.Remote.ID, t.Remote.URL = p.RunID, p.URL
+		if cur != nil {
+			cur.ID, cur.URL = p.RunID, p.URL
 		}
 	case RemoteFinished:
-		if t.Remote != nil {
-			t.Remote.Conclusion, t.Remote.Result, t.Remote.Done = p.Conclusion, p.Commit, true
+		if cur != nil {
+			cur.Conclusion, cur.Result, cur.Done = p.Conclusion, p.Commit, true
 		}
 	case RemoteSettled:
-		if t.Remote != nil {
-			t.Remote.Settled = true
+		if cur != nil {
+			cur.Settled = true
 		}
+	}
+	return cur
+}
+
+// TakeUp is the events that make a run taken up after its job's ledger
+// entry was reset (a ticket cut again at the same base) hold it again.
+func (r RemoteRun) TakeUp() []Payload {
+	ps := []Payload{RemoteDispatching{Job: r.Job, Commit: r.Base}}
+	if r.ID != 0 {
+		ps = append(ps, RemoteDispatched{RunID: r.ID, URL: r.URL})
+	}
+	if r.Done {
+		ps = append(ps, RemoteFinished{RunID: r.ID, Conclusion: r.Conclusion, Commit: r.Result})
+	}
+	return ps
+}
+
+// RemoteJob is one job on an executor, with the hooks of the workflow
+// that runs it: its ledger and its log. Every workflow with workers
+// (jj-kaisen's tasks, gh-specstack's tickets) runs remote jobs through
+// it.
+type RemoteJob struct {
+	Executor Executor
+	GitDir   string // the git store holding Base and, after, the result
+	Dir      string // the workspace the result is brought into
+	Label    string // "task 3", "#12": for messages
+	// Prior is the job's run the ledger holds; unless nil or settled, it
+	// is taken up (found, followed or taken) instead of dispatching anew.
+	Prior *RemoteRun
+	// Job and Base are a fresh dispatch's: its unique id and the commit
+	// it starts from (Dir's checkout).
+	Job, Base string
+	// Record appends one of the executor's events (RemoteDispatching,
+	// ...) to the workflow's ledger.
+	Record func(Payload) error
+	Logf   func(format string, args ...any)
+}
+
+// Run runs job j on the executor: dispatched (or a run already
+// dispatched found and followed), followed to its end, its result
+// checked and brought into Dir, its report written where a local worker
+// writes it, last (a report there is how a resume knows the result is
+// in). The result is a local run's: exit 0 when the run succeeded, 1
+// when it failed or left nothing to take, -1 when ctx ended (the run is
+// cancelled) or something here failed (nothing settled: a resume takes
+// the run up again).
+func (rj RemoteJob) Run(ctx context.Context, j Job) Result {
+	fail := func(code int, err error) Result {
+		err = fmt.Errorf("%s: %w", rj.Label, err)
+		appendLog(j.Log, "== "+err.Error()+"\n")
+		rj.Logf("%v", err)
+		return Result{ExitCode: code, Err: err}
+	}
+	var run RemoteRun
+	if rj.Prior != nil && !rj.Prior.Settled {
+		run = *rj.Prior // a killed run's: find it, follow it or take its result
+		run.Resumed = true
+	} else {
+		run = RemoteRun{Job: rj.Job, Base: rj.Base}
+		if err := rj.Record(RemoteDispatching{Job: run.Job, Commit: run.Base}); err != nil {
+			return fail(-1, err)
+		}
+	}
+	if run.ID == 0 {
+		got, err := rj.Executor.Dispatch(ctx, rj.GitDir, j, run)
+		if ctx.Err() != nil {
+			return Result{ExitCode: -1, Err: ctx.Err()}
+		}
+		if err != nil {
+			return fail(-1, fmt.Errorf("dispatch to %s: %w", ExecutorActions, err))
+		}
+		run.ID, run.URL = got.ID, got.URL
+		if err := rj.Record(RemoteDispatched{RunID: run.ID, URL: run.URL}); err != nil {
+			return fail(-1, err)
+		}
+		crashPoint("remote-dispatched")
+	}
+	if !run.Done {
+		rj.Logf("%s: %s running on GitHub Actions: %s", rj.Label, j.Role, run.URL)
+		appendLog(j.Log, fmt.Sprintf("== %s job %s: run %s\n", ExecutorActions, run.Job, run.URL))
+		res, err := rj.Executor.Follow(ctx, rj.GitDir, run)
+		if ctx.Err() != nil {
+			// Follow cancelled the run: settled, so that a resume
+			// dispatches the job anew, and its branches deleted.
+			if rj.Record(RemoteFinished{RunID: run.ID, Conclusion: "cancelled"}) == nil && rj.Record(RemoteSettled{}) == nil {
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+				defer cancel()
+				rj.clean(cctx, run)
+			}
+			rj.Logf("%s: run %s cancelled", rj.Label, run.URL)
+			return Result{ExitCode: -1, Err: ctx.Err()}
+		}
+		if err != nil {
+			return fail(-1, fmt.Errorf("follow run %s: %w", run.URL, err))
+		}
+		run.Conclusion, run.Result, run.Done = res.Conclusion, res.Commit, true
+		if err := rj.Record(RemoteFinished{RunID: run.ID, Conclusion: res.Conclusion, Commit: res.Commit}); err != nil {
+			return fail(-1, err)
+		}
+		appendLog(j.Log, fmt.Sprintf("== run %s concluded %s; result %s\n", run.URL, res.Conclusion, orNone(res.Commit)))
+	}
+	out := rj.take(ctx, j, run)
+	if out.Err != nil {
+		appendLog(j.Log, "== "+out.Err.Error()+"\n")
+		rj.Logf("%v", out.Err)
+	}
+	if out.ExitCode == -1 {
+		return out // nothing settled: a resume takes it again
+	}
+	if err := rj.Record(RemoteSettled{}); err != nil {
+		return fail(-1, err)
+	}
+	rj.clean(ctx, run)
+	return out
+}
+
+// take checks a finished run's result and brings it into Dir, then
+// writes its report.
+func (rj RemoteJob) take(ctx context.Context, j Job, run RemoteRun) Result {
+	exit := 0
+	if run.Conclusion != "success" {
+		exit = 1
+	}
+	if run.Result == "" {
+		return Result{ExitCode: 1, Err: fmt.Errorf("%s: run %s concluded %s and pushed no result", rj.Label, run.URL, run.Conclusion)}
+	}
+	g := &gitx.Repo{Dir: rj.GitDir}
+	c, err := g.Commit(ctx, run.Result)
+	if err != nil {
+		return Result{ExitCode: -1, Err: fmt.Errorf("%s: read run %s's result: %w", rj.Label, run.URL, err)}
+	}
+	// A claim checked: the result is one commit on the base it was
+	// given, or it is not taken.
+	if len(c.Parents) != 1 || c.Parents[0] != run.Base {
+		return Result{ExitCode: 1, Err: fmt.Errorf("%s: run %s pushed %s, which is not one commit on the job's base %s: not taken", rj.Label, run.URL, short(run.Result), short(run.Base))}
+	}
+	if err := g.ApplyDiff(ctx, run.Base, run.Result, rj.Dir); err != nil {
+		return Result{ExitCode: -1, Err: fmt.Errorf("%s: bring run %s's result into %s: %w", rj.Label, run.URL, rj.Dir, err)}
+	}
+	if err := renameio.WriteFile(j.Report, []byte(c.Body), 0o644); err != nil {
+		return Result{ExitCode: -1, Err: fmt.Errorf("%s: write run %s's report: %w", rj.Label, run.URL, err)}
+	}
+	return Result{ExitCode: exit}
+}
+
+// clean deletes the run's branches and refs; a failure is said, not
+// fatal: the result is in the workspace.
+func (rj RemoteJob) clean(ctx context.Context, run RemoteRun) {
+	if err := rj.Executor.Clean(ctx, rj.GitDir, run); err != nil {
+		rj.Logf("%s: %v (delete its specstack/ branches by hand)", rj.Label, err)
 	}
 }
 
-// runRemote runs job j of task t on the executor: dispatched (or, after
-// a kill, the run already dispatched found and followed), followed to
-// its end, its result checked and brought into the task's workspace, its
-// report written where a local worker writes it, last (a report there is
-// how a resume knows the result is in). The result is a local run's:
-// exit 0 when the run succeeded, 1 when it failed or left nothing to
-// take, -1 when ctx ended (the run cancelled) or something here failed.
+// runRemote runs task t's job j on the run's executor.
 func (r *Runner) runRemote(ctx context.Context, t *TaskState, j Job) Result {
 	b, ok := r.Backend.(*JJBackend)
 	if !ok {
@@ -147,130 +292,19 @@ func (r *Runner) runRemote(ctx context.Context, t *TaskState, j Job) Result {
 		r.Progress.Started(label, j.Role, j.Log)
 		defer r.Progress.Finished(label, j.Role)
 	}
-	ev := func(p Payload) error { return r.record(Event{Task: t.Num, Wave: t.Wave, Role: j.Role, Payload: p}) }
-	fail := func(code int, err error) Result {
-		err = fmt.Errorf("task %d: %w", t.Num, err)
-		appendLog(j.Log, "== "+err.Error()+"\n")
-		r.logf("%v", err)
-		return Result{ExitCode: code, Err: err}
+	rj := RemoteJob{Executor: r.Executor, Dir: t.Path, Label: label, Prior: r.State().Tasks[t.Num].Remote, Logf: r.logf,
+		Job:    fmt.Sprintf("%s/%d-%d", r.Doc.Header.RunID, t.Num, t.Dispatched),
+		Record: func(p Payload) error { return r.record(Event{Task: t.Num, Wave: t.Wave, Role: j.Role, Payload: p}) }}
+	var err error
+	if rj.GitDir, err = b.Repo.GitRoot(ctx); err != nil {
+		return Result{ExitCode: -1, Err: fmt.Errorf("%s: find the git store: %w", label, err)}
 	}
-	gitDir, err := b.Repo.GitRoot(ctx)
-	if err != nil {
-		return fail(-1, fmt.Errorf("find the git store: %w", err))
-	}
-	ws := Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base}
-	var run RemoteRun
-	if cur := r.State().Tasks[t.Num].Remote; cur != nil && !cur.Settled {
-		run = *cur // a killed run's: find it, follow it or take its result
-		run.Resumed = true
-	} else {
-		base, err := b.Snapshot(ctx, ws)
-		if err != nil {
-			return fail(-1, fmt.Errorf("read the workspace's base: %w", err))
-		}
-		run = RemoteRun{Job: fmt.Sprintf("%s/%d-%d", r.Doc.Header.RunID, t.Num, t.Dispatched), Base: base}
-		if err := ev(RemoteDispatching{Job: run.Job, Commit: base}); err != nil {
-			return fail(-1, err)
+	if rj.Prior == nil || rj.Prior.Settled {
+		if rj.Base, err = b.Snapshot(ctx, Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base}); err != nil {
+			return Result{ExitCode: -1, Err: fmt.Errorf("%s: read the workspace's base: %w", label, err)}
 		}
 	}
-	if run.ID == 0 {
-		got, err := r.Executor.Dispatch(ctx, gitDir, j, run)
-		if ctx.Err() != nil {
-			return Result{ExitCode: -1, Err: ctx.Err()}
-		}
-		if err != nil {
-			return fail(-1, fmt.Errorf("dispatch to %s: %w", ExecutorActions, err))
-		}
-		run.ID, run.URL = got.ID, got.URL
-		if err := ev(RemoteDispatched{RunID: run.ID, URL: run.URL}); err != nil {
-			return fail(-1, err)
-		}
-		crashPoint("remote-dispatched")
-	}
-	if !run.Done {
-		r.logf("%s: %s running on GitHub Actions: %s", label, j.Role, run.URL)
-		appendLog(j.Log, fmt.Sprintf("== %s job %s: run %s\n", ExecutorActions, run.Job, run.URL))
-		res, err := r.Executor.Follow(ctx, gitDir, run)
-		if ctx.Err() != nil {
-			// Follow cancelled the run: settled, so that a resume
-			// dispatches the job anew, and its branches deleted.
-			if ev(RemoteFinished{RunID: run.ID, Conclusion: "cancelled"}) == nil && ev(RemoteSettled{}) == nil {
-				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-				defer cancel()
-				r.cleanRemote(cctx, gitDir, run)
-			}
-			r.logf("%s: run %s cancelled", label, run.URL)
-			return Result{ExitCode: -1, Err: ctx.Err()}
-		}
-		if err != nil {
-			return fail(-1, fmt.Errorf("follow run %s: %w", run.URL, err))
-		}
-		run.Conclusion, run.Result, run.Done = res.Conclusion, res.Commit, true
-		if err := ev(RemoteFinished{RunID: run.ID, Conclusion: res.Conclusion, Commit: res.Commit}); err != nil {
-			return fail(-1, err)
-		}
-		appendLog(j.Log, fmt.Sprintf("== run %s concluded %s; result %s\n", run.URL, res.Conclusion, orNone(res.Commit)))
-	}
-	out := r.takeRemote(ctx, b, gitDir, ws, j, run)
-	if out.Err != nil {
-		appendLog(j.Log, "== "+out.Err.Error()+"\n")
-		r.logf("%v", out.Err)
-	}
-	if out.ExitCode == -1 {
-		return out // nothing settled: a resume takes it again
-	}
-	if err := ev(RemoteSettled{}); err != nil {
-		return fail(-1, err)
-	}
-	r.cleanRemote(ctx, gitDir, run)
-	return out
-}
-
-// cleanRemote deletes the run's branches and refs; a failure is said,
-// not fatal: the result is in the workspace.
-func (r *Runner) cleanRemote(ctx context.Context, gitDir string, run RemoteRun) {
-	if err := r.Executor.Clean(ctx, gitDir, run); err != nil {
-		r.logf("%s: %v (delete its specstack/ branches by hand)", run.Job, err)
-	}
-}
-
-// takeRemote checks a finished run's result and brings it into the
-// workspace, then writes its report.
-func (r *Runner) takeRemote(ctx context.Context, b *JJBackend, gitDir string, ws Workspace, j Job, run RemoteRun) Result {
-	exit := 0
-	if run.Conclusion != "success" {
-		exit = 1
-	}
-	if run.Result == "" {
-		return Result{ExitCode: 1, Err: fmt.Errorf("task %s: run %s concluded %s and pushed no result", j.Task, run.URL, run.Conclusion)}
-	}
-	c, err := (&gitx.Repo{Dir: gitDir}).Commit(ctx, run.Result)
-	if err != nil {
-		return Result{ExitCode: -1, Err: fmt.Errorf("task %s: read run %s's result: %w", j.Task, run.URL, err)}
-	}
-	// A claim checked: the result is one commit on the base it was
-	// given, or it is not taken.
-	if len(c.Parents) != 1 || c.Parents[0] != run.Base {
-		return Result{ExitCode: 1, Err: fmt.Errorf("task %s: run %s pushed %s, which is not one commit on the job's base %s: not taken", j.Task, run.URL, short(run.Result), short(run.Base))}
-	}
-	if err := b.TakeTree(ctx, ws, gitDir, run.Base, run.Result); err != nil {
-		return Result{ExitCode: -1, Err: fmt.Errorf("task %s: bring run %s's result into %s: %w", j.Task, run.URL, ws.Path, err)}
-	}
-	if err := renameio.WriteFile(j.Report, []byte(c.Body), 0o644); err != nil {
-		return Result{ExitCode: -1, Err: fmt.Errorf("task %s: write run %s's report: %w", j.Task, run.URL, err)}
-	}
-	return Result{ExitCode: exit}
-}
-
-// TakeTree makes workspace ws's files hold what commit, a commit of the
-// backing git store grown from base, changed: the diff applied in the
-// workspace's directory, as if a worker had written it there (jj
-// snapshots it as it snapshots a worker's edits).
-func (b *JJBackend) TakeTree(ctx context.Context, ws Workspace, gitDir, base, commit string) error {
-	if _, err := b.logIn(ctx, ws, "@"); err != nil {
-		return err
-	}
-	return (&gitx.Repo{Dir: gitDir}).ApplyDiff(ctx, base, commit, ws.Path)
+	return rj.Run(ctx, j)
 }
 
 // appendLog adds line to the job's log, best effort: the log is for

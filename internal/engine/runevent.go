@@ -32,8 +32,8 @@ func (e *RunEvent) Restore(decode func(v any) error) error {
 }
 
 // runRecord is a run event as stored: its keys, types and order are the
-// run ledger's format since its first release (Commit, last, since
-// Halted is shared with the engine's ledger).
+// run ledger's format since its first release (Commit, Job and RunID,
+// last, for the payloads shared with the engine's ledger).
 type runRecord struct {
 	At         time.Time    `toml:"at"`
 	Kind       string       `toml:"kind"`
@@ -57,6 +57,8 @@ type runRecord struct {
 	Stack      int          `toml:"stack,omitempty"`
 	Agent      *agent.Usage `toml:"agent,omitempty"`
 	Commit     string       `toml:"commit,omitempty"`
+	Job        string       `toml:"job,omitempty"`
+	RunID      int64        `toml:"run_id,omitzero"`
 }
 
 // runPayloads is the run ledger's conversion table.
@@ -66,6 +68,7 @@ var runPayloads = []Payload{
 	TicketPushed{}, TicketPR{}, Stacked{}, Published{}, Subsumed{}, Halted{}, Resumed{}, Ready{},
 	Finalized{}, StackReviewed{}, Integrating{}, IntegrationPushed{}, IntegrationPR{},
 	IntegrationStacked{}, PriorFinished{}, PriorGraphed{}, PriorPushed{}, PriorPR{},
+	RemoteDispatching{}, RemoteDispatched{}, RemoteFinished{}, RemoteSettled{},
 }
 
 var runVocab = newVocabulary(reflect.TypeFor[runRecord](), "ticket", runPayloads)

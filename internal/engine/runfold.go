@@ -78,6 +78,8 @@ type TicketRun struct {
 	Rejected   []string     `json:"rejected,omitempty"`
 	Dropped    []string     `json:"dropped,omitempty"`
 	Unresolved []string     `json:"unresolved,omitempty"`
+	// Remote is the ticket's newest job on an executor (nil: none).
+	Remote *RemoteRun `json:"remote,omitempty"`
 }
 
 // RunState is the fold of a run's events.
@@ -193,6 +195,8 @@ func (s *RunState) foldTicket(t *TicketRun, e Event) {
 		s.Halted = p.Reason
 	case PriorFinished:
 		t.State, t.Reason = StateFinishedPrior, p.Evidence
+	case RemoteDispatching, RemoteDispatched, RemoteFinished, RemoteSettled:
+		t.Remote = FoldRemote(t.Remote, p)
 	default:
 		s.foldRun(e)
 	}

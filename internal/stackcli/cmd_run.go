@@ -88,6 +88,7 @@ ledger without redoing a published ticket or measuring the baseline again.`,
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "start without asking (required without a terminal)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "settle and print the run; change nothing"},
 			maxCostFlag,
+			&cli.StringFlag{Name: "executor", Usage: "where implementers run: local (default, or [executor] kind) or github-actions (a runner per ticket, through .github/workflows/specstack-worker.yml; see workflow init)"},
 		},
 		Action: func(c *cli.Context) error {
 			n, err := specArg(c)
@@ -131,6 +132,10 @@ func runRequest(c *cli.Context, s settings, spec int) (stack.RunRequest, error) 
 	}
 	if c.IsSet("reviewer") {
 		req.Reviewer = c.String("reviewer")
+	}
+	req.Executor = s.cfg.Executor.Kind
+	if c.IsSet("executor") {
+		req.Executor = c.String("executor")
 	}
 	var err error
 	if req.MaxCost, err = cliapp.MaxCost(c, s.cfg.Worker.MaxCost); err != nil {
@@ -179,7 +184,7 @@ func driveOptions(c *cli.Context, s settings) (stack.DriveOptions, error) {
 	if err != nil {
 		return stack.DriveOptions{}, err
 	}
-	opts := stack.DriveOptions{LedgerDir: dir, WorkspacesDir: config.WorkspacesDir(s.cfg, s.root), Progress: cliapp.Stderr(c)}
+	opts := stack.DriveOptions{LedgerDir: dir, WorkspacesDir: config.WorkspacesDir(s.cfg, s.root), Progress: cliapp.Stderr(c), Executor: s.cfg.Executor}
 	opts.MaxCost, err = cliapp.MaxCost(c, 0)
 	return opts, err
 }
