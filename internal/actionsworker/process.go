@@ -6,10 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/workflow/forge"
+	"github.com/specstack/specstack/jjx"
 )
 
 // Process is engine.ExecutorActions for jj-kaisen and jj-openspec, which
@@ -43,7 +46,7 @@ type Checked struct {
 // what to do, before anything is made.
 func (p *Process) Check(ctx context.Context) (Checked, error) {
 	var c Checked
-	err := forge.RunWithin(ctx, stepTimeout, p.Dir, nil, os.Stderr, &c, "executor check", "--worker", p.Worker)
+	err := forge.RunWithin(ctx, stepTimeout, p.Dir, nil, nil, &c, "executor check", "--worker", p.Worker)
 	if err == nil {
 		p.Ref = c.Ref
 	}
@@ -85,7 +88,7 @@ func (p *Process) Dispatch(ctx context.Context, gitDir string, j engine.Job, run
 		args = append(args, "--resumed")
 	}
 	var d dispatched
-	if err := forge.RunWithin(ctx, stepTimeout, p.Dir, nil, os.Stderr, &d, "executor dispatch", args...); err != nil {
+	if err := forge.RunWithin(ctx, stepTimeout, p.Dir, nil, nil, &d, "executor dispatch", args...); err != nil {
 		return run, err
 	}
 	run.ID, run.URL = d.RunID, d.URL
@@ -103,12 +106,12 @@ type followed struct {
 func (p *Process) Follow(ctx context.Context, gitDir string, run engine.RemoteRun) (engine.RemoteResult, error) {
 	var f followed
 	args := []string{"--git-dir", gitDir, "--job", run.Job, "--run", strconv.FormatInt(run.ID, 10), "--timeout", p.Timeout.String()}
-	err := forge.RunWithin(ctx, p.Timeout+stepTimeout, p.Dir, nil, os.Stderr, &f, "executor follow", args...)
+	err := forge.RunWithin(ctx, p.Timeout+stepTimeout, p.Dir, nil, nil, &f, "executor follow", args...)
 	if ctx.Err() != nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stepTimeout)
 		defer cancel()
 		var none struct{}
-		_ = forge.RunWithin(cctx, stepTimeout, p.Dir, nil, os.Stderr, &none, "executor cancel", "--run", strconv.FormatInt(run.ID, 10))
+		_ = forge.RunWithin(cctx, stepTimeout, p.Dir, nil, nil, &none, "executor cancel", "--run", strconv.FormatInt(run.ID, 10))
 		return engine.RemoteResult{}, ctx.Err()
 	}
 	if err != nil {
@@ -120,5 +123,33 @@ func (p *Process) Follow(ctx context.Context, gitDir string, run engine.RemoteRu
 // Clean has gh-specstack delete the job's branches and fetched ref.
 func (p *Process) Clean(ctx context.Context, gitDir string, run engine.RemoteRun) error {
 	var none struct{}
-	return forge.RunWithin(ctx, stepTimeout, p.Dir, nil, os.Stderr, &none, "executor clean", "--git-dir", gitDir, "--job", run.Job)
+	return forge.RunWithin(ctx, stepTimeout, p.Dir, nil, nil, &none, "executor clean", "--git-dir", gitDir, "--job", run.Job)
+}
+
+// Connect returns the executor options o name: nil for local; for
+// github-actions gh-specstack's (Process), checked — an origin for the
+// runners to clone, the workflow on its ref, a token that may dispatch
+// it — before anything is made. artifacts is where briefs are written.
+func Connect(ctx context.Context, repo *jjx.Repo, artifacts string, o engine.Options) (engine.Executor, error) {
+	if o.Executor == "" || o.Executor == engine.ExecutorLocal {
+		return nil, nil
+	}
+	if o.Executor != engine.ExecutorActions {
+		return nil, exitcode.New(exitcode.Usage, "executor %q: give one of %s", o.Executor, strings.Join(engine.Executors, ", "))
+	}
+	if strings.TrimSpace(o.Worker) == "" {
+		return nil, engine.NeedWorker(o.Worker, repo.Root)
+	}
+	remotes, err := repo.GitRemotes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the git remotes: %w", err)
+	}
+	if remotes["origin"] == "" {
+		return nil, exitcode.New(exitcode.Missing, "--executor %s: the repository has no origin remote for the runners to clone (jj git remote add origin URL)", o.Executor)
+	}
+	p := &Process{Dir: repo.Root, Worker: o.Worker, Artifacts: artifacts, Timeout: engine.WorkerTimeout(o.Timeout) + SetupTime}
+	if _, err := p.Check(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
 }

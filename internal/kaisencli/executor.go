@@ -2,7 +2,6 @@ package kaisencli
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -29,31 +28,8 @@ func executorOption(c *cli.Context, cfg *config.Config) (string, error) {
 	return v, nil
 }
 
-// connectExecutor returns the executor the run's options name: nil for
-// local; for github-actions gh-specstack's, checked (the workflow on its
-// ref, a token that may dispatch it, an origin for the runners to clone)
-// before anything is made.
+// connectExecutor returns the executor the run's options name (nil:
+// local), checked before anything is made.
 func connectExecutor(ctx context.Context, repo *jjx.Repo, ledgerDir string, o engine.Options) (engine.Executor, error) {
-	if o.Executor == "" || o.Executor == engine.ExecutorLocal {
-		return nil, nil
-	}
-	if o.Executor != engine.ExecutorActions {
-		return nil, exitcode.New(exitcode.Usage, "executor %q: this jj-kaisen knows %s", o.Executor, strings.Join(engine.Executors, ", "))
-	}
-	if strings.TrimSpace(o.Worker) == "" {
-		return nil, engine.NeedWorker(o.Worker, repo.Root)
-	}
-	remotes, err := repo.GitRemotes(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read the git remotes: %w", err)
-	}
-	if remotes["origin"] == "" {
-		return nil, exitcode.New(exitcode.Missing, "--executor %s: the repository has no origin remote for the runners to clone (jj git remote add origin URL)", o.Executor)
-	}
-	p := &actionsworker.Process{Dir: repo.Root, Worker: o.Worker, Artifacts: engine.ArtifactsDir(ledgerDir),
-		Timeout: engine.WorkerTimeout(o.Timeout) + actionsworker.SetupTime}
-	if _, err := p.Check(ctx); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return actionsworker.Connect(ctx, repo, engine.ArtifactsDir(ledgerDir), o)
 }

@@ -2,14 +2,17 @@ package openspeccli
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/specstack/specstack/internal/actionsworker"
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/engine"
@@ -139,6 +142,7 @@ malformed; 7 a missing tool or what the pull request needs; 8 verify red;
 9 a worker's group was not merged.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "worker", Usage: "implementer: an agent preset (claude, codex) or a `CMD` run by sh -c in each workspace (default: [worker] command; on a resume, the run's)"},
+			&cli.StringFlag{Name: "executor", Usage: "where implementers run: local (default, or [executor] kind) or github-actions (a runner per group, through .github/workflows/specstack-worker.yml; see gh specstack workflow init); one change at a time"},
 			cliapp.MaxCostFlag("the apply halts (exit 9); apply again with a higher --max-cost goes on"),
 			&cli.StringSliceFlag{Name: "verify", Usage: "verify gate `CMD`, repeatable, added to [openspec] verify"},
 			&cli.BoolFlag{Name: "no-verify", Usage: "archive without a verify command (refused for risk-flagged changes)"},
@@ -212,9 +216,13 @@ func openSession(c *cli.Context, ledgerOnly bool) (*applySession, error) {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
 	dir := rp.LedgerDir(binary)
+	jr := &jjx.Repo{Root: rp.Root, Bin: bin}
 	return &applySession{cfg: cfg, env: &apply.Env{
-		Repo: &jjx.Repo{Root: rp.Root, Bin: bin}, Root: r, Dir: dir, Journal: specwrite.JournalDir(dir),
+		Repo: jr, Root: r, Dir: dir, Journal: specwrite.JournalDir(dir),
 		Out: cliapp.Stderr(c), Markers: drift.MarkerIssues,
+		Executor: func(ctx context.Context, o engine.Options) (engine.Executor, error) {
+			return actionsworker.Connect(ctx, jr, engine.ArtifactsDir(dir), o)
+		},
 	}}, nil
 }
 
@@ -261,6 +269,16 @@ func parseApplyCall(c *cli.Context, s *applySession, call pipeline.Call, args []
 	req.Distribution = c.String("distribution")
 	req.Yes = call.Yes
 	req.Timeout = cmp.Or(c.String("timeout"), s.cfg.Worker.Timeout)
+	req.Executor = cmp.Or(c.String("executor"), s.cfg.Executor.Kind)
+	if req.Executor == engine.ExecutorLocal {
+		req.Executor = ""
+	}
+	if req.Executor != "" && !slices.Contains(engine.Executors, req.Executor) {
+		return call, exitcode.New(exitcode.Usage, "executor %q: give one of %s (--executor or [executor] kind)", req.Executor, strings.Join(engine.Executors, ", "))
+	}
+	if req.Executor != "" && (len(args) > 1 || c.IsSet("after") || len(c.StringSlice("select")) > 0) {
+		return call, exitcode.New(exitcode.Usage, "apply --executor %s runs one change at a time: apply the changes one by one", req.Executor)
+	}
 	var err error
 	if req.MaxCost, err = cliapp.MaxCost(c, s.cfg.Worker.MaxCost); err != nil {
 		return call, err

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -48,6 +49,9 @@ type Request struct {
 	RiskMinGroupTasks int    `json:"risk_min_group_tasks"`
 	Tracker           string `json:"tracker"`
 	WorkspacesDir     string `json:"workspaces_dir"`
+	// Executor is where the groups' implementers run: "" (here) or
+	// engine.ExecutorActions.
+	Executor string `json:"executor,omitempty"`
 	// OnRevision, when set, is the commit @ must stand on, empty, when the
 	// apply starts under the lock (relay go put it there under an earlier
 	// hold of the lock; anything that moved @ in between is refused).
@@ -108,6 +112,20 @@ type Env struct {
 	// apply`), not `jj openspec apply CHANGE`, which is refused while
 	// the pipeline is unfinished.
 	Member bool
+	// Executor connects the executor a run's options name (nil: local),
+	// checked before anything is made; nil when the front end has none.
+	Executor func(context.Context, engine.Options) (engine.Executor, error)
+}
+
+// connect returns the executor of options o: nil for local.
+func (env *Env) connect(ctx context.Context, o engine.Options) (engine.Executor, error) {
+	if o.Executor == "" || o.Executor == engine.ExecutorLocal {
+		return nil, nil
+	}
+	if env.Executor == nil {
+		return nil, exitcode.New(exitcode.Usage, "executor %q: not available here", o.Executor)
+	}
+	return env.Executor(ctx, o)
 }
 
 // commands are the verbs of the apply's halt messages: a pipeline
@@ -271,7 +289,15 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := engine.NeedWorker(req.Worker, env.Repo.Root); err != nil {
+	opts := engine.Options{Worker: req.Worker, Timeout: req.Timeout, SkipReview: true, WorkspacesDir: req.WorkspacesDir, MaxCost: req.MaxCost, Executor: req.Executor}
+	if req.Executor == "" {
+		if err := engine.NeedWorker(req.Worker, env.Repo.Root); err != nil {
+			return nil, err
+		}
+	}
+	// A remote executor reaches GitHub before anything is made.
+	ex, err := env.connect(ctx, opts)
+	if err != nil {
 		return nil, err
 	}
 	// The lock first; then, under it, nothing unfinished and the base.
@@ -311,13 +337,13 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 	engine.CrashPoint("apply-base-settled")
 	r, err := res.Start(ctx, env.Repo, engine.StartRequest{
 		Binary: Binary, Plan: pl.Change, Tasks: dec.Tasks, Waves: dec.Waves, Briefs: dec.Briefs,
-		Options: engine.Options{Worker: req.Worker, Timeout: req.Timeout, SkipReview: true, WorkspacesDir: req.WorkspacesDir, MaxCost: req.MaxCost},
-		Fresh:   true, Warnings: pl.Reasons,
+		Options: opts, Fresh: true, Warnings: pl.Reasons,
 	}, env.Out)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
+	r.Executor = ex
 	r.Commands = env.commands(pl.Change)
 	pl.RunID = r.Doc.Header.RunID
 	if err := WritePlan(env.Dir, pl); err != nil {
@@ -557,6 +583,15 @@ func run(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, err
 	fmt.Fprintf(env.Out, "apply: change %s, %s distribution (%s), bookmark %s\n", p.Change, p.Distribution, strings.Join(p.Reasons, "; "), p.Bookmark)
 	r.Screen = screen(env, p, r)
 	if !r.State().Complete {
+		if r.Executor == nil {
+			o := r.Doc.Header.Options
+			o.Worker = cmp.Or(r.Worker, o.Worker)
+			ex, err := env.connect(ctx, o)
+			if err != nil {
+				return &Result{Plan: p, Phase: PhaseWorkers, Coverage: r.Report()}, err
+			}
+			r.Executor = ex
+		}
 		drive := env.Drive
 		if drive == nil {
 			drive = func(ctx context.Context, r *engine.Runner) error { return r.Drive(ctx) }
