@@ -149,8 +149,13 @@ func (r *Repo) FetchBranch(ctx context.Context, remote, branch, into string) (sh
 	if _, err := r.git(ctx, "fetch", "--quiet", "--no-tags", remote, "refs/heads/"+branch+":"+into); err != nil {
 		return "", false, fmt.Errorf("fetch %s from %s: %w", branch, remote, err)
 	}
-	sha, err = r.Resolve(ctx, into)
-	return sha, err == nil, err
+	// Read by git, not in process: other fetches and deletions may be
+	// writing refs of the same repository meanwhile.
+	out, err := r.gitRead(ctx, "rev-parse", "--verify", "--quiet", into+"^{commit}")
+	if err != nil {
+		return "", false, fmt.Errorf("read %s after fetching %s: %w", into, branch, err)
+	}
+	return strings.TrimSpace(string(out)), true, nil
 }
 
 // DeleteRemoteBranches deletes branches on remote (a plain push of their
@@ -177,9 +182,6 @@ func (r *Repo) DeleteRemoteBranches(ctx context.Context, remote string, branches
 // DeleteRef deletes the local ref name (refs/...); a missing one is not
 // an error.
 func (r *Repo) DeleteRef(ctx context.Context, name string) error {
-	if _, ok, err := r.Ref(ctx, name); err != nil || !ok {
-		return err
-	}
 	if _, err := r.git(ctx, "update-ref", "-d", name); err != nil {
 		return fmt.Errorf("delete ref %s: %w", name, err)
 	}
