@@ -151,7 +151,11 @@ func (e *ActionsExecutor) Follow(ctx context.Context, gitDir string, run engine.
 	for {
 		r, _, err := w.Poll(fctx)
 		if err == nil && r.Completed() {
-			return e.fetch(ctx, gitDir, run, r.Conclusion)
+			res, err := e.fetch(ctx, gitDir, run, r.Conclusion)
+			if err == nil {
+				res.Runner = e.runner(ctx, run.ID)
+			}
+			return res, err
 		}
 		if fctx.Err() != nil {
 			e.Cancel(run.ID)
@@ -170,6 +174,16 @@ func (e *ActionsExecutor) Follow(ctx context.Context, gitDir string, run engine.
 		case <-t.C:
 		}
 	}
+}
+
+// runner names the runner that ran run id's job, for status ("" when
+// GitHub does not say).
+func (e *ActionsExecutor) runner(ctx context.Context, id int64) string {
+	jobs, err := e.Client.Jobs(ctx, id)
+	if err != nil || len(jobs) == 0 {
+		return ""
+	}
+	return jobs[0].RunnerName
 }
 
 // Cancel asks GitHub to cancel run id, within its own deadline (the

@@ -336,7 +336,11 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "    agents: %s\n", t.Agent)
 		}
 		if rr := t.Remote; rr != nil && rr.URL != "" {
-			fmt.Fprintf(&b, "    on GitHub Actions (%s): %s\n", cmp.Or(rr.Conclusion, "running"), rr.URL)
+			state := cmp.Or(rr.Conclusion, "running")
+			if rr.Runner != "" {
+				state += ", runner " + rr.Runner
+			}
+			fmt.Fprintf(&b, "    on GitHub Actions (%s): %s\n", state, rr.URL)
 		}
 	}
 	if st.Review != "" {

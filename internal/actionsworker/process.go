@@ -98,6 +98,7 @@ func (p *Process) Dispatch(ctx context.Context, gitDir string, j engine.Job, run
 // followed is `gh specstack executor follow`'s report.
 type followed struct {
 	Conclusion string `json:"conclusion"`
+	Runner     string `json:"runner"`
 	Commit     string `json:"commit"`
 }
 
@@ -117,7 +118,7 @@ func (p *Process) Follow(ctx context.Context, gitDir string, run engine.RemoteRu
 	if err != nil {
 		return engine.RemoteResult{}, err
 	}
-	return engine.RemoteResult{Conclusion: f.Conclusion, Commit: f.Commit}, nil
+	return engine.RemoteResult{Conclusion: f.Conclusion, Runner: f.Runner, Commit: f.Commit}, nil
 }
 
 // Clean has gh-specstack delete the job's branches and fetched ref.

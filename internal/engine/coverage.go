@@ -72,8 +72,9 @@ type TaskCoverage struct {
 	Agent *agent.Usage `json:"agent,omitempty"`
 	// RunURL is the task's newest run on the executor, and RunState how
 	// it stands (dispatched, or its conclusion).
-	RunURL   string `json:"run_url,omitempty"`
-	RunState string `json:"run_state,omitempty"`
+	RunURL    string `json:"run_url,omitempty"`
+	RunState  string `json:"run_state,omitempty"`
+	RunRunner string `json:"run_runner,omitempty"`
 }
 
 // Report builds the coverage report from the ledger.
@@ -103,7 +104,7 @@ func BuildCoverage(d *Doc, artifacts string) *Coverage {
 			tc := TaskCoverage{Agent: t.Agent, Task: n, Title: t.Title, Status: t.Status, Change: t.Change, Files: t.Files, Tests: t.Tests, Workspace: t.Workspace,
 				Notes: t.Notes, Findings: t.Findings, Review: t.Review}
 			if rr := t.Remote; rr != nil {
-				tc.RunURL, tc.RunState = rr.URL, cmp.Or(rr.Conclusion, "dispatched")
+				tc.RunURL, tc.RunState, tc.RunRunner = rr.URL, cmp.Or(rr.Conclusion, "dispatched"), rr.Runner
 			}
 			if tc.Tests == "" && (t.Approved || t.Squashed) {
 				tc.Tests = TestNotRun
@@ -248,7 +249,7 @@ func (c *Coverage) Text(w io.Writer) error {
 				fmt.Fprintf(&b, "; implemented by %s", t.Agent)
 			}
 			if t.RunURL != "" {
-				fmt.Fprintf(&b, "; on GitHub Actions (%s): %s", t.RunState, t.RunURL)
+				fmt.Fprintf(&b, "; on GitHub Actions (%s%s): %s", t.RunState, onRunner(t.RunRunner), t.RunURL)
 			}
 			b.WriteString("\n")
 		}
@@ -339,4 +340,12 @@ func (c *Coverage) notMergedError(cmds Commands) error {
 		msg += fmt.Sprintf("; workspaces kept for inspection: task %s (`%s` shows where; %s)", strings.Join(kept, ", "), cmds.Status, release)
 	}
 	return exitcode.New(exitcode.Halted, "%s", msg)
+}
+
+// onRunner names a run's runner in a status line ("" when unknown).
+func onRunner(name string) string {
+	if name == "" {
+		return ""
+	}
+	return ", runner " + name
 }

@@ -50,6 +50,7 @@ type RemoteRun struct {
 	// Conclusion is how the run ended (success, failure, cancelled,
 	// timed_out), once it did.
 	Conclusion string `json:"conclusion,omitempty"`
+	Runner     string `json:"runner,omitempty"`
 	Result     string `json:"result,omitempty"` // the commit it pushed
 	Done       bool   `json:"-"`
 	// Settled: its result was taken into the workspace (or there was
@@ -60,10 +61,12 @@ type RemoteRun struct {
 	Resumed bool `json:"-"`
 }
 
-// RemoteResult is how a run ended: its conclusion and the result it
-// pushed, fetched into the git store ("" when it pushed none).
+// RemoteResult is how a run ended: its conclusion, the runner that ran
+// it ("" when none took it) and the result it pushed, fetched into the
+// git store ("" when it pushed none).
 type RemoteResult struct {
 	Conclusion string
+	Runner     string
 	Commit     string
 }
 
@@ -87,6 +90,7 @@ type (
 		RunID      int64  `flat:"run_id"`
 		Conclusion string `flat:"status"`
 		Commit     string `flat:"commit"`
+		Runner     string `flat:"reason"` // the runner that ran it
 	}
 	// RemoteSettled: the run's result is in the workspace with its
 	// report (or the run left nothing to take).
@@ -122,7 +126,7 @@ func FoldRemote(cur *RemoteRun, p Payload) *RemoteRun {
 		}
 	case RemoteFinished:
 		if cur != nil {
-			cur.Conclusion, cur.Result, cur.Done = p.Conclusion, p.Commit, true
+			cur.Conclusion, cur.Runner, cur.Result, cur.Done = p.Conclusion, p.Runner, p.Commit, true
 		}
 	case RemoteSettled:
 		if cur != nil {
@@ -140,7 +144,7 @@ func (r RemoteRun) TakeUp() []Payload {
 		ps = append(ps, RemoteDispatched{RunID: r.ID, URL: r.URL})
 	}
 	if r.Done {
-		ps = append(ps, RemoteFinished{RunID: r.ID, Conclusion: r.Conclusion, Commit: r.Result})
+		ps = append(ps, RemoteFinished{RunID: r.ID, Conclusion: r.Conclusion, Commit: r.Result, Runner: r.Runner})
 	}
 	return ps
 }
@@ -223,8 +227,8 @@ func (rj RemoteJob) Run(ctx context.Context, j Job) Result {
 		if err != nil {
 			return fail(-1, fmt.Errorf("follow run %s: %w", run.URL, err))
 		}
-		run.Conclusion, run.Result, run.Done = res.Conclusion, res.Commit, true
-		if err := rj.Record(RemoteFinished{RunID: run.ID, Conclusion: res.Conclusion, Commit: res.Commit}); err != nil {
+		run.Conclusion, run.Runner, run.Result, run.Done = res.Conclusion, res.Runner, res.Commit, true
+		if err := rj.Record(RemoteFinished{RunID: run.ID, Conclusion: res.Conclusion, Commit: res.Commit, Runner: res.Runner}); err != nil {
 			return fail(-1, err)
 		}
 		appendLog(j.Log, fmt.Sprintf("== run %s concluded %s; result %s\n", run.URL, res.Conclusion, orNone(res.Commit)))

@@ -117,10 +117,19 @@ func (r *Repo) jobJSON(x *Run) map[string]any {
 		"html_url":     fmt.Sprintf("%s/job/%d", r.runHTMLURL(x.ID), id),
 		"started_at":   x.StartedAt,
 		"completed_at": completed,
+		"runner_name":  runnerName(x),
 		"steps": []map[string]any{{
 			"number": 1, "name": "Run the worker", "status": x.Status, "conclusion": conclusion,
 		}},
 	}
+}
+
+// runnerName is the runner of a run that started: the fake has one.
+func runnerName(x *Run) any {
+	if x.StartedAt == "" {
+		return nil
+	}
+	return "fakegh-runner"
 }
 
 // writeConditional answers with v and its ETag, or 304 Not Modified when

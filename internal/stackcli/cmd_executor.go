@@ -148,8 +148,9 @@ func executorFollow(c *cli.Context) error {
 	}
 	res := struct {
 		Conclusion string `json:"conclusion"`
+		Runner     string `json:"runner"`
 		Commit     string `json:"commit"`
-	}{got.Conclusion, got.Commit}
+	}{got.Conclusion, got.Runner, got.Commit}
 	return cliapp.Emit(c, res, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "run %d concluded %s; result %s\n", run.ID, res.Conclusion, res.Commit)
 		return err

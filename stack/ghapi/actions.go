@@ -75,6 +75,8 @@ type WorkflowJob struct {
 	StartedAt   string    `json:"started_at"`
 	CompletedAt string    `json:"completed_at"`
 	Steps       []JobStep `json:"steps"`
+	// RunnerName is the runner that ran the job, once one took it.
+	RunnerName string `json:"runner_name"`
 }
 
 // JobStep is one step of a workflow job.
