@@ -158,7 +158,7 @@ func (e *ActionsExecutor) Follow(ctx context.Context, gitDir string, run engine.
 			return res, err
 		}
 		if fctx.Err() != nil {
-			e.Cancel(run.ID)
+			e.CancelRun(run.ID)
 			if ctx.Err() != nil {
 				return engine.RemoteResult{}, ctx.Err()
 			}
@@ -186,9 +186,23 @@ func (e *ActionsExecutor) runner(ctx context.Context, id int64) string {
 	return jobs[0].RunnerName
 }
 
-// Cancel asks GitHub to cancel run id, within its own deadline (the
+// Cancel is engine.Executor's: the run of run.Job cancelled, found by
+// its title when its id was never recorded.
+func (e *ActionsExecutor) Cancel(ctx context.Context, run engine.RemoteRun) error {
+	id := run.ID
+	if id == 0 {
+		found, err := e.find(ctx, e.dispatch("", "", run.Job, ""))
+		if err != nil || found.ID == 0 {
+			return err
+		}
+		id = found.ID
+	}
+	return e.CancelRun(id)
+}
+
+// CancelRun asks GitHub to cancel run id, within its own deadline (the
 // caller's may have ended); a run already over is not an error.
-func (e *ActionsExecutor) Cancel(id int64) error {
+func (e *ActionsExecutor) CancelRun(id int64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := e.Client.CancelRun(ctx, id); err != nil && !errors.Is(err, ghapi.ErrRunCompleted) {

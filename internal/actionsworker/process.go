@@ -111,14 +111,23 @@ func (p *Process) Follow(ctx context.Context, gitDir string, run engine.RemoteRu
 	if ctx.Err() != nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stepTimeout)
 		defer cancel()
-		var none struct{}
-		_ = forge.RunWithin(cctx, stepTimeout, p.Dir, nil, nil, &none, "executor cancel", "--run", strconv.FormatInt(run.ID, 10))
+		_ = p.Cancel(cctx, run)
 		return engine.RemoteResult{}, ctx.Err()
 	}
 	if err != nil {
 		return engine.RemoteResult{}, err
 	}
 	return engine.RemoteResult{Conclusion: f.Conclusion, Runner: f.Runner, Commit: f.Commit}, nil
+}
+
+// Cancel has gh-specstack cancel the job's run.
+func (p *Process) Cancel(ctx context.Context, run engine.RemoteRun) error {
+	var none struct{}
+	args := []string{"--job", run.Job, "--ref", p.Ref}
+	if run.ID != 0 {
+		args = append(args, "--run", strconv.FormatInt(run.ID, 10))
+	}
+	return forge.RunWithin(ctx, stepTimeout, p.Dir, nil, nil, &none, "executor cancel", args...)
 }
 
 // Clean has gh-specstack delete the job's branches and fetched ref.

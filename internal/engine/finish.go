@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
@@ -206,6 +209,7 @@ func (r *Runner) Abort(ctx context.Context, yes bool) error {
 	if !ok {
 		return exitcode.New(exitcode.Usage, "abort: the %s backend keeps no operation log to restore run %s from", r.Backend.VCS(), r.Doc.Header.RunID)
 	}
+	live := r.cancelRemote(ctx, st)
 	if err := u.RestoreOp(ctx, r.Doc.Header.StartOp); err != nil {
 		return fmt.Errorf("restore operation %s: %w", short(r.Doc.Header.StartOp), err)
 	}
@@ -216,7 +220,58 @@ func (r *Runner) Abort(ctx context.Context, yes bool) error {
 		}
 	}
 	r.removeWorkspacesDir()
-	return r.record(Event{Payload: Aborted{Op: r.Doc.Header.StartOp}})
+	if err := r.record(Event{Payload: Aborted{Op: r.Doc.Header.StartOp}}); err != nil {
+		return err
+	}
+	return live
+}
+
+// cancelRemote cancels, for abort, the runs an executor still works on
+// for the run's tasks and deletes their branches; each is then settled.
+// What it could not cancel is the error, naming the runs: abort still
+// undoes the run here, and says what is left on GitHub.
+func (r *Runner) cancelRemote(ctx context.Context, st *State) error {
+	var left []string
+	for _, n := range slices.Sorted(maps.Keys(st.Tasks)) {
+		t := st.Tasks[n]
+		rr := t.Remote
+		if rr == nil || rr.Settled {
+			continue
+		}
+		where := cmp.Or(rr.URL, "the run of job "+rr.Job)
+		if r.Executor == nil {
+			left = append(left, where)
+			continue
+		}
+		if !rr.Done {
+			if err := r.Executor.Cancel(ctx, *rr); err != nil {
+				left = append(left, fmt.Sprintf("%s (%v)", where, err))
+				continue
+			}
+		}
+		gitDir := ""
+		if b, ok := r.Backend.(*JJBackend); ok {
+			gitDir, _ = b.Repo.GitRoot(ctx)
+		}
+		if err := r.Executor.Clean(ctx, gitDir, *rr); err != nil {
+			r.logf("task %d: %v (delete its specstack/ branches by hand)", n, err)
+		}
+		ev := func(p Payload) error {
+			return r.record(Event{Task: n, Wave: t.Wave, Role: RoleImplementer, Payload: p})
+		}
+		if err := ev(RemoteFinished{RunID: rr.ID, Conclusion: cmp.Or(rr.Conclusion, "cancelled")}); err != nil {
+			return err
+		}
+		if err := ev(RemoteSettled{}); err != nil {
+			return err
+		}
+		r.logf("task %d: %s cancelled", n, where)
+	}
+	if len(left) > 0 {
+		return exitcode.New(exitcode.Failure, "run %s aborted here, but these runs on GitHub Actions could not be cancelled: %s; cancel them there (gh run cancel ID) and delete their specstack/ branches",
+			r.Doc.Header.RunID, strings.Join(left, "; "))
+	}
+	return nil
 }
 
 // Resume records that a person (or a driver) picked the run up again.

@@ -39,6 +39,10 @@ type Executor interface {
 	// gitDir (the run's branches and refs); the run's result must be in
 	// the workspace first.
 	Clean(ctx context.Context, gitDir string, run RemoteRun) error
+	// Cancel cancels the run of run.Job (found by its title when run.ID
+	// is 0: a dispatch killed before its id was recorded); a run already
+	// over, or none, is not an error.
+	Cancel(ctx context.Context, run RemoteRun) error
 }
 
 // RemoteRun is a job sent to an executor, as the ledger records it.

@@ -17,6 +17,9 @@ func abortCommand() *cli.Command {
 undoing every workspace, squash and abandon of the run at once (jj op log shows
 the restore), removes the run's workspace directories and records the run as
 aborted. Briefs, reports and logs are kept in the artifacts directory.
+A run with --executor github-actions has its live runs cancelled and their
+specstack/ branches deleted first; a run that cannot be cancelled (GitHub
+unreachable) is named and abort exits 1 once the rest is undone.
 
 Aborting a complete run, or a run whose @ holds edits made since the run last
 recorded it (a person's edits, a conflict resolution), needs --yes: without
@@ -24,19 +27,34 @@ it abort lists the tasks merged and the files changed since, changes nothing
 and exits 5.`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "abort even a complete run, or one whose @ was edited since"}},
 		Action: func(c *cli.Context) error {
-			r, err := openRunner(c)
+			s, err := openSession(c)
+			if err != nil {
+				return err
+			}
+			r, err := s.open(c)
 			if err != nil {
 				return err
 			}
 			defer r.Close()
-			if err := r.Abort(c.Context, c.Bool("yes")); err != nil {
+			if o := r.Doc.Header.Options; o.Executor != "" && !r.State().Aborted {
+				// Without GitHub, abort still undoes the run here and
+				// names the runs it could not cancel.
+				if r.Executor, err = connectExecutor(c.Context, s.repo, s.dir, o); err != nil {
+					fmt.Fprintf(cliapp.Stderr(c), "jj-kaisen: cannot reach the runs on GitHub Actions: %v\n", err)
+				}
+			}
+			err = r.Abort(c.Context, c.Bool("yes"))
+			if !r.State().Aborted {
 				return err
 			}
 			cov := r.Report()
-			return cliapp.Emit(c, cov, func(w io.Writer) error {
+			if eerr := cliapp.Emit(c, cov, func(w io.Writer) error {
 				_, err := fmt.Fprintf(w, "run %s aborted: restored to operation %s; artifacts kept in %s\n", cov.RunID, cov.StartOp, cov.Artifacts)
 				return err
-			})
+			}); eerr != nil {
+				return eerr
+			}
+			return err
 		},
 	}
 }

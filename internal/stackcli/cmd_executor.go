@@ -1,6 +1,7 @@
 package stackcli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -41,7 +42,8 @@ func executorCommand() *cli.Command {
 			{Name: "follow", Usage: "follow a run to its end and fetch its result",
 				Flags:  []cli.Flag{gitDir, job, run, &cli.DurationFlag{Name: "timeout"}},
 				Action: executorFollow},
-			{Name: "cancel", Usage: "cancel a run", Flags: []cli.Flag{run}, Action: executorCancel},
+			{Name: "cancel", Usage: "cancel a run (by its id, else the job's run found by title)",
+				Flags: []cli.Flag{&cli.Int64Flag{Name: "run", Usage: "the workflow run's `ID`"}, &cli.StringFlag{Name: "job", Usage: "the job's `ID`, to find its run"}, ref}, Action: executorCancel},
 			{Name: "clean", Usage: "delete a job's branches and fetched result",
 				Flags: []cli.Flag{gitDir, job}, Action: executorClean},
 		},
@@ -162,11 +164,17 @@ func executorCancel(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := e.Cancel(c.Int64("run")); err != nil {
+	run := engine.RemoteRun{ID: c.Int64("run"), Job: c.String("job")}
+	if run.ID == 0 {
+		if err := checkJob(run.Job); err != nil {
+			return err
+		}
+	}
+	if err := e.Cancel(c.Context, run); err != nil {
 		return githubExit(err)
 	}
 	return cliapp.Emit(c, struct{}{}, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "run %d cancelled\n", c.Int64("run"))
+		_, err := fmt.Fprintf(w, "run of %s cancelled\n", cmp.Or(run.Job, fmt.Sprint(run.ID)))
 		return err
 	})
 }
