@@ -43,15 +43,19 @@ type ActionsExecutor struct {
 func resultRef(job string) string { return "refs/specstack/results/" + job }
 
 // dispatch is the dispatch of job: its inputs, and its run's title.
-func (e *ActionsExecutor) dispatch(role, task, job, brief string) ghapi.Dispatch {
+func (e *ActionsExecutor) dispatch(role, task, job, brief, findings string) ghapi.Dispatch {
 	runID, jobID, _ := strings.Cut(job, "/")
 	base, result := actionsworker.Branches(job)
-	return ghapi.Dispatch{Workflow: e.Workflow, Ref: e.Ref, Title: actionsworker.Title(runID, jobID, jobID),
+	d := ghapi.Dispatch{Workflow: e.Workflow, Ref: e.Ref, Title: actionsworker.Title(runID, jobID, jobID),
 		Inputs: map[string]string{
 			actionsworker.InputRunID: runID, actionsworker.InputJobID: jobID, actionsworker.InputDispatchID: jobID,
 			actionsworker.InputRole: role, actionsworker.InputTask: task, actionsworker.InputBaseRef: base,
 			actionsworker.InputResultBranch: result, actionsworker.InputWorker: e.Worker, actionsworker.InputBrief: brief,
 		}}
+	if findings != "" {
+		d.Inputs[actionsworker.InputFindings] = findings
+	}
+	return d
 }
 
 // actionsExecutorFor is the executor of a run recorded with
@@ -80,15 +84,19 @@ func (e *ActionsExecutor) Dispatch(ctx context.Context, gitDir string, j engine.
 	if err != nil {
 		return run, err
 	}
-	return e.DispatchJob(ctx, gitDir, j.Role, j.Task, brief, run)
+	findings, err := actionsworker.Findings(j)
+	if err != nil {
+		return run, err
+	}
+	return e.DispatchJob(ctx, gitDir, j.Role, j.Task, brief, findings, run)
 }
 
 // DispatchJob pushes run.Base as the job's base branch and dispatches
 // the workflow; a run of the job already dispatched (a dispatch killed
 // before its run was recorded: run.Resumed) is found by its title and
 // returned.
-func (e *ActionsExecutor) DispatchJob(ctx context.Context, gitDir, role, task, brief string, run engine.RemoteRun) (engine.RemoteRun, error) {
-	d := e.dispatch(role, task, run.Job, brief)
+func (e *ActionsExecutor) DispatchJob(ctx context.Context, gitDir, role, task, brief, findings string, run engine.RemoteRun) (engine.RemoteRun, error) {
+	d := e.dispatch(role, task, run.Job, brief, findings)
 	if run.Resumed {
 		if found, err := e.find(ctx, d); err != nil {
 			return run, err
@@ -191,7 +199,7 @@ func (e *ActionsExecutor) runner(ctx context.Context, id int64) string {
 func (e *ActionsExecutor) Cancel(ctx context.Context, run engine.RemoteRun) error {
 	id := run.ID
 	if id == 0 {
-		found, err := e.find(ctx, e.dispatch("", "", run.Job, ""))
+		found, err := e.find(ctx, e.dispatch("", "", run.Job, "", ""))
 		if err != nil || found.ID == 0 {
 			return err
 		}

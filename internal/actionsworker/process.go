@@ -66,24 +66,25 @@ func (p *Process) Dispatch(ctx context.Context, gitDir string, j engine.Job, run
 	if err != nil {
 		return run, err
 	}
-	dir := p.Artifacts
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	f, err := os.CreateTemp(dir, "remote-brief-*.md")
+	findings, err := Findings(j)
 	if err != nil {
-		return run, fmt.Errorf("write the brief for the runner: %w", err)
+		return run, err
 	}
-	defer os.Remove(f.Name())
-	_, werr := f.WriteString(brief)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
+	briefFile, err := p.tempFile("remote-brief-*.md", brief)
+	if err != nil {
+		return run, err
 	}
-	if werr != nil {
-		return run, fmt.Errorf("write the brief for the runner: %w", werr)
-	}
+	defer os.Remove(briefFile)
 	args := []string{"--git-dir", gitDir, "--job", run.Job, "--base", run.Base, "--role", j.Role, "--task", j.Task,
-		"--worker", p.Worker, "--ref", p.Ref, "--brief-file", filepath.Clean(f.Name())}
+		"--worker", p.Worker, "--ref", p.Ref, "--brief-file", briefFile}
+	if findings != "" {
+		f, err := p.tempFile("remote-findings-*.md", findings)
+		if err != nil {
+			return run, err
+		}
+		defer os.Remove(f)
+		args = append(args, "--findings-file", f)
+	}
 	if run.Resumed {
 		args = append(args, "--resumed")
 	}
@@ -93,6 +94,28 @@ func (p *Process) Dispatch(ctx context.Context, gitDir string, j engine.Job, run
 	}
 	run.ID, run.URL = d.RunID, d.URL
 	return run, nil
+}
+
+// tempFile writes text to a new file in the artifacts folder (outside
+// every work tree) for gh-specstack to read, and returns its path.
+func (p *Process) tempFile(pattern, text string) (string, error) {
+	dir := p.Artifacts
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", fmt.Errorf("write a file for the runner: %w", err)
+	}
+	_, werr := f.WriteString(text)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("write a file for the runner: %w", werr)
+	}
+	return filepath.Clean(f.Name()), nil
 }
 
 // followed is `gh specstack executor follow`'s report.

@@ -32,20 +32,25 @@ const (
 	InputResultBranch = "result_branch"
 	InputWorker       = "worker"
 	InputBrief        = "brief"
+	InputFindings     = "findings"
 )
 
 // inputs are the dispatch inputs in the order the workflow declares them;
-// those with a default are optional.
-var inputs = []struct{ name, description, def string }{
-	{InputRunID, "specstack's run id", ""},
-	{InputJobID, "the job's id in the run", ""},
-	{InputDispatchID, "unique to this dispatch: the run is found by its title", ""},
-	{InputRole, "SPECSTACK_ROLE: implementer, fixer, author, ...", "implementer"},
-	{InputTask, "SPECSTACK_TASK: the task number(s) or ticket", ""},
-	{InputBaseRef, "the branch holding the job's base, checked out", ""},
-	{InputResultBranch, "the branch the result is pushed to (under specstack/)", ""},
-	{InputWorker, "the worker this workflow was written for (a preset name or the command)", ""},
-	{InputBrief, "the brief (for an agent preset, its prompt), written to $RUNNER_TEMP", ""},
+// those with a default, or optional, may be left out.
+var inputs = []struct {
+	name, description, def string
+	optional               bool
+}{
+	{InputRunID, "specstack's run id", "", false},
+	{InputJobID, "the job's id in the run", "", false},
+	{InputDispatchID, "unique to this dispatch: the run is found by its title", "", false},
+	{InputRole, "SPECSTACK_ROLE: implementer, fixer, author, ...", "implementer", false},
+	{InputTask, "SPECSTACK_TASK: the task number(s) or ticket", "", false},
+	{InputBaseRef, "the branch holding the job's base, checked out", "", false},
+	{InputResultBranch, "the branch the result is pushed to (under specstack/)", "", false},
+	{InputWorker, "the worker this workflow was written for (a preset name or the command)", "", false},
+	{InputBrief, "the brief (for an agent preset, its prompt), written to $RUNNER_TEMP", "", false},
+	{InputFindings, "a fixer's findings (SPECSTACK_FINDINGS), written to $RUNNER_TEMP", "", true},
 }
 
 // Title is the display title (the workflow's run-name) of the run a
@@ -71,6 +76,10 @@ const DefaultPoll = 5 * time.Second
 func Brief(j engine.Job) (string, error) {
 	path := j.Brief
 	if _, ok := j.Preset(); ok {
+		// A runner starts a fresh agent session: the prompt is a first
+		// session's (brief and findings inline), not a resumed one's.
+		j.Session = j.Report + ".remote.session.json"
+		os.Remove(j.Session)
 		path = j.Spec().Stdin
 	}
 	if path == "" {
@@ -79,6 +88,22 @@ func Brief(j engine.Job) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("read the brief: %w", err)
+	}
+	return string(b), nil
+}
+
+// Findings is what the runner hands job j's worker as its findings (a
+// fixer's): the findings file, "" when it has none.
+func Findings(j engine.Job) (string, error) {
+	if j.Findings == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(j.Findings)
+	if os.IsNotExist(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the findings: %w", err)
 	}
 	return string(b), nil
 }
@@ -165,6 +190,8 @@ func Render(o Options) ([]byte, error) {
 		fmt.Fprintf(&b, "      %s:\n        description: %s\n", in.name, yamlString(in.description))
 		if in.def != "" {
 			fmt.Fprintf(&b, "        required: false\n        default: %s\n", yamlString(in.def))
+		} else if in.optional {
+			b.WriteString("        required: false\n        default: \"\"\n")
 		} else {
 			b.WriteString("        required: true\n")
 		}
@@ -195,6 +222,7 @@ func Render(o Options) ([]byte, error) {
 		{"SPECSTACK_WORKER", yamlString(worker)},
 		{"SPECSTACK_WORKER_ASKED", "${{ inputs." + InputWorker + " }}"},
 		{"SPECSTACK_BRIEF_TEXT", "${{ inputs." + InputBrief + " }}"},
+		{"SPECSTACK_FINDINGS_TEXT", "${{ inputs." + InputFindings + " }}"},
 		{"SPECSTACK_RUN_ID", "${{ inputs." + InputRunID + " }}"},
 		{"SPECSTACK_JOB_ID", "${{ inputs." + InputJobID + " }}"},
 		{"SPECSTACK_ROLE", "${{ inputs." + InputRole + " }}"},
@@ -246,11 +274,16 @@ esac
 spec="$RUNNER_TEMP/specstack"
 mkdir -p "$spec/artifacts"
 printf '%s' "$SPECSTACK_BRIEF_TEXT" > "$spec/brief.md"
-unset SPECSTACK_BRIEF_TEXT SPECSTACK_WORKER_ASKED
+SPECSTACK_FINDINGS=""
+if [ -n "$SPECSTACK_FINDINGS_TEXT" ]; then
+  printf '%s' "$SPECSTACK_FINDINGS_TEXT" > "$spec/findings.md"
+  SPECSTACK_FINDINGS="$spec/findings.md"
+fi
+unset SPECSTACK_BRIEF_TEXT SPECSTACK_FINDINGS_TEXT SPECSTACK_WORKER_ASKED
 export SPECSTACK_WORKSPACE="$GITHUB_WORKSPACE"
 export SPECSTACK_BRIEF="$spec/brief.md"
 export SPECSTACK_REPORT="$spec/report.md"
-export SPECSTACK_FINDINGS=""
+export SPECSTACK_FINDINGS
 export SPECSTACK_PIDFILE="$spec/worker.pid"
 export SPECSTACK_ARTIFACTS="$spec/artifacts"
 echo "$$" > "$SPECSTACK_PIDFILE"

@@ -146,7 +146,12 @@ func (r *Runner) fix(ctx context.Context, w int, ts []*TaskState) ([]*TaskState,
 			mu.Unlock()
 			return
 		}
-		res := r.runTracked(ctx, taskLabel(t.Num), r.job(w, t, RoleFixer))
+		var res Result
+		if r.Executor != nil {
+			res = r.runRemote(ctx, r.State().Tasks[t.Num], r.job(w, t, RoleFixer))
+		} else {
+			res = r.runTracked(ctx, taskLabel(t.Num), r.job(w, t, RoleFixer))
+		}
 		if ctx.Err() != nil {
 			return
 		}

@@ -37,6 +37,7 @@ func executorCommand() *cli.Command {
 			{Name: "dispatch", Usage: "push the job's base and dispatch the workflow (or find the run a killed dispatch started)",
 				Flags: []cli.Flag{gitDir, job, ref, &cli.StringFlag{Name: "base", Required: true}, &cli.StringFlag{Name: "role", Required: true},
 					&cli.StringFlag{Name: "task"}, &cli.StringFlag{Name: "worker", Required: true}, &cli.StringFlag{Name: "brief-file", Required: true},
+					&cli.StringFlag{Name: "findings-file", Usage: "a fixer's findings"},
 					&cli.BoolFlag{Name: "resumed"}},
 				Action: executorDispatch},
 			{Name: "follow", Usage: "follow a run to its end and fetch its result",
@@ -116,11 +117,17 @@ func executorDispatch(c *cli.Context) error {
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("read the brief: %w", err))
 	}
+	var findings []byte
+	if f := c.String("findings-file"); f != "" {
+		if findings, err = os.ReadFile(f); err != nil {
+			return exitcode.Wrap(exitcode.Usage, fmt.Errorf("read the findings: %w", err))
+		}
+	}
 	run := engine.RemoteRun{Job: c.String("job"), Base: c.String("base"), Resumed: c.Bool("resumed")}
 	if err := checkJob(run.Job); err != nil {
 		return err
 	}
-	got, err := e.DispatchJob(c.Context, c.String("git-dir"), c.String("role"), c.String("task"), string(brief), run)
+	got, err := e.DispatchJob(c.Context, c.String("git-dir"), c.String("role"), c.String("task"), string(brief), string(findings), run)
 	if err != nil {
 		return githubExit(err)
 	}
