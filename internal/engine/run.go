@@ -121,12 +121,18 @@ func newRunner(repo *jjx.Repo, dir string, d *Doc, out io.Writer) *Runner {
 	if out == nil {
 		out = io.Discard
 	}
+	return &Runner{Dir: dir, Doc: d, Out: out, Backend: BackendOf(repo, d)}
+}
+
+// BackendOf is the backend run d's task workspaces live in: jj
+// workspaces in the folder the run recorded (the default one for ledgers
+// from before it was recorded).
+func BackendOf(repo *jjx.Repo, d *Doc) *JJBackend {
 	wsDir := d.Header.Options.WorkspacesDir
 	if wsDir == "" {
 		wsDir = WorkspacesDir(d.Header.Root)
 	}
-	b := NewJJBackend(repo, wsDir, workspacePrefix(d))
-	return &Runner{Dir: dir, Doc: d, Out: out, Backend: b}
+	return NewJJBackend(repo, wsDir, workspacePrefix(d))
 }
 
 // Close releases the lock.

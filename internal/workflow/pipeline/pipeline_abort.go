@@ -42,8 +42,17 @@ func AbortPipeline(ctx context.Context, env *apply.Env) (*PipelineRun, error) {
 	}
 	wsDir := p.workspacesDir(env.Repo.Root)
 	var errs []error
-	drop := func(name, path string) {
-		if name != "" && live[name] {
+	// drop releases a workspace through the backend it was provisioned
+	// by, as every job's workspace is released.
+	drop := func(b *engine.JJBackend, name, path string) {
+		if name == "" {
+			return
+		}
+		if err := oneFolder(name); err != nil {
+			errs = append(errs, err)
+			return
+		}
+		if live[name] {
 			// Snapshot first: edits a person made there while fixing the
 			// member stay in its change (visible in jj log), not lost
 			// with the folder.
@@ -53,27 +62,31 @@ func AbortPipeline(ctx context.Context, env *apply.Env) (*PipelineRun, error) {
 					return
 				}
 			}
-			if err := env.Repo.WorkspaceForget(ctx, name); err != nil {
-				errs = append(errs, fmt.Errorf("forget workspace %s: %w", name, err))
-				return
-			}
 		}
-		if path != "" {
+		if err := b.Release(ctx, engine.Workspace{Name: name, Path: path}); err != nil {
+			errs = append(errs, err)
+			return
+		}
+		// A folder recorded elsewhere than the backend's (an older
+		// ledger) goes too, when it is inside the workspaces folder.
+		if path != "" && path != b.Path(name) {
 			if err := removeWorkspaceDir(wsDir, path); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
+	members := p.memberBackend(env.Repo)
 	for _, m := range p.Members {
 		if p.outcome(m).Landed() {
 			continue
 		}
 		if d, ok, err := engine.Load(m.Dir); err == nil && ok {
+			tasks := engine.BackendOf(env.Repo, d)
 			for _, t := range engine.Fold(d).Tasks {
-				drop(t.Workspace, t.Path)
+				drop(tasks, t.Workspace, t.Path)
 			}
 		}
-		drop(m.Workspace, m.Path)
+		drop(members, m.Workspace, m.Path)
 		fmt.Fprintf(env.Out, "pipeline: %s not landed: its workspaces removed (their changes stay in `jj log`)\n", m.Change)
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -412,8 +412,11 @@ type workspaceBackend interface {
 
 // workspaces is the backend of the run's member workspaces: jj
 // workspaces in the run's workspaces folder.
-func (pr *pipelineRunner) workspaces() workspaceBackend {
-	return engine.NewJJBackend(pr.env.Repo, pr.run.workspacesDir(pr.env.Repo.Root), "openspec-pipe-"+pr.run.RunID+"-")
+func (pr *pipelineRunner) workspaces() workspaceBackend { return pr.run.memberBackend(pr.env.Repo) }
+
+// memberBackend is the backend of the run's member workspaces.
+func (r *PipelineRun) memberBackend(repo *jjx.Repo) *engine.JJBackend {
+	return engine.NewJJBackend(repo, r.workspacesDir(repo.Root), "openspec-pipe-"+r.RunID+"-")
 }
 
 // workspacesDir is the folder the run makes its workspaces in.
