@@ -95,7 +95,15 @@ func Abort(ctx context.Context, env *Env, yes bool) (*Aborted, error) {
 		}
 	}
 	a.PR = t.PR
-	if err := r.Abort(ctx, yes); err != nil {
+	if o := r.Doc.Header.Options; o.Executor != "" && !r.State().Aborted {
+		// Its live runs on GitHub Actions are cancelled; without GitHub
+		// the abort still undoes the run here and names them.
+		if r.Executor, err = env.connect(ctx, o); err != nil {
+			fmt.Fprintf(env.Out, "apply: cannot reach the runs on GitHub Actions: %v\n", err)
+		}
+	}
+	err = r.Abort(ctx, yes)
+	if err != nil && !r.State().Aborted {
 		return nil, err
 	}
 	if p.PreOp != "" {
@@ -103,7 +111,7 @@ func Abort(ctx context.Context, env *Env, yes bool) (*Aborted, error) {
 			return a, fmt.Errorf("restore operation %s (before apply): %w", record.ShortID(p.PreOp), err)
 		}
 	}
-	return a, nil
+	return a, err // the runs abort could not cancel, named
 }
 
 // StatusView is `apply --status --json`: one shape whether or not a run
