@@ -24,6 +24,7 @@ func TestJJOptionalForGitStacks(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, ".git"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
 
 	rep := Gather(t.Context(), "gh-specstack", "test", dir)
 	if !rep.OK() || rep.JJ.Found || rep.RepoKind != "git" || !rep.Git.OK {

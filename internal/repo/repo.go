@@ -50,14 +50,14 @@ func Find(dir string) (*Repo, error) {
 		return nil, fmt.Errorf("repository directory: %w", err)
 	}
 	for d := abs; ; {
-		if isDir(filepath.Join(d, ".jj")) {
+		if isDir(filepath.Join(d, ".jj")) && exists(filepath.Join(d, ".jj", "repo")) {
 			r := &Repo{Kind: KindJJ, Root: d, MetaDir: filepath.Join(d, ".jj")}
 			if exists(filepath.Join(d, ".git")) {
 				r.Kind = KindJJColocated
 			}
 			return r, nil
 		}
-		if gitPath := filepath.Join(d, ".git"); exists(gitPath) {
+		if gitPath := filepath.Join(d, ".git"); isGitEntry(gitPath) {
 			common, err := gitCommonDir(gitPath)
 			if err != nil {
 				return nil, err
@@ -122,6 +122,22 @@ func resolveGitEntry(gitPath string) (gitDir, common string, err error) {
 		common = c
 	}
 	return filepath.Clean(gitDir), filepath.Clean(common), nil
+}
+
+// isGitEntry reports whether p, a .git entry, is a repository's: a file
+// (a linked worktree's gitdir pointer) or a directory holding HEAD. An
+// empty .git directory is not one: Codex's sandbox makes /tmp/.git as a
+// mount target while it runs, and a project under /tmp must not take
+// /tmp for its repository.
+func isGitEntry(p string) bool {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return false
+	}
+	if !fi.IsDir() {
+		return true
+	}
+	return exists(filepath.Join(p, "HEAD"))
 }
 
 func isFile(p string) bool {
