@@ -68,8 +68,8 @@ var Keys = []Key{
 		"the branch whose copy of the workflow runs (default: the repository's default branch)"},
 	{"executor", "runs-on", `["ubuntu-latest"]`, "gh-specstack",
 		"runner labels gh specstack workflow init writes (--runs-on wins; default ubuntu-latest)"},
-	{"executor", "max-parallel", `8`, "jj-kaisen",
-		"runs at once with github-actions (default: [kaisen] max-parallel)"},
+	{"executor", "max-parallel", `8`, "all three",
+		"runs at once with github-actions: jj kaisen's tasks (default [kaisen] max-parallel), apply's groups, gh specstack run's tickets in parallel order (--max-parallel wins)"},
 	{"executor", "poll", `"5s"`, "jj-kaisen",
 		"wait between two looks at a run, a Go duration (default 5s; unchanged runs cost no rate limit)"},
 }

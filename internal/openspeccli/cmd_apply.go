@@ -273,6 +273,7 @@ func parseApplyCall(c *cli.Context, s *applySession, call pipeline.Call, args []
 	if req.Executor == engine.ExecutorLocal {
 		req.Executor = ""
 	}
+	req.ExecutorMaxParallel = s.cfg.Executor.MaxParallel
 	if req.Executor != "" && !slices.Contains(engine.Executors, req.Executor) {
 		return call, exitcode.New(exitcode.Usage, "executor %q: give one of %s (--executor or [executor] kind)", req.Executor, strings.Join(engine.Executors, ", "))
 	}

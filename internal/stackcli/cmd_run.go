@@ -7,6 +7,7 @@ import (
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/config"
+	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/stack"
 )
@@ -136,6 +137,9 @@ func runRequest(c *cli.Context, s settings, spec int) (stack.RunRequest, error) 
 	req.Executor = s.cfg.Executor.Kind
 	if c.IsSet("executor") {
 		req.Executor = c.String("executor")
+	}
+	if req.Executor != "" && req.Executor != engine.ExecutorLocal && !c.IsSet("max-parallel") {
+		req.MaxParallel = s.cfg.Executor.MaxParallel
 	}
 	var err error
 	if req.MaxCost, err = cliapp.MaxCost(c, s.cfg.Worker.MaxCost); err != nil {

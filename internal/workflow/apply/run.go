@@ -48,8 +48,10 @@ type Request struct {
 	Tracker           string `json:"tracker"`
 	WorkspacesDir     string `json:"workspaces_dir"`
 	// Executor is where the groups' implementers run: "" (here) or
-	// engine.ExecutorActions.
-	Executor string `json:"executor,omitempty"`
+	// engine.ExecutorActions; ExecutorMaxParallel bounds its runs at
+	// once ([executor] max-parallel; 0: every group at once).
+	Executor            string `json:"executor,omitempty"`
+	ExecutorMaxParallel int    `json:"-"`
 	// OnRevision, when set, is the commit @ must stand on, empty, when the
 	// apply starts under the lock (relay go put it there under an earlier
 	// hold of the lock; anything that moved @ in between is refused).
@@ -225,6 +227,9 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 		return nil, err
 	}
 	opts := engine.Options{Worker: req.Worker, Timeout: req.Timeout, SkipReview: true, WorkspacesDir: req.WorkspacesDir, MaxCost: req.MaxCost, Executor: req.Executor}
+	if req.Executor != "" {
+		opts.MaxParallel = req.ExecutorMaxParallel
+	}
 	if req.Executor == "" {
 		if err := engine.NeedWorker(req.Worker, env.Repo.Root); err != nil {
 			return nil, err
