@@ -1,6 +1,10 @@
 package kaisencli
 
-import "github.com/urfave/cli/v2"
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/actionsworker"
+)
 
 // commands lists jj-kaisen's own commands.
 func commands() []*cli.Command {
@@ -21,5 +25,6 @@ func commands() []*cli.Command {
 		reviewCommand(),
 		fanInCommand(),
 		gateCommand(),
+		actionsworker.Command(),
 	}
 }

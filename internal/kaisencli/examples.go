@@ -2,6 +2,8 @@ package kaisencli
 
 // examples are each verb's --help example (cliapp.Spec.Examples).
 var examples = map[string]string{
+	"workflow":      "workflow init --worker claude",
+	"workflow init": "workflow init --worker claude --runs-on ubuntu-latest",
 	"init":          "init plan.md",
 	"plan":          "plan plan.md",
 	"brief":         "brief plan.md 2",

@@ -1,6 +1,7 @@
 package stackcli
 
 import (
+	"github.com/specstack/specstack/internal/actionsworker"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,7 @@ import (
 )
 
 func commands() []*cli.Command {
-	return []*cli.Command{planCommand(), recipesCommand(), linkCommand(), pushCommand(), prCommand(), runCommand(), statusCommand(), resumeCommand(), workflowCommand(), executorCommand(), installCommand()}
+	return []*cli.Command{planCommand(), recipesCommand(), linkCommand(), pushCommand(), prCommand(), runCommand(), statusCommand(), resumeCommand(), actionsworker.Command(), executorCommand(), installCommand()}
 }
 
 var (

@@ -1,4 +1,4 @@
-package stackcli
+package actionsworker
 
 import (
 	"errors"
@@ -8,20 +8,21 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/specstack/specstack/internal/actionsworker"
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/repo"
 )
 
-func workflowCommand() *cli.Command {
+// Command is the workflow verb every binary has (workflow init): one
+// workflow, whichever binary dispatches it.
+func Command() *cli.Command {
 	return &cli.Command{
 		Name:  "workflow",
 		Usage: "the GitHub Actions workflow that runs a worker on a runner",
 		Subcommands: []*cli.Command{{
 			Name:  "init",
-			Usage: "write " + actionsworker.Path + " for the configured worker",
+			Usage: "write " + Path + " for the configured worker",
 			Description: `Writes the workflow_dispatch workflow a remote worker runs on GitHub Actions:
 it checks out the job's base, installs the worker's agent CLI from npm at the
 version specstack is tested with (nothing for a command worker), runs the
@@ -29,8 +30,8 @@ worker with the SPECSTACK_* variables the local executor sets, the brief
 arriving as a dispatch input written to $RUNNER_TEMP (never the work tree or a
 command line; at most about 64 KB), the agent's credentials from repository
 secrets, and pushes its commit, the report as its message, to the job's
-result branch under specstack/. jj kaisen and jj openspec users run this same
-command. Commit the file and push it to the default branch.
+result branch under specstack/. jj kaisen, jj openspec and gh specstack write
+the same file. Commit the file and push it to the default branch.
 
 The worker is --worker, else [worker] command; [worker] timeout, when set,
 bounds the job (plus 15 minutes). A file that exists and differs is left
@@ -38,7 +39,7 @@ alone (exit 5) unless --force; --dry-run prints the workflow and writes
 nothing.`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "worker", Usage: "the worker the runner runs: a preset (claude, codex) or a shell `CMD` (default: [worker] command)"},
-				&cli.StringSliceFlag{Name: "runs-on", Usage: "a runner `LABEL` (repeatable; default " + actionsworker.DefaultRunsOn + ")"},
+				&cli.StringSliceFlag{Name: "runs-on", Usage: "a runner `LABEL` (repeatable; default " + DefaultRunsOn + ")"},
 				&cli.BoolFlag{Name: "force", Usage: "replace a workflow file that differs"},
 				&cli.BoolFlag{Name: "dry-run", Usage: "print the workflow, write nothing"},
 			},
@@ -76,7 +77,7 @@ func workflowInit(c *cli.Context) error {
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
-	o := actionsworker.Options{Worker: cfg.Worker.Command, RunsOn: c.StringSlice("runs-on")}
+	o := Options{Worker: cfg.Worker.Command, RunsOn: c.StringSlice("runs-on")}
 	if len(o.RunsOn) == 0 {
 		o.RunsOn = cfg.Executor.RunsOn
 	}
@@ -90,14 +91,14 @@ func workflowInit(c *cli.Context) error {
 		}
 		o.Timeout = d
 	}
-	content, err := actionsworker.Render(o)
-	if errors.As(err, new(*actionsworker.WorkerError)) {
+	content, err := Render(o)
+	if errors.As(err, new(*WorkerError)) {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("workflow init: %w", err))
 	}
 	if err != nil {
 		return err
 	}
-	res := workflowInitResult{Path: actionsworker.Path, Worker: strings.TrimSpace(o.Worker), Secrets: actionsworker.Secrets(o.Worker), DryRun: c.Bool("dry-run")}
+	res := workflowInitResult{Path: Path, Worker: strings.TrimSpace(o.Worker), Secrets: Secrets(o.Worker), DryRun: c.Bool("dry-run")}
 	if res.Secrets == nil {
 		res.Secrets = []string{}
 	}
@@ -108,8 +109,8 @@ func workflowInit(c *cli.Context) error {
 			return err
 		})
 	}
-	wr, err := actionsworker.Write(r.Root, content, c.Bool("force"))
-	if errors.As(err, new(*actionsworker.ExistsError)) {
+	wr, err := Write(r.Root, content, c.Bool("force"))
+	if errors.As(err, new(*ExistsError)) {
 		return exitcode.Wrap(exitcode.NeedsChoice, err)
 	}
 	if err != nil {
