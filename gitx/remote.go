@@ -126,7 +126,7 @@ func (r *Repo) Push(ctx context.Context, remote, branch, rev string) (PushResult
 				"inspect it (git fetch %s; git log %s..%s/%s) and decide by hand",
 			branch, remote, ErrRemoteMoved, short(have), short(sha), remote, short(sha), remote, branch)
 	}
-	if _, err := r.git(ctx, "push", "--quiet", "--no-verify", remote, sha+":refs/heads/"+branch); err != nil {
+	if _, err := r.gitWithin(ctx, NetworkTimeout, "push", "--quiet", "--no-verify", remote, sha+":refs/heads/"+branch); err != nil {
 		return "", fmt.Errorf("push %s to %s: %w", branch, remote, err)
 	}
 	return Pushed, nil
@@ -146,7 +146,7 @@ func (r *Repo) FetchBranch(ctx context.Context, remote, branch, into string) (sh
 	if _, ok, err := r.RemoteHead(ctx, remote, branch); err != nil || !ok {
 		return "", false, err
 	}
-	if _, err := r.git(ctx, "fetch", "--quiet", "--no-tags", remote, "refs/heads/"+branch+":"+into); err != nil {
+	if _, err := r.gitWithin(ctx, NetworkTimeout, "fetch", "--quiet", "--no-tags", remote, "refs/heads/"+branch+":"+into); err != nil {
 		return "", false, fmt.Errorf("fetch %s from %s: %w", branch, remote, err)
 	}
 	// Read by git, not in process: other fetches and deletions may be
@@ -173,7 +173,7 @@ func (r *Repo) DeleteRemoteBranches(ctx context.Context, remote string, branches
 		return nil
 	}
 	args := append([]string{"push", "--quiet", "--no-verify", remote, "--delete"}, refs...)
-	if _, err := r.git(ctx, args...); err != nil {
+	if _, err := r.gitWithin(ctx, NetworkTimeout, args...); err != nil {
 		return fmt.Errorf("delete %s on %s: %w", strings.Join(branches, ", "), remote, err)
 	}
 	return nil
@@ -182,7 +182,7 @@ func (r *Repo) DeleteRemoteBranches(ctx context.Context, remote string, branches
 // DeleteRef deletes the local ref name (refs/...); a missing one is not
 // an error.
 func (r *Repo) DeleteRef(ctx context.Context, name string) error {
-	if _, err := r.git(ctx, "update-ref", "-d", name); err != nil {
+	if _, err := r.gitWithin(ctx, ReadTimeout, "update-ref", "-d", name); err != nil {
 		return fmt.Errorf("delete ref %s: %w", name, err)
 	}
 	return nil
@@ -192,8 +192,26 @@ func (r *Repo) DeleteRef(ctx context.Context, name string) error {
 // commit from (not a git work tree: no enclosing repository is looked
 // for), hold commit to instead: the two commits' diff, applied as a
 // patch (binary files, modes, symbolic links and deletions included).
-// Paths leaving dir are refused by git apply.
+// Paths leaving dir are refused by git apply; a change to a .git or .jj
+// folder (a repository's or jj workspace's own metadata) is refused here,
+// with the paths, and nothing is applied.
 func (r *Repo) ApplyDiff(ctx context.Context, from, to, dir string) error {
+	stats, err := r.NumStat(ctx, from, to)
+	if err != nil {
+		return err
+	}
+	var meta []string
+	for _, s := range stats {
+		for _, part := range strings.Split(s.Path, "/") {
+			if part == ".git" || part == ".jj" {
+				meta = append(meta, s.Path)
+				break
+			}
+		}
+	}
+	if len(meta) > 0 {
+		return &MetadataError{Paths: meta}
+	}
 	patch, err := r.gitRead(ctx, "diff", "--binary", "--full-index", "--no-renames", "--no-ext-diff", "--no-textconv",
 		"--src-prefix=a/", "--dst-prefix=b/", from, to, "--")
 	if err != nil {
@@ -203,9 +221,17 @@ func (r *Repo) ApplyDiff(ctx context.Context, from, to, dir string) error {
 		return nil
 	}
 	err = xec.Run(ctx, xec.Cmd{Name: r.bin(), Args: []string{"apply", "--whitespace=nowarn", "-"}, Dir: dir,
-		Stdin: bytes.NewReader(patch), Env: append([]string{"GIT_CEILING_DIRECTORIES=" + filepath.Dir(dir)}, r.Env...)})
+		Stdin: bytes.NewReader(patch), Env: append([]string{"GIT_CEILING_DIRECTORIES=" + filepath.Dir(dir)}, r.Env...), Timeout: NetworkTimeout})
 	if err != nil {
 		return fmt.Errorf("apply the diff of %s to %s in %s: %w", short(from), short(to), dir, err)
 	}
 	return nil
+}
+
+// MetadataError is a diff ApplyDiff refused: it changes repository
+// metadata (.git or .jj folders), which no worker may write.
+type MetadataError struct{ Paths []string }
+
+func (e *MetadataError) Error() string {
+	return fmt.Sprintf("it changes repository metadata (%s): not applied", strings.Join(e.Paths, ", "))
 }

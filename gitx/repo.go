@@ -20,6 +20,10 @@ var ErrNoCommit = errors.New("resolves to no commit")
 // ReadTimeout bounds each git process that reads the repository.
 const ReadTimeout = time.Minute
 
+// NetworkTimeout bounds each git process that talks to a remote (push,
+// fetch) or writes many files (apply).
+const NetworkTimeout = 10 * time.Minute
+
 // Repo is a git repository: its work tree (or, for a bare repository, its
 // git directory). Reads go through go-git in process (store.go), the rest
 // through the git CLI; CLI reads run with GIT_OPTIONAL_LOCKS=0, and no
@@ -341,6 +345,11 @@ func (r *Repo) RemoteURL(ctx context.Context, name string) (string, error) {
 // git runs the git CLI in the repository and returns stdout.
 func (r *Repo) git(ctx context.Context, args ...string) ([]byte, error) {
 	return xec.Output(ctx, xec.Cmd{Name: r.bin(), Args: args, Dir: r.Dir, Env: r.Env})
+}
+
+// gitWithin is git bounded by timeout.
+func (r *Repo) gitWithin(ctx context.Context, timeout time.Duration, args ...string) ([]byte, error) {
+	return xec.Output(ctx, xec.Cmd{Name: r.bin(), Args: args, Dir: r.Dir, Env: r.Env, Timeout: timeout})
 }
 
 // gitRead is git for commands that only read: no optional locks, and a

@@ -149,3 +149,48 @@ func TestResetTo(t *testing.T) {
 		t.Errorf("work tree after ResetTo:\n%s", st)
 	}
 }
+
+// TestApplyDiff: a commit's diff is applied in a directory holding its
+// parent's files (a new file, an edit); a diff writing into a .jj or
+// .git folder is refused with the paths and nothing is applied.
+func TestApplyDiff(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	base := run(t, f.dir, "rev-parse", "HEAD")
+	commit(t, f.dir, "a.txt", "A\n")
+	if err := os.WriteFile(filepath.Join(f.dir, "new.txt"), []byte("n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, f.dir, "add", "-A")
+	run(t, f.dir, "commit", "-q", "-m", "more")
+	good := run(t, f.dir, "rev-parse", "HEAD")
+	if err := os.MkdirAll(filepath.Join(f.dir, "sub", ".jj"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, "sub", ".jj", "x"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, f.dir, "add", "-A")
+	run(t, f.dir, "commit", "-q", "-m", "metadata")
+	bad := run(t, f.dir, "rev-parse", "HEAD")
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var me *gitx.MetadataError
+	if err := f.repo.ApplyDiff(ctx, good, bad, dir); !errors.As(err, &me) || !slices.Equal(me.Paths, []string{"sub/.jj/x"}) {
+		t.Fatalf("ApplyDiff of a .jj file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub")); !os.IsNotExist(err) {
+		t.Errorf("a refused diff wrote sub/: %v", err)
+	}
+	if err := f.repo.ApplyDiff(ctx, base, good, dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"a.txt": "A\n", "new.txt": "n\n"} {
+		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != want {
+			t.Errorf("%s = %q, %v; want %q", name, got, err, want)
+		}
+	}
+}

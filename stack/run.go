@@ -55,16 +55,15 @@ func SettleRun(ctx context.Context, env *Env, req RunRequest) (RunHeader, *Plan,
 	if strings.TrimSpace(req.Worker) == "" {
 		return RunHeader{}, nil, exitcode.New(exitcode.Usage, "run: name the worker command with --worker (or [worker] command in specstack.toml)")
 	}
-	switch req.Executor {
-	case "", engine.ExecutorLocal:
-		req.Executor = ""
+	var err error
+	if req.Executor, err = engine.ParseExecutor(req.Executor); err != nil {
+		return RunHeader{}, nil, err
+	}
+	// With an executor, the runner installs the worker.
+	if req.Executor == "" {
 		if err := engine.NeedWorker(req.Worker, env.VCS.Root()); err != nil {
 			return RunHeader{}, nil, err
 		}
-	case engine.ExecutorActions:
-		// The runner installs the worker; the workflow must name it.
-	default:
-		return RunHeader{}, nil, exitcode.New(exitcode.Usage, "executor %q: give one of %s (--executor or [executor] kind)", req.Executor, strings.Join(engine.Executors, ", "))
 	}
 	if req.Reviewer != "" {
 		if err := engine.NeedWorker(req.Reviewer, env.VCS.Root()); err != nil {

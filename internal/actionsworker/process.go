@@ -164,11 +164,8 @@ func (p *Process) Clean(ctx context.Context, gitDir string, run engine.RemoteRun
 // runners to clone, the workflow on its ref, a token that may dispatch
 // it — before anything is made. artifacts is where briefs are written.
 func Connect(ctx context.Context, repo *jjx.Repo, artifacts string, o engine.Options) (engine.Executor, error) {
-	if o.Executor == "" || o.Executor == engine.ExecutorLocal {
-		return nil, nil
-	}
-	if o.Executor != engine.ExecutorActions {
-		return nil, exitcode.New(exitcode.Usage, "executor %q: give one of %s", o.Executor, strings.Join(engine.Executors, ", "))
+	if ex, err := engine.ParseExecutor(o.Executor); err != nil || ex == "" {
+		return nil, err
 	}
 	if strings.TrimSpace(o.Worker) == "" {
 		return nil, engine.NeedWorker(o.Worker, repo.Root)

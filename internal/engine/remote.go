@@ -2,12 +2,15 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/renameio/v2"
 
 	"github.com/specstack/specstack/gitx"
+	"github.com/specstack/specstack/internal/exitcode"
 )
 
 // Executors: where a worker's job runs. ExecutorLocal (the default) runs
@@ -22,6 +25,18 @@ const (
 
 // Executors are the executor settings, in the order help lists them.
 var Executors = []string{ExecutorLocal, ExecutorActions}
+
+// ParseExecutor checks an executor setting (from --executor or
+// [executor] kind) and returns what a run records: "" for local.
+func ParseExecutor(v string) (string, error) {
+	switch v {
+	case "", ExecutorLocal:
+		return "", nil
+	case ExecutorActions:
+		return v, nil
+	}
+	return "", exitcode.New(exitcode.Usage, "executor %q: give one of %s (--executor or [executor] kind)", v, strings.Join(Executors, ", "))
+}
 
 // Executor runs a worker's job away from this machine. Every method has
 // the caller's deadline; none is interactive.
@@ -273,7 +288,11 @@ func (rj RemoteJob) take(ctx context.Context, j Job, run RemoteRun) Result {
 		return Result{ExitCode: 1, Err: fmt.Errorf("%s: run %s pushed %s, which is not one commit on the job's base %s: not taken", rj.Label, run.URL, short(run.Result), short(run.Base))}
 	}
 	if err := g.ApplyDiff(ctx, run.Base, run.Result, rj.Dir); err != nil {
-		return Result{ExitCode: -1, Err: fmt.Errorf("%s: bring run %s's result into %s: %w", rj.Label, run.URL, rj.Dir, err)}
+		code := -1 // something here failed: a resume takes the run up again
+		if errors.As(err, new(*gitx.MetadataError)) {
+			code = 1 // the worker's result is refused, as a local worker's would be
+		}
+		return Result{ExitCode: code, Err: fmt.Errorf("%s: run %s's result: %w", rj.Label, run.URL, err)}
 	}
 	if err := renameio.WriteFile(j.Report, []byte(c.Body), 0o644); err != nil {
 		return Result{ExitCode: -1, Err: fmt.Errorf("%s: write run %s's report: %w", rj.Label, run.URL, err)}

@@ -2,15 +2,12 @@ package kaisencli
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/actionsworker"
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/engine"
-	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/jjx"
 )
 
@@ -18,14 +15,7 @@ var executorFlag = &cli.StringFlag{Name: "executor", Usage: "where implementers 
 
 // executorOption is --executor over [executor] kind, checked.
 func executorOption(c *cli.Context, cfg *config.Config) (string, error) {
-	v := pick(c.String("executor"), cfg.Executor.Kind)
-	if v == "" || v == engine.ExecutorLocal {
-		return "", nil
-	}
-	if !slices.Contains(engine.Executors, v) {
-		return "", exitcode.New(exitcode.Usage, "executor %q: give one of %s (--executor or [executor] kind)", v, strings.Join(engine.Executors, ", "))
-	}
-	return v, nil
+	return engine.ParseExecutor(pick(c.String("executor"), cfg.Executor.Kind))
 }
 
 // connectExecutor returns the executor the run's options name (nil:

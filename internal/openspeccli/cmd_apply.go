@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -269,18 +268,11 @@ func parseApplyCall(c *cli.Context, s *applySession, call pipeline.Call, args []
 	req.Distribution = c.String("distribution")
 	req.Yes = call.Yes
 	req.Timeout = cmp.Or(c.String("timeout"), s.cfg.Worker.Timeout)
-	req.Executor = cmp.Or(c.String("executor"), s.cfg.Executor.Kind)
-	if req.Executor == engine.ExecutorLocal {
-		req.Executor = ""
+	var err error
+	if req.Executor, err = engine.ParseExecutor(cmp.Or(c.String("executor"), s.cfg.Executor.Kind)); err != nil {
+		return call, err
 	}
 	req.ExecutorMaxParallel = s.cfg.Executor.MaxParallel
-	if req.Executor != "" && !slices.Contains(engine.Executors, req.Executor) {
-		return call, exitcode.New(exitcode.Usage, "executor %q: give one of %s (--executor or [executor] kind)", req.Executor, strings.Join(engine.Executors, ", "))
-	}
-	if req.Executor != "" && (len(args) > 1 || c.IsSet("after") || len(c.StringSlice("select")) > 0) {
-		return call, exitcode.New(exitcode.Usage, "apply --executor %s runs one change at a time: apply the changes one by one", req.Executor)
-	}
-	var err error
 	if req.MaxCost, err = cliapp.MaxCost(c, s.cfg.Worker.MaxCost); err != nil {
 		return call, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/refname"
 	"github.com/specstack/specstack/stack"
 )
 
@@ -204,12 +205,19 @@ func executorClean(c *cli.Context) error {
 	})
 }
 
-// checkJob refuses a job id that would name a branch outside
-// specstack/RUN/JOB (the only branches the executor pushes or deletes).
+// checkJob refuses a job id that is not RUN/JOB, two plain names, or
+// whose branches (specstack/RUN/JOB/base and /result, the only branches
+// the executor pushes or deletes) git would refuse.
 func checkJob(job string) error {
 	run, id, ok := strings.Cut(job, "/")
-	if !ok || run == "" || id == "" || strings.ContainsAny(id, "/ ~^:?*[\\") || strings.ContainsAny(run, "/ ~^:?*[\\") || strings.Contains(job, "..") {
+	if !ok || run == "" || id == "" || strings.Contains(id, "/") {
 		return exitcode.New(exitcode.Usage, "--job %q: give RUN/JOB, two plain names", job)
+	}
+	base, result := actionsworker.Branches(job)
+	for _, b := range []string{base, result} {
+		if err := refname.Check(b); err != nil {
+			return exitcode.New(exitcode.Usage, "--job %q: branch %s is not a valid name: %v", job, b, err)
+		}
 	}
 	return nil
 }

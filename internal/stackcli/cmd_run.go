@@ -138,7 +138,7 @@ func runRequest(c *cli.Context, s settings, spec int) (stack.RunRequest, error) 
 	if c.IsSet("executor") {
 		req.Executor = c.String("executor")
 	}
-	if req.Executor != "" && req.Executor != engine.ExecutorLocal && !c.IsSet("max-parallel") {
+	if ex, _ := engine.ParseExecutor(req.Executor); ex != "" && !c.IsSet("max-parallel") {
 		req.MaxParallel = s.cfg.Executor.MaxParallel
 	}
 	var err error

@@ -87,6 +87,9 @@ func Apply(ctx context.Context, env *apply.Env, c Call) (*Outcome, error) {
 	}
 	var err error
 	if len(c.Names) > 1 || len(c.Selectors) > 0 || len(c.After) > 0 {
+		if c.Request.Executor != "" {
+			return nil, exitcode.New(exitcode.Usage, "apply --executor %s runs one change at a time: apply the changes one by one", c.Request.Executor)
+		}
 		if c.DryRun || c.FromPreview != "" {
 			return nil, exitcode.New(exitcode.Usage, "apply: --dry-run and --from-preview take one change, not a pipeline")
 		}
