@@ -194,7 +194,8 @@ func (r *Repo) DeleteRef(ctx context.Context, name string) error {
 // patch (binary files, modes, symbolic links and deletions included).
 // Paths leaving dir are refused by git apply; a change to a .git or .jj
 // folder (a repository's or jj workspace's own metadata) is refused here,
-// with the paths, and nothing is applied.
+// with the paths, and nothing is applied. A diff already applied to dir
+// is not applied twice.
 func (r *Repo) ApplyDiff(ctx context.Context, from, to, dir string) error {
 	stats, err := r.NumStat(ctx, from, to)
 	if err != nil {
@@ -220,13 +221,35 @@ func (r *Repo) ApplyDiff(ctx context.Context, from, to, dir string) error {
 	if len(patch) == 0 {
 		return nil
 	}
-	err = xec.Run(ctx, xec.Cmd{Name: r.bin(), Args: []string{"apply", "--whitespace=nowarn", "-"}, Dir: dir,
-		Stdin: bytes.NewReader(patch), Env: append([]string{"GIT_CEILING_DIRECTORIES=" + filepath.Dir(dir)}, r.Env...), Timeout: NetworkTimeout})
-	if err != nil {
-		return fmt.Errorf("apply the diff of %s to %s in %s: %w", short(from), short(to), dir, err)
+	apply := func(args ...string) error {
+		return xec.Run(ctx, xec.Cmd{Name: r.bin(), Args: append(append([]string{"apply", "--whitespace=nowarn"}, args...), "-"), Dir: dir,
+			Stdin: bytes.NewReader(patch), Env: append([]string{"GIT_CEILING_DIRECTORIES=" + filepath.Dir(dir)}, r.Env...), Timeout: NetworkTimeout})
 	}
-	return nil
+	err = apply()
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	// git apply writes all or nothing. A diff that reverses cleanly is
+	// already in dir: a process killed after applying it, before saying
+	// so, applies it again on resume.
+	if apply("--reverse", "--check") == nil {
+		return nil
+	}
+	return &ApplyError{From: from, To: to, Dir: dir, Err: err}
 }
+
+// ApplyError is a diff ApplyDiff could not apply: dir holds neither the
+// diff's old side nor its new one (someone changed its files meanwhile).
+type ApplyError struct {
+	From, To, Dir string
+	Err           error
+}
+
+func (e *ApplyError) Error() string {
+	return fmt.Sprintf("apply the diff of %s to %s in %s: %v", short(e.From), short(e.To), e.Dir, e.Err)
+}
+
+func (e *ApplyError) Unwrap() error { return e.Err }
 
 // MetadataError is a diff ApplyDiff refused: it changes repository
 // metadata (.git or .jj folders), which no worker may write.

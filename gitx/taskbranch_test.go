@@ -188,9 +188,32 @@ func TestApplyDiff(t *testing.T) {
 	if err := f.repo.ApplyDiff(ctx, base, good, dir); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]string{"a.txt": "A\n", "new.txt": "n\n"} {
-		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != want {
-			t.Errorf("%s = %q, %v; want %q", name, got, err, want)
+	want := map[string]string{"a.txt": "A\n", "new.txt": "n\n"}
+	check := func() {
+		t.Helper()
+		for name, want := range want {
+			if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != want {
+				t.Errorf("%s = %q, %v; want %q", name, got, err, want)
+			}
 		}
+	}
+	check()
+	// Applied again (a resume after a kill between applying and
+	// recording it): nothing changes, no error.
+	if err := f.repo.ApplyDiff(ctx, base, good, dir); err != nil {
+		t.Fatalf("ApplyDiff again: %v", err)
+	}
+	check()
+	// Files that are neither side: an ApplyError, nothing written.
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "new.txt"))
+	var ae *gitx.ApplyError
+	if err := f.repo.ApplyDiff(ctx, base, good, dir); !errors.As(err, &ae) {
+		t.Fatalf("ApplyDiff onto edited files: %v, want an ApplyError", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.txt")); !os.IsNotExist(err) {
+		t.Errorf("a diff that did not apply wrote new.txt: %v", err)
 	}
 }

@@ -60,7 +60,11 @@ func (r *Runner) Dispatch(ctx context.Context, w int) error {
 		}
 		if t.Dispatched > 0 {
 			StopOrphan(r.PIDPath(n))
-			if _, ok := ReportStatus(r.ReportPath(n)); ok {
+			// A remote run's report is written once its result is in the
+			// workspace, but only a settled run is done with: one killed
+			// before that is taken up again (its result taken anew).
+			remote := t.Remote != nil && !t.Remote.Settled
+			if _, ok := ReportStatus(r.ReportPath(n)); ok && !remote {
 				if err := r.collectAndRecord(ctx, t, nil); err != nil {
 					return err
 				}

@@ -260,6 +260,7 @@ func (rj RemoteJob) Run(ctx context.Context, j Job) Result {
 	if out.ExitCode == -1 {
 		return out // nothing settled: a resume takes it again
 	}
+	crashPoint("remote-taken")
 	if err := rj.Record(RemoteSettled{}); err != nil {
 		return fail(-1, err)
 	}
@@ -268,7 +269,14 @@ func (rj RemoteJob) Run(ctx context.Context, j Job) Result {
 }
 
 // take checks a finished run's result and brings it into Dir, then
-// writes its report.
+// writes its report. The result's diff is applied to Dir's files, which
+// jj snapshots into the workspace's change as it does a local worker's
+// edits; the commit itself stays out of jj's view. Imported as a remote
+// bookmark it made the workspace's commit, its parent, immutable; as a
+// local bookmark (jj git import, then squashed into the workspace), in a
+// colocated repository every concurrent jj command imports it too, and
+// jj's merge of those concurrent operations brings the squashed commit
+// back as a stray head (seen with jj 0.46).
 func (rj RemoteJob) take(ctx context.Context, j Job, run RemoteRun) Result {
 	exit := 0
 	if run.Conclusion != "success" {
@@ -289,8 +297,10 @@ func (rj RemoteJob) take(ctx context.Context, j Job, run RemoteRun) Result {
 	}
 	if err := g.ApplyDiff(ctx, run.Base, run.Result, rj.Dir); err != nil {
 		code := -1 // something here failed: a resume takes the run up again
-		if errors.As(err, new(*gitx.MetadataError)) {
-			code = 1 // the worker's result is refused, as a local worker's would be
+		if errors.As(err, new(*gitx.MetadataError)) || errors.As(err, new(*gitx.ApplyError)) {
+			// The worker's result is refused, as a local worker's would
+			// be, or the workspace changed under it: kept, for a person.
+			code = 1
 		}
 		return Result{ExitCode: code, Err: fmt.Errorf("%s: run %s's result: %w", rj.Label, run.URL, err)}
 	}
