@@ -281,6 +281,23 @@ func TestPushPublishOnce(t *testing.T) {
 	if _, err := f.repo.Push(ctx, "origin", "x", "no-such-rev"); !errors.As(err, new(*gitx.RevisionError)) || !errors.Is(err, gitx.ErrNoCommit) {
 		t.Errorf("push of a missing rev: %v, want a *RevisionError", err)
 	}
+	// Several at once, in process and through ls-remote (a remote whose
+	// URL is not a local path: insteadOf makes it this one).
+	run(t, f.dir, "config", "url."+f.origin+".insteadOf", "example://origin")
+	for _, remote := range []string{"origin", "example://origin"} {
+		heads, err := f.repo.RemoteHeads(ctx, remote, "ticket/1", "ticket/9", "main")
+		if err != nil || len(heads) != 2 || heads["ticket/1"] != c1 || heads["main"] == "" {
+			t.Errorf("RemoteHeads(%s) = %v, %v", remote, heads, err)
+		}
+		got, err := f.repo.FetchBranches(ctx, remote, map[string]string{"ticket/1": "refs/specstack/t1", "ticket/9": "refs/specstack/t9"})
+		if err != nil || len(got) != 1 || got["ticket/1"] != c1 {
+			t.Errorf("FetchBranches(%s) = %v, %v", remote, got, err)
+		}
+		if sha := run(t, f.dir, "rev-parse", "refs/specstack/t1"); sha != c1 {
+			t.Errorf("refs/specstack/t1 = %s after FetchBranches(%s)", sha, remote)
+		}
+		run(t, f.dir, "update-ref", "-d", "refs/specstack/t1")
+	}
 }
 
 func TestWorktreesAndRebase(t *testing.T) {

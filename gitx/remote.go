@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -32,28 +34,50 @@ func (r *Repo) Fetch(ctx context.Context, remote string) error {
 // configuration, proxies and url.*.insteadOf as every other git command
 // does, under ReadTimeout.
 func (r *Repo) RemoteHead(ctx context.Context, remote, branch string) (sha string, ok bool, err error) {
+	heads, err := r.RemoteHeads(ctx, remote, branch)
+	sha, ok = heads[branch]
+	return sha, ok, err
+}
+
+// RemoteHeads is RemoteHead for several branches at once (one ls-remote):
+// the commit of each branch the remote has.
+func (r *Repo) RemoteHeads(ctx context.Context, remote string, branches ...string) (map[string]string, error) {
+	heads := map[string]string{}
 	if dir := r.localRemote(ctx, remote); dir != "" {
 		if g, err := (&Repo{Dir: dir}).open(); err == nil {
-			ref, err := g.reference(plumbing.NewBranchReferenceName(branch), false)
-			if errors.Is(err, plumbing.ErrReferenceNotFound) {
-				return "", false, nil
+			read := true
+			for _, b := range branches {
+				ref, err := g.reference(plumbing.NewBranchReferenceName(b), false)
+				if err == nil && ref.Type() == plumbing.HashReference {
+					heads[b] = ref.Hash().String()
+				} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
+					read = false
+				}
 			}
-			if err == nil && ref.Type() == plumbing.HashReference {
-				return ref.Hash().String(), true, nil
+			if read {
+				return heads, nil
 			}
+			clear(heads)
 		}
 	}
-	out, err := r.gitRead(ctx, "ls-remote", "--heads", remote, "refs/heads/"+branch)
+	args := []string{"ls-remote", "--heads", remote}
+	for _, b := range branches {
+		args = append(args, "refs/heads/"+b)
+	}
+	out, err := r.gitRead(ctx, args...)
 	if err != nil {
-		return "", false, fmt.Errorf("ls-remote %s %s: %w", remote, branch, err)
+		return nil, fmt.Errorf("ls-remote %s %s: %w", remote, strings.Join(branches, " "), err)
 	}
 	for _, l := range strings.Split(string(out), "\n") {
 		f := strings.Fields(l)
-		if len(f) == 2 && f[1] == "refs/heads/"+branch {
-			return f[0], true, nil
+		if len(f) != 2 {
+			continue
+		}
+		if b, ok := strings.CutPrefix(f[1], "refs/heads/"); ok && slices.Contains(branches, b) {
+			heads[b] = f[0]
 		}
 	}
-	return "", false, nil
+	return heads, nil
 }
 
 // localRemote is the directory of remote (a remote's name, or a URL or
@@ -139,33 +163,53 @@ func short(sha string) string {
 	return sha
 }
 
-// FetchBranch fetches branch from remote into the ref into (a name no
-// one else uses, so the update is never forced) and returns the commit;
-// ok is false when the remote has no such branch.
-func (r *Repo) FetchBranch(ctx context.Context, remote, branch, into string) (sha string, ok bool, err error) {
-	if _, ok, err := r.RemoteHead(ctx, remote, branch); err != nil || !ok {
-		return "", false, err
-	}
-	if _, err := r.gitWithin(ctx, NetworkTimeout, "fetch", "--quiet", "--no-tags", remote, "refs/heads/"+branch+":"+into); err != nil {
-		return "", false, fmt.Errorf("fetch %s from %s: %w", branch, remote, err)
-	}
-	// Read by git, not in process: other fetches and deletions may be
-	// writing refs of the same repository meanwhile.
-	out, err := r.gitRead(ctx, "rev-parse", "--verify", "--quiet", into+"^{commit}")
+// FetchBranches fetches each branch of remote that exists into its ref
+// (into[branch]: a name no one else uses, so the update is never
+// forced), in one fetch, and returns the commit of each fetched; a
+// branch the remote does not have is absent from the result.
+func (r *Repo) FetchBranches(ctx context.Context, remote string, into map[string]string) (map[string]string, error) {
+	branches := slices.Sorted(maps.Keys(into))
+	heads, err := r.RemoteHeads(ctx, remote, branches...)
 	if err != nil {
-		return "", false, fmt.Errorf("read %s after fetching %s: %w", into, branch, err)
+		return nil, err
 	}
-	return strings.TrimSpace(string(out)), true, nil
+	got := map[string]string{}
+	var specs []string
+	for _, b := range branches {
+		if _, ok := heads[b]; ok {
+			specs = append(specs, "refs/heads/"+b+":"+into[b])
+			got[b] = ""
+		}
+	}
+	if len(specs) == 0 {
+		return got, nil
+	}
+	args := append([]string{"fetch", "--quiet", "--no-tags", remote}, specs...)
+	if _, err := r.gitWithin(ctx, NetworkTimeout, args...); err != nil {
+		return nil, fmt.Errorf("fetch %s from %s: %w", strings.Join(slices.Sorted(maps.Keys(got)), ", "), remote, err)
+	}
+	for b := range got {
+		// Read by git, not in process: other fetches and deletions may be
+		// writing refs of the same repository meanwhile.
+		out, err := r.gitRead(ctx, "rev-parse", "--verify", "--quiet", into[b]+"^{commit}")
+		if err != nil {
+			return nil, fmt.Errorf("read %s after fetching %s: %w", into[b], b, err)
+		}
+		got[b] = strings.TrimSpace(string(out))
+	}
+	return got, nil
 }
 
 // DeleteRemoteBranches deletes branches on remote (a plain push of their
 // deletion: one already gone is not an error).
 func (r *Repo) DeleteRemoteBranches(ctx context.Context, remote string, branches ...string) error {
+	heads, err := r.RemoteHeads(ctx, remote, branches...)
+	if err != nil {
+		return err
+	}
 	var refs []string
 	for _, b := range branches {
-		if _, ok, err := r.RemoteHead(ctx, remote, b); err != nil {
-			return err
-		} else if ok {
+		if _, ok := heads[b]; ok {
 			refs = append(refs, "refs/heads/"+b)
 		}
 	}

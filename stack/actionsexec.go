@@ -42,6 +42,9 @@ type ActionsExecutor struct {
 // workspace commit it grew from never enter jj's view as pushed work.
 func resultRef(job string) string { return "refs/specstack/results/" + job }
 
+// answerRef is where a job's answer is fetched in the git store.
+func answerRef(job string) string { return "refs/specstack/answers/" + job }
+
 // dispatch is the dispatch of job: its inputs, and its run's title.
 func (e *ActionsExecutor) dispatch(role, task, job, brief, findings string) ghapi.Dispatch {
 	runID, jobID, _ := strings.Cut(job, "/")
@@ -226,14 +229,19 @@ func (e *ActionsExecutor) fetch(ctx context.Context, gitDir string, run engine.R
 	if err != nil {
 		return engine.RemoteResult{}, fmt.Errorf("read remote %s: %w", e.Remote, err)
 	}
-	sha, ok, err := g.FetchBranch(ctx, url, result, resultRef(run.Job))
+	// The answer is pushed with the result, in one atomic push.
+	answer := actionsworker.AnswerBranch(run.Job)
+	got, err := g.FetchBranches(ctx, url, map[string]string{result: resultRef(run.Job), answer: answerRef(run.Job)})
 	if err != nil {
 		return engine.RemoteResult{}, err
 	}
-	if !ok {
-		sha = ""
+	sha := got[result]
+	if sha == "" {
+		answer = ""
+	} else {
+		answer = got[answer]
 	}
-	return engine.RemoteResult{Conclusion: conclusion, Commit: sha}, nil
+	return engine.RemoteResult{Conclusion: conclusion, Commit: sha, Answer: answer}, nil
 }
 
 // Clean deletes the job's branches on the remote and its fetched ref.
@@ -244,8 +252,11 @@ func (e *ActionsExecutor) Clean(ctx context.Context, gitDir string, run engine.R
 		return fmt.Errorf("read remote %s: %w", e.Remote, err)
 	}
 	base, result := actionsworker.Branches(run.Job)
-	if err := g.DeleteRemoteBranches(ctx, url, base, result); err != nil {
+	if err := g.DeleteRemoteBranches(ctx, url, base, result, actionsworker.AnswerBranch(run.Job)); err != nil {
 		return err
 	}
-	return g.DeleteRef(ctx, resultRef(run.Job))
+	if err := g.DeleteRef(ctx, resultRef(run.Job)); err != nil {
+		return err
+	}
+	return g.DeleteRef(ctx, answerRef(run.Job))
 }

@@ -195,11 +195,13 @@ type RunStatus struct {
 	Stack     int                 `json:"stack,omitempty"`
 	Remains   []string            `json:"remains"`
 	// Review is the whole-stack review's outcome ("" when none ran).
-	Review         string                 `json:"review,omitempty"`
-	ReviewReceipts []engine.Receipt       `json:"review_receipts,omitempty"`
-	Integration    *engine.IntegrationRun `json:"integration,omitempty"`
-	PriorBranch    string                 `json:"prior_branch,omitempty"`
-	Prior          engine.PriorRun        `json:"prior"`
+	Review         string           `json:"review,omitempty"`
+	ReviewReceipts []engine.Receipt `json:"review_receipts,omitempty"`
+	// ReviewRemote is the whole-stack fixer's job on an executor.
+	ReviewRemote *engine.RemoteRun      `json:"review_remote,omitempty"`
+	Integration  *engine.IntegrationRun `json:"integration,omitempty"`
+	PriorBranch  string                 `json:"prior_branch,omitempty"`
+	Prior        engine.PriorRun        `json:"prior"`
 	// MergeInstructions say how to merge the stack, once finalized.
 	MergeInstructions []string `json:"merge_instructions,omitempty"`
 	// Agent is what every agent job of the run spent.
@@ -208,8 +210,8 @@ type RunStatus struct {
 	// "git" (git worktrees); absent for a run recorded before jj
 	// workspaces, which used git worktrees.
 	Workspaces string `json:"workspaces,omitempty"`
-	// Executor is where the implementers ran, when not here
-	// (github-actions).
+	// Executor is where the workers (implementers, fixers) ran, when
+	// not here (github-actions).
 	Executor string `json:"executor,omitempty"`
 }
 
@@ -218,7 +220,7 @@ func StatusOf(doc *RunDoc) *RunStatus {
 	h, s := doc.Header, foldRun(doc)
 	st := &RunStatus{Spec: h.Spec, Title: h.Title, Repo: h.Repo, StackMode: h.StackMode, Base: h.Base, BaseSHA: h.BaseSHA,
 		Order: h.Order, State: "running", Halted: s.Halted, Baseline: []engine.Baseline{}, Excluded: h.Excluded, Stack: s.Stack,
-		Remains: Remains(h, s), Review: s.Review, ReviewReceipts: s.ReviewReceipts, Integration: s.Integration,
+		Remains: Remains(h, s), Review: s.Review, ReviewReceipts: s.ReviewReceipts, ReviewRemote: s.Remote, Integration: s.Integration,
 		PriorBranch: h.Prior, Prior: s.Prior, Agent: s.Agent, Workspaces: h.Workspaces, Executor: h.Executor}
 	if st.Excluded == nil {
 		st.Excluded = []Excluded{}
@@ -335,16 +337,11 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 		if t.Agent != nil {
 			fmt.Fprintf(&b, "    agents: %s\n", t.Agent)
 		}
-		if rr := t.Remote; rr != nil && rr.URL != "" {
-			state := cmp.Or(rr.Conclusion, "running")
-			if rr.Runner != "" {
-				state += ", runner " + rr.Runner
-			}
-			fmt.Fprintf(&b, "    on GitHub Actions (%s): %s\n", state, rr.URL)
-		}
+		remoteLine(&b, t.Remote)
 	}
 	if st.Review != "" {
 		fmt.Fprintf(&b, "whole-stack review: %s\n", st.Review)
+		remoteLine(&b, st.ReviewRemote)
 		for _, r := range st.ReviewReceipts {
 			fmt.Fprintf(&b, "    %s (%s) at %s: exit %d\n", r.Command, r.Stage, short(r.Commit), r.ExitCode)
 		}
@@ -378,4 +375,16 @@ func (st *RunStatus) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// remoteLine says where a job on an executor ran, and how it ended.
+func remoteLine(b *strings.Builder, rr *engine.RemoteRun) {
+	if rr == nil || rr.URL == "" {
+		return
+	}
+	state := cmp.Or(rr.Conclusion, "running")
+	if rr.Runner != "" {
+		state += ", runner " + rr.Runner
+	}
+	fmt.Fprintf(b, "    on GitHub Actions (%s): %s\n", state, rr.URL)
 }

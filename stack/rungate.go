@@ -176,7 +176,13 @@ func (d *driver) fix(ctx context.Context, n int, ws engine.Workspace, round int,
 	j := d.workerJob(n, ws.Path, engine.RoleFixer, brief, report, findings)
 	j.Environment = append(j.Environment, "SPECSTACK_VERDICTS="+verdicts, "SPECSTACK_ROUND="+itoa(round))
 	j.Answer, j.Schema = verdicts, verdictsSchema
-	res := engine.RunJob(ctx, j)
+	var res engine.Result
+	if d.executor != nil {
+		t, _, _ := d.ticket(n)
+		res = d.runRemote(ctx, n, t.SHA, t.Remote, j)
+	} else {
+		res = engine.RunJob(ctx, j)
+	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

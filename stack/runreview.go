@@ -190,7 +190,12 @@ func (d *driver) fixStack(ctx context.Context, ws engine.Workspace, dir string, 
 		Brief: brief, Report: filepath.Join(dir, "fix-report.md"), Findings: findings, Log: filepath.Join(dir, "fixer.log"),
 		Timeout: d.timeout, Artifacts: d.artifacts(), Environment: []string{"SPECSTACK_VERDICTS=" + verdictsPath},
 		Answer: verdictsPath, Schema: verdictsSchema})
-	fres := engine.RunJob(ctx, fj)
+	var fres engine.Result
+	if d.executor != nil {
+		fres = d.runRemote(ctx, 0, ws.Base[0], d.snapshot().Remote, fj)
+	} else {
+		fres = engine.RunJob(ctx, fj)
+	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

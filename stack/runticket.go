@@ -141,16 +141,34 @@ func (d *driver) build(ctx context.Context, n int) error {
 	return d.publish(ctx, n, false)
 }
 
-// runRemote runs ticket n's implementer job j on the run's executor
-// from the cut point tip; prior is the ticket's run before it was cut
-// again, taken up (not dispatched again) when it grew from the same tip.
+// runRemote runs job j of ticket n (0: the run's whole-stack fixer) on
+// the run's executor from commit tip, whose files j.Dir holds; prior is
+// the ticket's newest run, taken up (not dispatched again) when it is an
+// implementer's that grew from the same tip, else cancelled if live.
 func (d *driver) runRemote(ctx context.Context, n int, tip string, prior *engine.RemoteRun, j engine.Job) engine.Result {
 	h := d.doc.Header
-	rj := engine.RemoteJob{Executor: d.executor, GitDir: d.git.Dir, Dir: j.Dir, Label: "#" + itoa(n), Logf: d.logf, Base: tip,
+	label := "#" + itoa(n)
+	if n == 0 {
+		label = "whole stack"
+	}
+	rj := engine.RemoteJob{Executor: d.executor, GitDir: d.git.Dir, Dir: j.Dir, Label: label, Logf: d.logf, Base: tip,
 		Job: fmt.Sprintf("spec%d-%s/%d-%d", h.Spec, h.Started.UTC().Format("20060102T150405"), n, time.Now().UnixMilli()),
 		Record: func(p engine.Payload) error {
 			return d.record(engine.Event{Task: n, Role: j.Role, Payload: p})
 		}}
+	if prior != nil && !prior.Settled && (prior.Base != tip || j.Role != engine.RoleImplementer) {
+		// A run of an attempt given up (a fixer's, killed with its gate
+		// round, or a ticket cut again elsewhere): nothing takes it.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if err := d.executor.Cancel(cctx, *prior); err != nil {
+			d.logf("%s: cancel the earlier attempt's run %s: %v", label, prior.URL, err)
+		}
+		if err := d.executor.Clean(cctx, d.git.Dir, *prior); err != nil {
+			d.logf("%s: %v (delete its specstack/ branches by hand)", label, err)
+		}
+		prior = nil
+	}
 	if prior != nil && !prior.Settled && prior.Base == tip {
 		evs := []engine.Event{}
 		for _, p := range prior.TakeUp() {

@@ -20,8 +20,8 @@
 //   - runs the worker with the SPECSTACK_* variables the local executor
 //     sets (internal/engine Job.Env): SPECSTACK_WORKSPACE (the checkout),
 //     SPECSTACK_BRIEF, SPECSTACK_REPORT, SPECSTACK_TASK, SPECSTACK_ROLE,
-//     SPECSTACK_FINDINGS, SPECSTACK_PIDFILE and SPECSTACK_ARTIFACTS, every
-//     file outside the work tree. A command worker runs as `sh -c
+//     SPECSTACK_FINDINGS, SPECSTACK_VERDICTS, SPECSTACK_PIDFILE and
+//     SPECSTACK_ARTIFACTS, every file outside the work tree. A command worker runs as `sh -c
 //     COMMAND` with stdin closed; an agent preset runs its argv
 //     (agent.Preset.Arguments) with the brief on stdin — for a preset the
 //     brief input holds the prompt specstack would feed the agent
@@ -31,6 +31,9 @@
 //   - commits the work tree (git add -A) with the report as the commit
 //     message's body, so the report reaches specstack with the result and
 //     never enters the tree, and pushes the commit to the result branch;
+//     a fixer's verdicts ($SPECSTACK_VERDICTS), when it wrote them, go in
+//     the same push as a parentless commit holding answer.json on the
+//     answer branch beside it (AnswerBranch);
 //   - ends with the worker's exit status: a failed worker fails the run.
 //
 // # Limits

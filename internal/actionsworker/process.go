@@ -123,6 +123,7 @@ type followed struct {
 	Conclusion string `json:"conclusion"`
 	Runner     string `json:"runner"`
 	Commit     string `json:"commit"`
+	Answer     string `json:"answer"`
 }
 
 // Follow has gh-specstack follow the run and fetch its result; when ctx
@@ -140,7 +141,7 @@ func (p *Process) Follow(ctx context.Context, gitDir string, run engine.RemoteRu
 	if err != nil {
 		return engine.RemoteResult{}, err
 	}
-	return engine.RemoteResult{Conclusion: f.Conclusion, Runner: f.Runner, Commit: f.Commit}, nil
+	return engine.RemoteResult{Conclusion: f.Conclusion, Runner: f.Runner, Commit: f.Commit, Answer: f.Answer}, nil
 }
 
 // Cancel has gh-specstack cancel the job's run.

@@ -66,6 +66,14 @@ func Branches(job string) (base, result string) {
 	return "specstack/" + job + "/base", "specstack/" + job + "/result"
 }
 
+// AnswerBranch is where the runner pushes job's answer, when its worker
+// wrote one ($SPECSTACK_VERDICTS: a fixer's verdicts): a commit with no
+// parent whose tree holds AnswerFile, beside the result branch.
+func AnswerBranch(job string) string { return "specstack/" + job + "/answer" }
+
+// AnswerFile is the answer's name in the answer branch's commit.
+const AnswerFile = engine.RemoteAnswerFile
+
 // DefaultPoll is the wait between two looks at a run: GitHub answers an
 // unchanged run with 304 Not Modified, which costs no rate limit.
 const DefaultPoll = 5 * time.Second
@@ -285,21 +293,33 @@ export SPECSTACK_BRIEF="$spec/brief.md"
 export SPECSTACK_REPORT="$spec/report.md"
 export SPECSTACK_FINDINGS
 export SPECSTACK_PIDFILE="$spec/worker.pid"
+export SPECSTACK_VERDICTS="$spec/answer.json"
 export SPECSTACK_ARTIFACTS="$spec/artifacts"
 echo "$$" > "$SPECSTACK_PIDFILE"
 status=0
 `
 
 // scriptTail commits the work tree with the report as the message and
-// pushes it to the result branch, then ends with the worker's status.
+// pushes it to the result branch, with the worker's answer, when it
+// wrote one, on the answer branch beside it (AnswerBranch), then ends
+// with the worker's status.
 const scriptTail = `git add -A
 {
   printf 'specstack %s job %s\n\n' "$SPECSTACK_RUN_ID" "$SPECSTACK_JOB_ID"
   if [ -f "$SPECSTACK_REPORT" ]; then cat "$SPECSTACK_REPORT"; fi
 } > "$spec/message"
-git -c user.name='github-actions[bot]' -c user.email='41898282+github-actions[bot]@users.noreply.github.com' \
-  commit -q --no-verify --allow-empty -F "$spec/message"
-git push -q origin "HEAD:refs/heads/$SPECSTACK_RESULT_BRANCH"
+bot() {
+  git -c user.name='github-actions[bot]' -c user.email='41898282+github-actions[bot]@users.noreply.github.com' "$@"
+}
+bot commit -q --no-verify --allow-empty -F "$spec/message"
+set -- "HEAD:refs/heads/$SPECSTACK_RESULT_BRANCH"
+if [ -s "$SPECSTACK_VERDICTS" ]; then
+  blob=$(git hash-object -w "$SPECSTACK_VERDICTS")
+  tree=$(printf '100644 blob %s\t` + AnswerFile + `\n' "$blob" | git mktree)
+  answer=$(bot commit-tree "$tree" -m "specstack $SPECSTACK_RUN_ID job $SPECSTACK_JOB_ID: answer")
+  set -- "$@" "$answer:refs/heads/${SPECSTACK_RESULT_BRANCH%/result}/answer"
+fi
+git push -q --atomic origin "$@"
 exit "$status"
 `
 

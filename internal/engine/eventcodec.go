@@ -58,6 +58,7 @@ type record struct {
 	Job       string       `toml:"job,omitempty"`
 	RunID     int64        `toml:"run_id,omitzero"`
 	URL       string       `toml:"url,omitempty"`
+	Answer    string       `toml:"answer,omitempty"`
 }
 
 // payloads is the conversion table: one value of each known kind's

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -71,7 +73,10 @@ type RemoteRun struct {
 	Conclusion string `json:"conclusion,omitempty"`
 	Runner     string `json:"runner,omitempty"`
 	Result     string `json:"result,omitempty"` // the commit it pushed
-	Done       bool   `json:"-"`
+	// Answer is the commit holding the worker's answer (RemoteAnswerFile:
+	// a fixer's verdicts), "" when it wrote none.
+	Answer string `json:"-"`
+	Done   bool   `json:"-"`
 	// Settled: its result was taken into the workspace (or there was
 	// none to take); the next job of the task dispatches anew.
 	Settled bool `json:"-"`
@@ -87,7 +92,11 @@ type RemoteResult struct {
 	Conclusion string
 	Runner     string
 	Commit     string
+	Answer     string // the commit holding its answer, "" for none
 }
+
+// RemoteAnswerFile is the worker's answer's name in its answer commit.
+const RemoteAnswerFile = "answer.json"
 
 // The payloads of a job run by an executor (Event.Task, Event.Role: the
 // job's).
@@ -110,6 +119,8 @@ type (
 		Conclusion string `flat:"status"`
 		Commit     string `flat:"commit"`
 		Runner     string `flat:"reason"` // the runner that ran it
+		// Answer is the commit holding the worker's answer ("": none).
+		Answer string `flat:"answer"`
 	}
 	// RemoteSettled: the run's result is in the workspace with its
 	// report (or the run left nothing to take).
@@ -145,7 +156,7 @@ func FoldRemote(cur *RemoteRun, p Payload) *RemoteRun {
 		}
 	case RemoteFinished:
 		if cur != nil {
-			cur.Conclusion, cur.Runner, cur.Result, cur.Done = p.Conclusion, p.Runner, p.Commit, true
+			cur.Conclusion, cur.Runner, cur.Result, cur.Answer, cur.Done = p.Conclusion, p.Runner, p.Commit, p.Answer, true
 		}
 	case RemoteSettled:
 		if cur != nil {
@@ -163,7 +174,7 @@ func (r RemoteRun) TakeUp() []Payload {
 		ps = append(ps, RemoteDispatched{RunID: r.ID, URL: r.URL})
 	}
 	if r.Done {
-		ps = append(ps, RemoteFinished{RunID: r.ID, Conclusion: r.Conclusion, Commit: r.Result, Runner: r.Runner})
+		ps = append(ps, RemoteFinished{RunID: r.ID, Conclusion: r.Conclusion, Commit: r.Result, Runner: r.Runner, Answer: r.Answer})
 	}
 	return ps
 }
@@ -246,8 +257,8 @@ func (rj RemoteJob) Run(ctx context.Context, j Job) Result {
 		if err != nil {
 			return fail(-1, fmt.Errorf("follow run %s: %w", run.URL, err))
 		}
-		run.Conclusion, run.Runner, run.Result, run.Done = res.Conclusion, res.Runner, res.Commit, true
-		if err := rj.Record(RemoteFinished{RunID: run.ID, Conclusion: res.Conclusion, Commit: res.Commit, Runner: res.Runner}); err != nil {
+		run.Conclusion, run.Runner, run.Result, run.Answer, run.Done = res.Conclusion, res.Runner, res.Commit, res.Answer, true
+		if err := rj.Record(RemoteFinished{RunID: run.ID, Conclusion: res.Conclusion, Commit: res.Commit, Runner: res.Runner, Answer: res.Answer}); err != nil {
 			return fail(-1, err)
 		}
 		appendLog(j.Log, fmt.Sprintf("== run %s concluded %s; result %s\n", run.URL, res.Conclusion, orNone(res.Commit)))
@@ -304,10 +315,39 @@ func (rj RemoteJob) take(ctx context.Context, j Job, run RemoteRun) Result {
 		}
 		return Result{ExitCode: code, Err: fmt.Errorf("%s: run %s's result: %w", rj.Label, run.URL, err)}
 	}
+	if err := rj.answer(ctx, g, j, run); err != nil {
+		return Result{ExitCode: -1, Err: fmt.Errorf("%s: run %s's answer: %w", rj.Label, run.URL, err)}
+	}
 	if err := renameio.WriteFile(j.Report, []byte(c.Body), 0o644); err != nil {
 		return Result{ExitCode: -1, Err: fmt.Errorf("%s: write run %s's report: %w", rj.Label, run.URL, err)}
 	}
 	return Result{ExitCode: exit}
+}
+
+// answer writes the worker's answer where a local worker writes it
+// (j.Answer), or removes what is there when the run brought none.
+func (rj RemoteJob) answer(ctx context.Context, g *gitx.Repo, j Job, run RemoteRun) error {
+	if j.Answer == "" {
+		return nil
+	}
+	if run.Answer == "" {
+		if err := os.Remove(j.Answer); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	blobs, err := g.ReadFiles(ctx, []string{run.Answer + ":" + RemoteAnswerFile})
+	if err != nil {
+		return err
+	}
+	if len(blobs) != 1 || !blobs[0].Exists || blobs[0].Type != "blob" {
+		// Not what the workflow pushes: no answer, as if the worker
+		// wrote none (a fixer's findings go to the next reviewer).
+		rj.Logf("%s: run %s's answer commit %s holds no %s: taken as no answer", rj.Label, run.URL, short(run.Answer), RemoteAnswerFile)
+		run.Answer = ""
+		return rj.answer(ctx, g, j, run)
+	}
+	return renameio.WriteFile(j.Answer, blobs[0].Content, 0o644)
 }
 
 // clean deletes the run's branches and refs; a failure is said, not

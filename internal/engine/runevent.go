@@ -59,6 +59,7 @@ type runRecord struct {
 	Commit     string       `toml:"commit,omitempty"`
 	Job        string       `toml:"job,omitempty"`
 	RunID      int64        `toml:"run_id,omitzero"`
+	Answer     string       `toml:"answer,omitempty"`
 }
 
 // runPayloads is the run ledger's conversion table.

@@ -101,6 +101,8 @@ type RunState struct {
 	Prior           PriorRun
 	// Agent sums what the run's agent jobs spent (nil: none ran).
 	Agent *agent.Usage
+	// Remote is the whole-stack fixer's newest job on an executor.
+	Remote *RemoteRun
 }
 
 // PriorRun is the prior work's layer 0.
@@ -206,6 +208,8 @@ func (s *RunState) foldTicket(t *TicketRun, e Event) {
 // the whole-stack review, the stack, prior work, integration.
 func (s *RunState) foldRun(e Event) {
 	switch p := e.Payload.(type) {
+	case RemoteDispatching, RemoteDispatched, RemoteFinished, RemoteSettled:
+		s.Remote = FoldRemote(s.Remote, p)
 	case CommandBaselined:
 		s.Baseline[p.Command] = Baseline(p)
 	case TicketReceipt:

@@ -11,7 +11,7 @@ import (
 	"github.com/specstack/specstack/jjx"
 )
 
-var executorFlag = &cli.StringFlag{Name: "executor", Usage: "where implementers run: local (default, or [executor] kind) or github-actions (a runner per task, through .github/workflows/specstack-worker.yml; see gh specstack workflow init)"}
+var executorFlag = &cli.StringFlag{Name: "executor", Usage: "where implementers and fixers run (reviewers run here): local (default, or [executor] kind) or github-actions (a runner per job, through .github/workflows/specstack-worker.yml; see gh specstack workflow init)"}
 
 // executorOption is --executor over [executor] kind, checked.
 func executorOption(c *cli.Context, cfg *config.Config) (string, error) {

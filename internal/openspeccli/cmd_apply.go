@@ -141,7 +141,7 @@ malformed; 7 a missing tool or what the pull request needs; 8 verify red;
 9 a worker's group was not merged.`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "worker", Usage: "implementer: an agent preset (claude, codex) or a `CMD` run by sh -c in each workspace (default: [worker] command; on a resume, the run's)"},
-			&cli.StringFlag{Name: "executor", Usage: "where implementers run: local (default, or [executor] kind) or github-actions (a runner per group, through .github/workflows/specstack-worker.yml; see gh specstack workflow init); one change at a time"},
+			&cli.StringFlag{Name: "executor", Usage: "where implementers and fixers run (reviewers run here): local (default, or [executor] kind) or github-actions (a runner per job, through .github/workflows/specstack-worker.yml; see gh specstack workflow init); one change at a time"},
 			cliapp.MaxCostFlag("the apply halts (exit 9); apply again with a higher --max-cost goes on"),
 			&cli.StringSliceFlag{Name: "verify", Usage: "verify gate `CMD`, repeatable, added to [openspec] verify"},
 			&cli.BoolFlag{Name: "no-verify", Usage: "archive without a verify command (refused for risk-flagged changes)"},

@@ -160,7 +160,8 @@ func executorFollow(c *cli.Context) error {
 		Conclusion string `json:"conclusion"`
 		Runner     string `json:"runner"`
 		Commit     string `json:"commit"`
-	}{got.Conclusion, got.Runner, got.Commit}
+		Answer     string `json:"answer,omitempty"`
+	}{got.Conclusion, got.Runner, got.Commit, got.Answer}
 	return cliapp.Emit(c, res, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "run %d concluded %s; result %s\n", run.ID, res.Conclusion, res.Commit)
 		return err
@@ -206,15 +207,15 @@ func executorClean(c *cli.Context) error {
 }
 
 // checkJob refuses a job id that is not RUN/JOB, two plain names, or
-// whose branches (specstack/RUN/JOB/base and /result, the only branches
-// the executor pushes or deletes) git would refuse.
+// whose branches (specstack/RUN/JOB/base, /result and /answer, the only
+// branches the executor pushes or deletes) git would refuse.
 func checkJob(job string) error {
 	run, id, ok := strings.Cut(job, "/")
 	if !ok || run == "" || id == "" || strings.Contains(id, "/") {
 		return exitcode.New(exitcode.Usage, "--job %q: give RUN/JOB, two plain names", job)
 	}
 	base, result := actionsworker.Branches(job)
-	for _, b := range []string{base, result} {
+	for _, b := range []string{base, result, actionsworker.AnswerBranch(job)} {
 		if err := refname.Check(b); err != nil {
 			return exitcode.New(exitcode.Usage, "--job %q: branch %s is not a valid name: %v", job, b, err)
 		}

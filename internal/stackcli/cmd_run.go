@@ -89,7 +89,7 @@ ledger without redoing a published ticket or measuring the baseline again.`,
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "start without asking (required without a terminal)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "settle and print the run; change nothing"},
 			maxCostFlag,
-			&cli.StringFlag{Name: "executor", Usage: "where implementers run: local (default, or [executor] kind) or github-actions (a runner per ticket, through .github/workflows/specstack-worker.yml; see workflow init)"},
+			&cli.StringFlag{Name: "executor", Usage: "where implementers and fixers run (reviewers run here): local (default, or [executor] kind) or github-actions (a runner per job, through .github/workflows/specstack-worker.yml; see workflow init)"},
 		},
 		Action: func(c *cli.Context) error {
 			n, err := specArg(c)
