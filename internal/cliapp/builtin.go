@@ -21,7 +21,9 @@ func doctorCommand(binary string, own func(context.Context, string, *doctor.Repo
 			"and names the folder task workspaces are created in (SPECSTACK_WORKSPACES or [kaisen] workspaces-dir).\n" +
 			"jj-kaisen in a git repository without jj is a problem (its verbs need jj workspaces). jj-openspec and\n" +
 			"gh-specstack report what publishing needs (gh-specstack, a GitHub repository, a token) on a github line,\n" +
-			"each thing missing a warning (jj-openspec apply --no-push works without them).\n" +
+			"each thing missing a warning (jj-openspec apply --no-push works without them), and all three whether\n" +
+			"the remote workers' workflow (.github/workflows/specstack-worker.yml) is on the default branch and the\n" +
+			"token may dispatch it (an \"actions worker\" line; jj-kaisen warns only when [executor] kind is github-actions).\n" +
 			"Exits 0 when all is well (warnings included), 7 (missing-tool) otherwise.",
 		Action: func(c *cli.Context) error {
 			dir, err := RepoDir(c)

@@ -210,7 +210,7 @@ func (r *Report) Text() string {
 	if r.GitHub != nil {
 		line("github", r.GitHub.text())
 		if r.GitHub.ActionsWorker != nil {
-			line("actions worker", r.GitHub.ActionsWorker.text())
+			line("actions worker", r.GitHub.ActionsWorker.Text())
 		}
 	}
 	for _, a := range r.Agents {

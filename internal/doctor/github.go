@@ -34,8 +34,8 @@ type ActionsWorker struct {
 	Error string `json:"error,omitempty"`
 }
 
-// text is the report's "actions worker" line.
-func (a *ActionsWorker) text() string {
+// Text is the report's "actions worker" line.
+func (a *ActionsWorker) Text() string {
 	switch {
 	case a.Error != "":
 		return "could not look for " + a.Path + ": " + a.Error
@@ -63,7 +63,7 @@ func (g *GitHub) text() string {
 		parts = append(parts, "token found")
 	}
 	if !g.OK() {
-		parts = append(parts, "cannot publish (see the warnings)")
+		parts = append(parts, "something is missing (see the warnings)")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -34,5 +34,6 @@ Use it as "jj kaisen VERB" after:
    jj config set --user aliases.kaisen '["util","exec","--","jj-kaisen"]'`,
 		Commands: append(commands(), conflictcli.Commands()...),
 		Skill:    skill,
+		Doctor:   doctorExecutor,
 	}
 }
