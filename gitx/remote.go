@@ -241,21 +241,8 @@ func (r *Repo) DeleteRef(ctx context.Context, name string) error {
 // with the paths, and nothing is applied. A diff already applied to dir
 // is not applied twice.
 func (r *Repo) ApplyDiff(ctx context.Context, from, to, dir string) error {
-	stats, err := r.NumStat(ctx, from, to)
-	if err != nil {
+	if err := r.CheckMetadata(ctx, from, to); err != nil {
 		return err
-	}
-	var meta []string
-	for _, s := range stats {
-		for _, part := range strings.Split(s.Path, "/") {
-			if part == ".git" || part == ".jj" {
-				meta = append(meta, s.Path)
-				break
-			}
-		}
-	}
-	if len(meta) > 0 {
-		return &MetadataError{Paths: meta}
 	}
 	patch, err := r.gitRead(ctx, "diff", "--binary", "--full-index", "--no-renames", "--no-ext-diff", "--no-textconv",
 		"--src-prefix=a/", "--dst-prefix=b/", from, to, "--")
@@ -294,6 +281,38 @@ func (e *ApplyError) Error() string {
 }
 
 func (e *ApplyError) Unwrap() error { return e.Err }
+
+// CheckMetadata returns a *MetadataError naming the paths of a .git or
+// .jj folder (a repository's or jj workspace's own metadata) that the
+// diff from commit from to commit to changes: no worker may write them.
+func (r *Repo) CheckMetadata(ctx context.Context, from, to string) error {
+	stats, err := r.NumStat(ctx, from, to)
+	if err != nil {
+		return err
+	}
+	var meta []string
+	for _, s := range stats {
+		for _, part := range strings.Split(s.Path, "/") {
+			if part == ".git" || part == ".jj" {
+				meta = append(meta, s.Path)
+				break
+			}
+		}
+	}
+	if len(meta) > 0 {
+		return &MetadataError{Paths: meta}
+	}
+	return nil
+}
+
+// UpdateRef points the ref name (refs/...) at commit sha, created or
+// moved.
+func (r *Repo) UpdateRef(ctx context.Context, name, sha string) error {
+	if _, err := r.gitWithin(ctx, ReadTimeout, "update-ref", name, sha); err != nil {
+		return fmt.Errorf("set ref %s to %s: %w", name, short(sha), err)
+	}
+	return nil
+}
 
 // MetadataError is a diff ApplyDiff refused: it changes repository
 // metadata (.git or .jj folders), which no worker may write.

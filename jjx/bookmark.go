@@ -131,3 +131,11 @@ func (r *Repo) GitFetch(ctx context.Context, remote string) error {
 	_, err := r.call(ctx, args...)
 	return err
 }
+
+// BookmarkForget forgets the bookmark name and its remote-tracking
+// bookmarks (its @git one included) without touching any remote; one
+// that does not exist is not an error.
+func (r *Repo) BookmarkForget(ctx context.Context, name string) error {
+	_, err := r.call(ctx, "bookmark", "forget", "--include-remotes", "--", "exact:"+name)
+	return err
+}

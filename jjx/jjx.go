@@ -50,6 +50,27 @@ type Repo struct {
 	// a *RefusedError when jj left files out of the snapshot (it only
 	// warns): for workspaces whose files must all reach a commit.
 	Strict bool
+	// held: the Repo of an Exclusive section, whose calls do not wait
+	// for it.
+	held bool
+}
+
+// exclusive orders this process's jj calls around Exclusive sections:
+// every call holds it shared, a section holds it alone.
+var exclusive sync.RWMutex
+
+// Exclusive runs fn while no other jj command of this process runs, with
+// a Repo of this workspace whose calls fn makes. It is for a git branch
+// that must reach jj through one import only: jj imports every git
+// branch at the start of each command in a colocated workspace, and its
+// merge of two concurrent operations that both imported a commit brings
+// it back after one of them abandoned it. fn's Repo is for fn alone.
+func (r *Repo) Exclusive(fn func(*Repo) error) error {
+	exclusive.Lock()
+	defer exclusive.Unlock()
+	h := *r
+	h.held = true
+	return fn(&h)
 }
 
 // Version is a parsed jj version.
@@ -154,7 +175,7 @@ func findWorkspace(dir string) string {
 
 // At returns a Repo for a known workspace root without running jj.
 func (r *Repo) At(root string) *Repo {
-	return &Repo{Root: root, Bin: r.Bin, Env: r.Env, Strict: r.Strict}
+	return &Repo{Root: root, Bin: r.Bin, Env: r.Env, Strict: r.Strict, held: r.held}
 }
 
 func (r *Repo) globalArgs() []string {
@@ -177,6 +198,10 @@ func (r *Repo) callRead(ctx context.Context, args ...string) ([]byte, error) {
 }
 
 func (r *Repo) run(ctx context.Context, extraEnv []string, args []string) ([]byte, error) {
+	if !r.held {
+		exclusive.RLock()
+		defer exclusive.RUnlock()
+	}
 	argv := append(r.globalArgs(), args...)
 	env := append(append([]string{}, r.Env...), extraEnv...)
 	c := xec.Cmd{Name: r.Bin, Args: argv, Dir: r.Root, Env: env}

@@ -14,6 +14,10 @@ import (
 // is a fast path only; callers that must be sure check ConflictedFiles.
 func (r *Repo) SquashInto(ctx context.Context, o SquashOptions) (conflicted bool, err error) {
 	args := o.args()
+	if !r.held {
+		exclusive.RLock()
+		defer exclusive.RUnlock()
+	}
 	var stderr bytes.Buffer
 	err = xec.Run(ctx, xec.Cmd{Name: r.Bin, Args: append(r.globalArgs(), args...), Dir: r.Root, Env: r.Env, Stderr: &stderr})
 	if err != nil {

@@ -39,7 +39,8 @@ type ActionsExecutor struct {
 
 // resultRef is where a job's result is fetched in the git store: a ref
 // jj does not import (under refs/specstack/), so the result and the
-// workspace commit it grew from never enter jj's view as pushed work.
+// workspace commit it grew from never enter jj's view as pushed work
+// (JJBackend.TakeResult imports the result through a local branch).
 func resultRef(job string) string { return "refs/specstack/results/" + job }
 
 // answerRef is where a job's answer is fetched in the git store.

@@ -156,6 +156,12 @@ func (d *driver) runRemote(ctx context.Context, n int, tip string, prior *engine
 		Record: func(p engine.Payload) error {
 			return d.record(engine.Event{Task: n, Role: j.Role, Payload: p})
 		}}
+	if jw, ok := d.backend.(*jjWorkspaces); ok {
+		ws := engine.Workspace{Path: j.Dir}
+		rj.Take = func(ctx context.Context, job, base, result string) error {
+			return jw.b.TakeResult(ctx, ws, d.git.Dir, engine.TakeBranch(job), base, result)
+		}
+	}
 	if prior != nil && !prior.Settled && (prior.Base != tip || j.Role != engine.RoleImplementer) {
 		// A run of an attempt given up (a fixer's, killed with its gate
 		// round, or a ticket cut again elsewhere): nothing takes it.

@@ -60,11 +60,15 @@ func (r *Runner) Dispatch(ctx context.Context, w int) error {
 		}
 		if t.Dispatched > 0 {
 			StopOrphan(r.PIDPath(n))
-			// A remote run's report is written once its result is in the
-			// workspace, but only a settled run is done with: one killed
-			// before that is taken up again (its result taken anew).
-			remote := t.Remote != nil && !t.Remote.Settled
-			if _, ok := ReportStatus(r.ReportPath(n)); ok && !remote {
+			// A run on an executor not yet settled is taken up as it is
+			// (found, followed, its result taken: once), in the
+			// workspace it left, which no worker here touched.
+			if rr := t.Remote; rr != nil && !rr.Settled && r.Executor != nil {
+				r.logf("task %d: taking up its run on GitHub Actions again (this process died before its result was in)", n)
+				todo = append(todo, t)
+				continue
+			}
+			if _, ok := ReportStatus(r.ReportPath(n)); ok {
 				if err := r.collectAndRecord(ctx, t, nil); err != nil {
 					return err
 				}
@@ -165,10 +169,6 @@ func (r *Runner) resetWorkspace(ctx context.Context, t *TaskState) error {
 		return fmt.Errorf("task %d: %w", t.Num, err)
 	}
 	os.Remove(r.ReportPath(t.Num))
-	if rr := t.Remote; rr != nil && !rr.Settled && r.Executor != nil {
-		r.logf("task %d: taking up its run on GitHub Actions again from a clean change (the run here died before its result came back)", t.Num)
-		return nil
-	}
 	r.logf("task %d: restarting its worker from a clean change (the previous one died with the run)", t.Num)
 	return nil
 }

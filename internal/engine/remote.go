@@ -194,6 +194,12 @@ type RemoteJob struct {
 	// Job and Base are a fresh dispatch's: its unique id and the commit
 	// it starts from (Dir's checkout).
 	Job, Base string
+	// Take brings the result (one commit on base, in GitDir) into Dir;
+	// nil applies its diff to Dir's files (gitx.ApplyDiff). Either sees a
+	// result already taken (a kill before the ledger said so) and does
+	// not take it twice.
+	// job is the run's RemoteRun.Job.
+	Take func(ctx context.Context, job, base, result string) error
 	// Record appends one of the executor's events (RemoteDispatching,
 	// ...) to the workflow's ledger.
 	Record func(Payload) error
@@ -279,15 +285,8 @@ func (rj RemoteJob) Run(ctx context.Context, j Job) Result {
 	return out
 }
 
-// take checks a finished run's result and brings it into Dir, then
-// writes its report. The result's diff is applied to Dir's files, which
-// jj snapshots into the workspace's change as it does a local worker's
-// edits; the commit itself stays out of jj's view. Imported as a remote
-// bookmark it made the workspace's commit, its parent, immutable; as a
-// local bookmark (jj git import, then squashed into the workspace), in a
-// colocated repository every concurrent jj command imports it too, and
-// jj's merge of those concurrent operations brings the squashed commit
-// back as a stray head (seen with jj 0.46).
+// take checks a finished run's result and brings it into Dir (Take),
+// then writes its report.
 func (rj RemoteJob) take(ctx context.Context, j Job, run RemoteRun) Result {
 	exit := 0
 	if run.Conclusion != "success" {
@@ -306,7 +305,11 @@ func (rj RemoteJob) take(ctx context.Context, j Job, run RemoteRun) Result {
 	if len(c.Parents) != 1 || c.Parents[0] != run.Base {
 		return Result{ExitCode: 1, Err: fmt.Errorf("%s: run %s pushed %s, which is not one commit on the job's base %s: not taken", rj.Label, run.URL, short(run.Result), short(run.Base))}
 	}
-	if err := g.ApplyDiff(ctx, run.Base, run.Result, rj.Dir); err != nil {
+	take := rj.Take
+	if take == nil {
+		take = func(ctx context.Context, _, base, result string) error { return g.ApplyDiff(ctx, base, result, rj.Dir) }
+	}
+	if err := take(ctx, run.Job, run.Base, run.Result); err != nil {
 		code := -1 // something here failed: a resume takes the run up again
 		if errors.As(err, new(*gitx.MetadataError)) || errors.As(err, new(*gitx.ApplyError)) {
 			// The worker's result is refused, as a local worker's would
@@ -376,6 +379,10 @@ func (r *Runner) runRemote(ctx context.Context, t *TaskState, j Job) Result {
 	if rj.GitDir, err = b.Repo.GitRoot(ctx); err != nil {
 		return Result{ExitCode: -1, Err: fmt.Errorf("%s: find the git store: %w", label, err)}
 	}
+	ws := Workspace{Name: t.Workspace, Path: t.Path}
+	rj.Take = func(ctx context.Context, job, base, result string) error {
+		return b.TakeResult(ctx, ws, rj.GitDir, TakeBranch(job), base, result)
+	}
 	if rj.Prior == nil || rj.Prior.Settled {
 		if rj.Base, err = b.Snapshot(ctx, Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base}); err != nil {
 			return Result{ExitCode: -1, Err: fmt.Errorf("%s: read the workspace's base: %w", label, err)}
@@ -383,6 +390,10 @@ func (r *Runner) runRemote(ctx context.Context, t *TaskState, j Job) Result {
 	}
 	return rj.Run(ctx, j)
 }
+
+// TakeBranch is the temporary git branch through which job's result is
+// imported into jj (JJBackend.TakeResult).
+func TakeBranch(job string) string { return "specstack-take/" + job }
 
 // appendLog adds line to the job's log, best effort: the log is for
 // people.
