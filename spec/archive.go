@@ -167,7 +167,7 @@ func (r Root) PlanArchive(change string, opts ArchiveOptions) (*ArchivePlan, err
 		p.Warnings = append(p.Warnings, u.Merged.Warnings...)
 	}
 	retire := r.retireMarker(change)
-	kept := p.Specs[:0]
+	kept := make([]*SpecUpdate, 0, len(p.Specs))
 	for _, u := range p.Specs {
 		issues := ValidateSpecContent(u.ID, u.Merged.Content)
 		if !HasErrors(issues, false) {
@@ -188,14 +188,7 @@ func (r Root) PlanArchive(change string, opts ArchiveOptions) (*ArchivePlan, err
 			continue
 		}
 		p.Validation = append(p.Validation, issues...)
-		hint := "fix the change's delta for it"
-		switch {
-		case emptied && u.Exists && retire && u.Merged.Counts.Removed > 0:
-			hint = fmt.Sprintf("'%s' declares retire_capabilities, but the spec holds content beside its Purpose that deleting the file would take with it: move it into `## Purpose` or a requirement, or delete the spec by hand, then rerun", u.ID)
-		case emptied && u.Exists && u.Merged.Counts.Removed > 0:
-			hint = fmt.Sprintf("This change removes the last requirement '%s' has. To retire the capability and delete its spec, add `retire_capabilities: true` to the change's .openspec.yaml (alongside its `schema:`, which that file requires), then rerun", u.ID)
-		}
-		return p, fmt.Errorf("change %q: the rebuilt spec %q would be invalid (%s): %w; %s; nothing was changed", change, u.ID, firstError(issues), ErrInvalid, hint)
+		return p, &RebuiltInvalidError{Change: change, Spec: u.ID, Issues: issues, Hint: rebuiltHint(u, emptied, retire)}
 	}
 	p.Specs = kept
 	for _, u := range p.Specs {
@@ -209,11 +202,81 @@ func (r Root) PlanArchive(change string, opts ArchiveOptions) (*ArchivePlan, err
 	return p, nil
 }
 
+// RebuiltInvalidError is a spec a change's deltas would rebuild that
+// fails validation; nothing was changed. It wraps ErrInvalid.
+type RebuiltInvalidError struct {
+	Change, Spec string
+	Issues       []Issue
+	// Hint is OpenSpec 1.13.2's way forward, "" where it names none.
+	Hint string
+}
+
+func (e *RebuiltInvalidError) Error() string {
+	hint := strings.TrimSuffix(e.Hint, ".")
+	if hint == "" {
+		hint = "fix the change's delta for it"
+	}
+	return fmt.Sprintf("change %q: the rebuilt spec %q would be invalid (%s): %v; %s; nothing was changed", e.Change, e.Spec, firstError(e.Issues), ErrInvalid, hint)
+}
+
+func (e *RebuiltInvalidError) Unwrap() error { return ErrInvalid }
+
+// rebuiltHint is OpenSpec 1.13.2's way forward for spec update u, whose
+// rebuilt spec fails validation (emptied: only for having no
+// requirements left): name the retire_capabilities marker when adding it
+// is all that is missing, else the content that stands in the way of a
+// retirement; "" when neither applies.
+func rebuiltHint(u *SpecUpdate, emptied, retire bool) string {
+	if !emptied || !u.Exists {
+		return ""
+	}
+	left := unaccounted(u.Merged.Content)
+	switch {
+	case retire && len(left) > 0:
+		return fmt.Sprintf("'%s' declares retire_capabilities, but the spec holds content the merge cannot safely account for and deleting the file would take with it: %s. Move it into `## Purpose` or a canonical requirement, or delete the spec by hand.", u.ID, describeLines(left))
+	case retire || u.Merged.Counts.Removed == 0:
+		return ""
+	case len(left) > 0:
+		return fmt.Sprintf("This change removes the last requirement '%s' has, so the rebuilt spec has none left and cannot be written. Retiring the capability is what archive does instead, and it is refused while the spec holds content the merge cannot safely account for and deleting the file would take with it: %s. Move it into `## Purpose` or a canonical requirement, or delete the spec by hand, then rerun.", u.ID, describeLines(left))
+	}
+	return fmt.Sprintf("This change removes the last requirement '%s' has. To retire the capability and delete its spec, add `retire_capabilities: true` to the change's .openspec.yaml (alongside its `schema:`, which that file requires), then rerun.", u.ID)
+}
+
+// describeLines quotes the first three of lines as OpenSpec names content
+// a retirement would take (control characters as ?, each clipped at 200
+// characters), and counts the rest.
+func describeLines(lines []string) string {
+	var shown []string
+	for _, l := range lines[:min(3, len(lines))] {
+		rs := []rune(l)
+		for i, r := range rs {
+			if r < 0x20 || r == 0x7f {
+				rs[i] = '?'
+			}
+		}
+		q := string(rs)
+		if len(rs) > 200 {
+			q = string(rs[:200]) + "\u2026"
+		}
+		shown = append(shown, `"`+q+`"`)
+	}
+	out := strings.Join(shown, ", ")
+	if len(lines) > 3 {
+		out += fmt.Sprintf(", and %d more line(s)", len(lines)-3)
+	}
+	return out
+}
+
 // onlySkeleton reports whether a rebuilt spec holds nothing a retirement
 // would lose unawares: a title, its Purpose and an empty Requirements
 // section (OpenSpec refuses to retire a spec with content the merge
 // cannot account for).
-func onlySkeleton(content string) bool {
+func onlySkeleton(content string) bool { return len(unaccounted(content)) == 0 }
+
+// unaccounted is the lines of a rebuilt spec beside its skeleton (see
+// onlySkeleton), trimmed, in order.
+func unaccounted(content string) []string {
+	var left []string
 	section := ""
 	for _, line := range strings.Split(content, "\n") {
 		t := strings.TrimSpace(line)
@@ -224,10 +287,10 @@ func onlySkeleton(content string) bool {
 			section = t
 		case section == "## Purpose" && !strings.HasPrefix(t, "#"):
 		default:
-			return false
+			left = append(left, t)
 		}
 	}
-	return true
+	return left
 }
 
 // onlyNoRequirements reports whether the one error of issues is a spec

@@ -1,6 +1,7 @@
 package openspeccli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -73,16 +74,21 @@ With no OpenSpec root here or above, the directory is OpenSpec's
 implicit root (there, no change exists). A change whose delta specs fail validation is refused as OpenSpec 1.13.2
 refuses it, exit 1, nothing written: "Validation errors in change delta
 specs:", its errors and warnings and "Validation failed. …" on stdout, or
-with --json its archive_validation_failed document.
+with --json its archive_validation_failed document. A spec the deltas
+would rebuild invalid is refused the same way: "Validation errors in
+rebuilt spec for SPEC", its errors, OpenSpec's way forward (the
+retire_capabilities marker, or the content that stands in a
+retirement's way) and "Aborted. No files were changed." on stdout, or its
+archive_spec_validation_failed document.
 
 Exit codes (OpenSpec's 1 where OpenSpec refuses too; jj-openspec's own
-refusals keep the frozen table): 1 when CHANGE does not exist or its
-delta specs fail validation, a question could not be asked (see above),
-OpenSpec's archive claim is held, the archive folder already exists or a
-spec changed under it; 6 when the drift check refuses, a delta cannot be
-applied or a rebuilt spec would be invalid (the message names the spec
-and requirement) or a link leaves the repository; 3 when another
-jj-openspec holds the lock.`,
+refusals keep the frozen table): 1 when CHANGE does not exist, its
+delta specs fail validation or a spec they rebuild would be invalid, a
+question could not be asked (see above), OpenSpec's archive claim is
+held, the archive folder already exists or a spec changed under it; 6
+when the drift check refuses, a delta cannot be applied (the message
+names the spec and requirement) or a link leaves the repository; 3 when
+another jj-openspec holds the lock.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "archive without asking (unchecked tasks, spec updates); needed without a terminal"},
 			&cli.BoolFlag{Name: "skip-specs", Usage: "move the change to the archive without updating the specs"},
@@ -134,18 +140,11 @@ func runArchive(c *cli.Context) error {
 	if err != nil && plan != nil && plan.DeltasInvalid {
 		return refuseInvalidArchive(c, name, plan.Validation, archiveDoc)
 	}
+	if rie := (*spec.RebuiltInvalidError)(nil); errors.As(err, &rie) && plan != nil {
+		return refuseRebuilt(c, plan, rie, archiveDoc)
+	}
 	if err != nil {
-		err = osFailure(c, err, archiveDoc)
-		if plan != nil && len(plan.Validation) > 0 && !cliapp.JSON(c) {
-			// A rebuilt spec that would be invalid: its errors and
-			// warnings; INFO notes only with validate.
-			for _, i := range plan.Validation {
-				if i.Level == spec.LevelError || i.Level == spec.LevelWarning {
-					fmt.Fprintf(cliapp.Stderr(c), "  [%s] %s: %s\n", i.Level, i.Path, i.Message)
-				}
-			}
-		}
-		return err
+		return osFailure(c, err, archiveDoc)
 	}
 	rep := archiveReport{Change: plan.Change, ArchivedAs: plan.ArchiveName, Path: relTo(r, plan.ArchivePath), DryRun: dry,
 		Specs: plan.Changes(), Totals: plan.Totals, Tasks: plan.Progress, Warnings: plan.Warnings, SkipSpecs: c.Bool("skip-specs")}
@@ -172,21 +171,8 @@ func writeArchive(w, stderr io.Writer, rep archiveReport, incomplete int) error 
 		return err
 	}
 	// OpenSpec 1.13.2's text, line for line.
-	fmt.Fprintf(&b, "Task status: %s\n", rep.Tasks)
-	if incomplete > 0 {
-		fmt.Fprintf(&b, "Warning: %d incomplete task(s) found. Continuing due to --yes flag.\n", incomplete)
-	}
-	if rep.SkipSpecs {
-		b.WriteString("Skipping spec updates (--skip-specs flag provided).\n")
-	} else if len(rep.Specs) > 0 {
-		b.WriteString("\nSpecs to update:\n")
-		for _, s := range rep.Specs {
-			action := "update"
-			if s.Action == "create" {
-				action = "create"
-			}
-			fmt.Fprintf(&b, "  %s: %s\n", s.ID, action)
-		}
+	archivePreamble(&b, rep, incomplete)
+	if !rep.SkipSpecs && len(rep.Specs) > 0 {
 		for _, warn := range rep.Warnings {
 			fmt.Fprintf(&b, "⚠️  Warning: %s\n", warn)
 		}
@@ -221,6 +207,60 @@ func writeArchive(w, stderr io.Writer, rep archiveReport, incomplete int) error 
 	fmt.Fprintf(&b, "Change '%s' archived as '%s'.\n", rep.Change, rep.ArchivedAs)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// archivePreamble writes what OpenSpec 1.13.2 prints before it touches
+// a spec: the task status, the incomplete tasks --yes passes over and
+// the specs it will update.
+func archivePreamble(b *strings.Builder, rep archiveReport, incomplete int) {
+	fmt.Fprintf(b, "Task status: %s\n", rep.Tasks)
+	if incomplete > 0 {
+		fmt.Fprintf(b, "Warning: %d incomplete task(s) found. Continuing due to --yes flag.\n", incomplete)
+	}
+	if rep.SkipSpecs {
+		b.WriteString("Skipping spec updates (--skip-specs flag provided).\n")
+	} else if len(rep.Specs) > 0 {
+		b.WriteString("\nSpecs to update:\n")
+		for _, s := range rep.Specs {
+			action := "update"
+			if s.Action == "create" {
+				action = "create"
+			}
+			fmt.Fprintf(b, "  %s: %s\n", s.ID, action)
+		}
+	}
+}
+
+// refuseRebuilt refuses, as OpenSpec 1.13.2 does, a change a spec of
+// which would be rebuilt invalid: exit 1, with --json its
+// archive_spec_validation_failed document, else on stdout what it
+// prints before the specs, the rebuilt spec's errors and warnings, the
+// way forward and "Aborted. No files were changed.".
+func refuseRebuilt(c *cli.Context, plan *spec.ArchivePlan, e *spec.RebuiltInvalidError, doc func([]osStatus) any) error {
+	if cliapp.JSON(c) {
+		return osFailure(c, &specwrite.Blocked{Code: "archive_spec_validation_failed",
+			Message: fmt.Sprintf("Rebuilt spec for '%s' failed validation. No files were changed.", e.Spec),
+			Fix:     cmp.Or(e.Hint, fmt.Sprintf("Run openspec validate %s after fixing the change deltas.", e.Spec))}, doc)
+	}
+	var b strings.Builder
+	archivePreamble(&b, archiveReport{Tasks: plan.Progress, Specs: plan.Changes()}, len(plan.Incomplete))
+	fmt.Fprintf(&b, "\nValidation errors in rebuilt spec for %s (will not write changes):\n", e.Spec)
+	for _, i := range e.Issues {
+		switch i.Level {
+		case spec.LevelError:
+			fmt.Fprintf(&b, "  ✗ %s\n", i.Message)
+		case spec.LevelWarning:
+			fmt.Fprintf(&b, "  ⚠ %s\n", i.Message)
+		}
+	}
+	if e.Hint != "" {
+		fmt.Fprintf(&b, "  → %s\n", e.Hint)
+	}
+	b.WriteString("Aborted. No files were changed.\n")
+	if _, err := io.WriteString(c.App.Writer, b.String()); err != nil {
+		return err
+	}
+	return cliapp.Silent(exitcode.Failure)
 }
 
 // refuseInvalidArchive refuses, as OpenSpec 1.13.2 does, a change whose
