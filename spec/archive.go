@@ -48,6 +48,10 @@ type ArchivePlan struct {
 	// DeltasInvalid: the change's delta specs failed validation (their
 	// issues are Validation), rather than a spec they would produce.
 	DeltasInvalid bool `json:"-"`
+	// Unmerged are the specs a delta that could not be applied (a
+	// *MergeError) left unmerged, that one first: ID and Action (create
+	// or update) only.
+	Unmerged []SpecChange `json:"-"`
 }
 
 // SpecChange describes one spec of a plan for reports.
@@ -154,11 +158,18 @@ func (r Root) PlanArchive(change string, opts ArchiveOptions) (*ArchivePlan, err
 	if err != nil {
 		return nil, err
 	}
-	for _, sf := range files {
+	for i, sf := range files {
 		u, err := r.mergeOne(change, sf)
 		if err != nil {
 			var me *MergeError
 			if errors.As(err, &me) {
+				for _, rest := range files[i:] {
+					action := "create"
+					if fi, err := os.Stat(filepath.Join(r.SpecsDir(), filepath.FromSlash(rest.ID), "spec.md")); err == nil && fi.Mode().IsRegular() {
+						action = "update"
+					}
+					p.Unmerged = append(p.Unmerged, SpecChange{ID: rest.ID, Action: action})
+				}
 				return p, fmt.Errorf("change %q, spec %q: %w (nothing was changed)", change, sf.ID, err)
 			}
 			return nil, err

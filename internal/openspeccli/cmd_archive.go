@@ -143,6 +143,9 @@ func runArchive(c *cli.Context) error {
 	if rie := (*spec.RebuiltInvalidError)(nil); errors.As(err, &rie) && plan != nil {
 		return refuseRebuilt(c, plan, rie, archiveDoc)
 	}
+	if me := (*spec.MergeError)(nil); errors.As(err, &me) && plan != nil {
+		return refuseUnmerged(c, plan, me, archiveDoc)
+	}
 	if err != nil {
 		return osFailure(c, err, archiveDoc)
 	}
@@ -219,15 +222,8 @@ func archivePreamble(b *strings.Builder, rep archiveReport, incomplete int) {
 	}
 	if rep.SkipSpecs {
 		b.WriteString("Skipping spec updates (--skip-specs flag provided).\n")
-	} else if len(rep.Specs) > 0 {
-		b.WriteString("\nSpecs to update:\n")
-		for _, s := range rep.Specs {
-			action := "update"
-			if s.Action == "create" {
-				action = "create"
-			}
-			fmt.Fprintf(b, "  %s: %s\n", s.ID, action)
-		}
+	} else {
+		b.WriteString(specwrite.SpecsToUpdate(rep.Specs))
 	}
 }
 
@@ -257,6 +253,25 @@ func refuseRebuilt(c *cli.Context, plan *spec.ArchivePlan, e *spec.RebuiltInvali
 		fmt.Fprintf(&b, "  → %s\n", e.Hint)
 	}
 	b.WriteString("Aborted. No files were changed.\n")
+	if _, err := io.WriteString(c.App.Writer, b.String()); err != nil {
+		return err
+	}
+	return cliapp.Silent(exitcode.Failure)
+}
+
+// refuseUnmerged refuses, as OpenSpec 1.13.2 does, a change with a delta
+// that cannot be applied to its spec: exit 1, with --json its
+// archive_spec_update_failed document, else on stdout what it prints
+// before the specs, the merge's message and "Aborted. No files were
+// changed.".
+func refuseUnmerged(c *cli.Context, plan *spec.ArchivePlan, e *spec.MergeError, doc func([]osStatus) any) error {
+	if cliapp.JSON(c) {
+		return osFailure(c, &specwrite.Blocked{Code: "archive_spec_update_failed", Message: e.Msg,
+			Fix: "Fix the change delta specs and rerun. No files were changed."}, doc)
+	}
+	var b strings.Builder
+	archivePreamble(&b, archiveReport{Tasks: plan.Progress, Specs: append(plan.Changes(), plan.Unmerged...)}, len(plan.Incomplete))
+	fmt.Fprintf(&b, "%s\nAborted. No files were changed.\n", e.Msg)
 	if _, err := io.WriteString(c.App.Writer, b.String()); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -39,6 +40,9 @@ func osFailure(c *cli.Context, err error, doc func(status []osStatus) any) error
 			return werr
 		}
 		return cliapp.Silent(exitcode.Failure)
+	}
+	if _, err := io.WriteString(c.App.Writer, b.Stdout); err != nil {
+		return err
 	}
 	fmt.Fprintf(cliapp.Stderr(c), "✖ Error: %s\n", b.Message)
 	if b.Fix != "" {

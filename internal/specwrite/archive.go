@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/specstack/specstack/spec"
 	"github.com/specstack/specstack/spec/drift"
@@ -56,6 +57,14 @@ func Archive(ctx context.Context, r spec.Root, name string, o ArchiveOptions) (*
 	}
 	plan, err := r.PlanArchive(name, spec.ArchiveOptions{Yes: true, SkipSpecs: o.SkipSpecs})
 	if err != nil {
+		// OpenSpec asks its questions before it applies the deltas: a
+		// delta that cannot be applied, or a spec rebuilt invalid, is
+		// found only once they are answered.
+		if plan != nil && !o.Yes && !o.DryRun && (errors.As(err, new(*spec.MergeError)) || errors.As(err, new(*spec.RebuiltInvalidError))) {
+			if cerr := confirm(name, o, plan); cerr != nil {
+				return nil, cerr
+			}
+		}
 		return plan, Classify(err)
 	}
 	if driftErr != nil {
@@ -105,24 +114,48 @@ func confirm(name string, o ArchiveOptions, p *spec.ArchivePlan) error {
 		}
 		return nil
 	}
+	// Without an answer OpenSpec has printed the task status and its
+	// question (on stdout) when it refuses.
+	status := fmt.Sprintf("Task status: %s\n", p.Progress)
 	if n := len(p.Incomplete); n > 0 {
-		err := ask(fmt.Sprintf("Warning: %d incomplete task(s) found. Continue?", n), func() *Blocked {
+		question := fmt.Sprintf("Warning: %d incomplete task(s) found. Continue?", n)
+		err := ask(question, func() *Blocked {
 			if o.JSON {
 				return &Blocked{Code: "archive_tasks_incomplete", Message: fmt.Sprintf("%d incomplete task(s) found for change '%s'.", n, name), Fix: "Complete the tasks or rerun with --yes."}
 			}
-			return &Blocked{Code: "archive_tasks_incomplete", Message: fmt.Sprintf("%d incomplete task(s) found for change '%s', and no answer could be read from stdin.", n, name), Fix: "Complete the tasks or rerun with " + rerun}
+			return &Blocked{Code: "archive_tasks_incomplete", Message: fmt.Sprintf("%d incomplete task(s) found for change '%s', and no answer could be read from stdin.", n, name), Fix: "Complete the tasks or rerun with " + rerun,
+				Stdout: status + question + " (y/N) "}
 		})
 		if err != nil {
 			return err
 		}
 	}
-	if n := len(p.Specs); n > 0 && !o.SkipSpecs {
+	if n := len(p.Specs) + len(p.Unmerged); n > 0 && !o.SkipSpecs {
 		return ask("Proceed with spec updates?", func() *Blocked {
 			if o.JSON {
 				return &Blocked{Code: "archive_confirmation_required", Message: fmt.Sprintf("Updating %d spec(s) requires confirmation: rerun with --yes.", n), Fix: "openspec archive <change-name> --json --yes"}
 			}
-			return &Blocked{Code: "archive_confirmation_required", Message: fmt.Sprintf("Updating %d spec(s) requires confirmation, and no answer could be read from stdin.", n), Fix: rerun}
+			return &Blocked{Code: "archive_confirmation_required", Message: fmt.Sprintf("Updating %d spec(s) requires confirmation, and no answer could be read from stdin.", n), Fix: rerun,
+				Stdout: status + SpecsToUpdate(append(p.Changes(), p.Unmerged...)) + "Proceed with spec updates? (Y/n) "}
 		})
 	}
 	return nil
+}
+
+// SpecsToUpdate is OpenSpec 1.13.2's list of the specs an archive will
+// write ("" for none).
+func SpecsToUpdate(specs []spec.SpecChange) string {
+	if len(specs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nSpecs to update:\n")
+	for _, s := range specs {
+		action := "update"
+		if s.Action == "create" {
+			action = "create"
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", s.ID, action)
+	}
+	return b.String()
 }

@@ -22,6 +22,9 @@ type Blocked struct {
 	Message string
 	Fix     string // empty when OpenSpec gives none
 	Target  string // what the diagnostic is about (openspec.root), or empty
+	// Stdout is what OpenSpec has printed on stdout when it refuses (a
+	// question it could not have answered), for its text output only.
+	Stdout string
 }
 
 func (b *Blocked) Error() string {
