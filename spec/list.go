@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,7 +56,7 @@ func (r Root) ListChanges(byName bool) ([]ChangeSummary, error) {
 		}
 	}
 	if byName {
-		sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+		sortLocale(out, func(c ChangeSummary) string { return c.Name })
 	} else {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].LastModified.After(out[j].LastModified) })
 	}
@@ -143,6 +142,6 @@ func (r Root) ListSpecs() ([]SpecSummary, error) {
 		}
 		out = append(out, s)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return strings.ToLower(out[i].ID) < strings.ToLower(out[j].ID) })
+	sortLocale(out, func(s SpecSummary) string { return s.ID })
 	return out, nil
 }
