@@ -208,11 +208,15 @@ func padEnd(s string, width int) string {
 	return s + strings.Repeat(" ", max(0, width-jsLen(s)))
 }
 
+// ago is OpenSpec 1.13.2's relative time: whole minutes, hours or days
+// ago, and past 30 whole days the date as Node's toLocaleDateString()
+// writes it in its default (English) locale, M/D/YYYY in local time.
 func ago(t time.Time) string {
 	d := time.Since(t)
 	switch {
-	case d > 30*24*time.Hour:
-		return t.Format("2006-01-02")
+	case d/(24*time.Hour) > 30:
+		t = t.Local()
+		return fmt.Sprintf("%d/%d/%d", t.Month(), t.Day(), t.Year())
 	case d >= 24*time.Hour:
 		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
 	case d >= time.Hour:
