@@ -13,6 +13,11 @@ type projectConfig struct {
 	path    string // the file read; "" when the project has none
 	schema  string // the schema it names, or ""
 	warning string // what OpenSpec warns about the file, or ""
+	// store is the store the file declares (a string store: key), "" for
+	// none; storeBad: it has a store: key OpenSpec cannot use (not a
+	// string, or the file does not parse).
+	store    string
+	storeBad bool
 }
 
 // configPath is openspec/config.yaml, else openspec/config.yml, when either
@@ -55,10 +60,15 @@ func (r Root) loadProjectConfig() (projectConfig, error) {
 	v, err := parseYAMLite(string(raw))
 	if err != nil {
 		c.warning = fmt.Sprintf("Warning: could not parse %s (%v); ignoring it.", c.path, err)
+		c.storeBad = true
 		return c, nil
 	}
 	switch m := v.(type) {
 	case map[string]any:
+		if st, ok := m["store"]; ok {
+			c.store, ok = st.(string)
+			c.storeBad = !ok
+		}
 		s, isString := m["schema"].(string)
 		switch {
 		case isString && s != "":
@@ -77,6 +87,32 @@ func (r Root) loadProjectConfig() (projectConfig, error) {
 func hasKey(m map[string]any, k string) bool {
 	_, ok := m[k]
 	return ok
+}
+
+// StoreDeclared reports the store openspec/config.yaml declares (its
+// store: key, OpenSpec 1.13.2's pointer to a registered store) and the
+// file; declared is false when it declares none. A store: key OpenSpec
+// cannot use (not a string, or a file that does not parse) is declared
+// with an empty store.
+func (r Root) StoreDeclared() (store, file string, declared bool) {
+	c, err := r.readProjectConfig()
+	if err != nil || (c.store == "" && !c.storeBad) {
+		return "", "", false
+	}
+	return c.store, c.path, true
+}
+
+// PlanningShape reports whether openspec/ holds specs/ or changes/ (not a
+// store's marker): OpenSpec 1.13.2 takes such a root as it is, whatever
+// its config declares.
+func (r Root) PlanningShape() bool {
+	for _, sub := range []string{"specs", "changes"} {
+		p := filepath.Join(r.OpenSpecDir(), sub)
+		if _, err := os.Stat(filepath.Join(p, ".openspec-store", "store.yaml")); isDir(p) && err != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // ConfigWarning is the warning line OpenSpec prints for

@@ -115,6 +115,9 @@ type archiveReport struct {
 func runArchive(c *cli.Context) error {
 	// OpenSpec's root; with none, the directory is its implicit root.
 	name, r, dry, err := changeVerbIn(c, func(c *cli.Context) (spec.Root, error) { return openOSRoot(c, true) })
+	if errors.Is(err, errStore) {
+		return passThrough(c, invocation(c))
+	}
 	if err != nil {
 		return err
 	}

@@ -61,6 +61,9 @@ func runList(c *cli.Context) error {
 		implicit = serr == nil
 	}
 	r, err := openOSRoot(c, implicit)
+	if errors.Is(err, errStore) {
+		return passThrough(c, invocation(c))
+	}
 	if errors.Is(err, spec.ErrNoRoot) {
 		return osFailure(c, &specwrite.Blocked{Code: "no_openspec_root", Message: "No OpenSpec root found from the current directory.",
 			Target: "openspec.root", Fix: "Run openspec init to create a root here."}, nullDoc)

@@ -40,6 +40,9 @@ func runShow(c *cli.Context) error {
 		return passThrough(c, append([]string{"show"}, args...))
 	}
 	r, err := openRoot(c)
+	if err == nil {
+		err = declaredStore(c, r) // a store: beside specs/ is warned about
+	}
 	if err != nil {
 		return passThrough(c, append([]string{"show"}, args...))
 	}

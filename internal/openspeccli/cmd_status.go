@@ -1,6 +1,7 @@
 package openspeccli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -51,6 +52,9 @@ func runStatus(c *cli.Context) error {
 			return passThrough(c, invocation(c))
 		}
 		r, err := openOSRoot(c, true)
+		if errors.Is(err, errStore) {
+			return passThrough(c, invocation(c))
+		}
 		if err != nil {
 			return err
 		}

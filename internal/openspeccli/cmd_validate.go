@@ -1,6 +1,7 @@
 package openspeccli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -97,6 +98,9 @@ func runValidate(c *cli.Context) error {
 	}
 	name := args[0]
 	r, err := openOSRoot(c, true)
+	if errors.Is(err, errStore) {
+		return passThrough(c, invocation(c))
+	}
 	if err != nil {
 		return err
 	}

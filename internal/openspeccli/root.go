@@ -58,10 +58,37 @@ func openOSRoot(c *cli.Context, implicit bool) (spec.Root, error) {
 	if err != nil {
 		return spec.Root{}, exitcode.Wrap(exitcode.Missing, err)
 	}
+	if !r.Implicit {
+		if err := declaredStore(c, r); err != nil {
+			return spec.Root{}, err
+		}
+	}
 	if rp, err := repo.Find(r.Dir); err == nil {
 		r.Bound = rp.Root
 	}
 	return r, nil
+}
+
+// errStore is a root whose config declares an OpenSpec store and holds no
+// planning files: the store is the root, which only the real CLI
+// resolves (through its registry).
+var errStore = errors.New("the root declares an OpenSpec store")
+
+// declaredStore answers a store: declaration in r's config as OpenSpec
+// 1.13.2 does: beside specs/ or changes/ it is ignored with OpenSpec's
+// warning on stderr; in a config-only openspec/ it names the root,
+// errStore.
+func declaredStore(c *cli.Context, r spec.Root) error {
+	store, file, ok := r.StoreDeclared()
+	switch {
+	case !ok:
+		return nil
+	case !r.PlanningShape():
+		return errStore
+	case store != "":
+		fmt.Fprintf(cliapp.Stderr(c), "Warning: %s declares store '%s', but this directory is a real OpenSpec root; the declaration is ignored.\n", file, store)
+	}
+	return nil
 }
 
 // oneChange returns the single CHANGE argument.
