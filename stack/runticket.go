@@ -157,10 +157,7 @@ func (d *driver) runRemote(ctx context.Context, n int, tip string, prior *engine
 			return d.record(engine.Event{Task: n, Role: j.Role, Payload: p})
 		}}
 	if jw, ok := d.backend.(*jjWorkspaces); ok {
-		ws := engine.Workspace{Path: j.Dir}
-		rj.Take = func(ctx context.Context, job, base, result string) error {
-			return jw.b.TakeResult(ctx, ws, d.git.Dir, engine.TakeBranch(job), base, result)
-		}
+		rj.Take = jw.b.Taker(engine.Workspace{Path: j.Dir}, d.git.Dir)
 	}
 	if prior != nil && !prior.Settled && (prior.Base != tip || j.Role != engine.RoleImplementer) {
 		// A run of an attempt given up (a fixer's, killed with its gate

@@ -220,9 +220,13 @@ func (b *JJBackend) logIn(ctx context.Context, ws Workspace, revset string) ([]j
 	if !fileExists(ws.Path) {
 		return nil, fmt.Errorf("workspace directory %q is missing", ws.Path)
 	}
-	// Strict: a file jj leaves out of the snapshot (too big) would be
-	// lost with the workspace.
-	r := b.Repo.At(ws.Path)
+	return logStrict(ctx, b.Repo.At(ws.Path), revset)
+}
+
+// logStrict reads revset in r's workspace, which snapshots it first; a
+// stale working copy is updated and read again. Strict: a file jj leaves
+// out of the snapshot (too big) would be lost with the workspace.
+func logStrict(ctx context.Context, r *jjx.Repo, revset string) ([]jjx.CommitDetail, error) {
 	r.Strict = true
 	cs, err := r.LogDetail(ctx, revset)
 	if errors.Is(err, jjx.ErrStale) {

@@ -379,10 +379,7 @@ func (r *Runner) runRemote(ctx context.Context, t *TaskState, j Job) Result {
 	if rj.GitDir, err = b.Repo.GitRoot(ctx); err != nil {
 		return Result{ExitCode: -1, Err: fmt.Errorf("%s: find the git store: %w", label, err)}
 	}
-	ws := Workspace{Name: t.Workspace, Path: t.Path}
-	rj.Take = func(ctx context.Context, job, base, result string) error {
-		return b.TakeResult(ctx, ws, rj.GitDir, TakeBranch(job), base, result)
-	}
+	rj.Take = b.Taker(Workspace{Name: t.Workspace, Path: t.Path}, rj.GitDir)
 	if rj.Prior == nil || rj.Prior.Settled {
 		if rj.Base, err = b.Snapshot(ctx, Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base}); err != nil {
 			return Result{ExitCode: -1, Err: fmt.Errorf("%s: read the workspace's base: %w", label, err)}

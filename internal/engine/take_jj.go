@@ -2,12 +2,19 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/specstack/specstack/gitx"
 	"github.com/specstack/specstack/jjx"
 )
+
+// Taker is TakeResult for workspace ws of the git store gitDir, as a
+// RemoteJob takes a job's result (RemoteJob.Take).
+func (b *JJBackend) Taker(ws Workspace, gitDir string) func(ctx context.Context, job, base, result string) error {
+	return func(ctx context.Context, job, base, result string) error {
+		return b.TakeResult(ctx, ws, gitDir, TakeBranch(job), base, result)
+	}
+}
 
 // TakeResult brings result, a commit of the git store gitDir that a
 // remote worker made on base (the files workspace ws holds), into ws:
@@ -28,13 +35,7 @@ func (b *JJBackend) TakeResult(ctx context.Context, ws Workspace, gitDir, name, 
 	}
 	ref := "refs/heads/" + name
 	return b.Repo.At(ws.Path).Exclusive(func(r *jjx.Repo) error {
-		r.Strict = true
-		cs, err := r.LogDetail(ctx, "@")
-		if errors.Is(err, jjx.ErrStale) {
-			if err = r.UpdateStale(ctx); err == nil {
-				cs, err = r.LogDetail(ctx, "@")
-			}
-		}
+		cs, err := logStrict(ctx, r, "@")
 		if err != nil {
 			return fmt.Errorf("read workspace %s: %w", ws.Path, err)
 		}
