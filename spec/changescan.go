@@ -93,7 +93,7 @@ func (s *changeScan) metadata() changeMetadata {
 // outputs is Outputs(s.dir, generates), answered from the walk for a
 // plain file name directly in the change.
 func (s *changeScan) outputs(generates string) []string {
-	if strings.ContainsAny(generates, "*?[{/") || generates == "." || generates == ".." {
+	if strings.ContainsAny(generates, "*?[{/\\") || generates == "." || generates == ".." {
 		return Outputs(s.dir, generates)
 	}
 	if fi, ok := s.files[generates]; ok && fi.regular {

@@ -292,15 +292,18 @@ func stringList(v any) []string {
 }
 
 // Outputs lists the files under changeDir that an artifact's generates
-// (a path or a glob) matches, sorted.
+// (a path or a glob) matches, sorted. As OpenSpec 1.13.2 reads a glob,
+// backslashes in it are separators (a schema written on Windows); a plain
+// path is taken as it is.
 func Outputs(changeDir, generates string) []string {
-	if !strings.ContainsAny(generates, "*?[{") {
+	pat := strings.ReplaceAll(generates, `\`, "/")
+	if !isOutputGlob(pat) {
 		if fi, err := os.Stat(filepath.Join(changeDir, generates)); err == nil && fi.Mode().IsRegular() {
 			return []string{filepath.Join(changeDir, generates)}
 		}
 		return nil
 	}
-	matches, err := doublestar.Glob(os.DirFS(changeDir), generates, doublestar.WithFilesOnly())
+	matches, err := doublestar.Glob(os.DirFS(changeDir), pat, doublestar.WithFilesOnly())
 	if err != nil {
 		return nil
 	}
@@ -310,6 +313,32 @@ func Outputs(changeDir, generates string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// isOutputGlob is OpenSpec 1.13.2's test of a generates pattern: a
+// wildcard, a character class, or a brace expansion that lists (a,b) or
+// ranges (1..3); other braces are literal.
+func isOutputGlob(p string) bool {
+	if strings.ContainsAny(p, "*?[") {
+		return true
+	}
+	var open []int
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '{':
+			open = append(open, i)
+		case '}':
+			if len(open) == 0 {
+				continue
+			}
+			o := open[len(open)-1]
+			open = open[:len(open)-1]
+			if in := p[o:i]; strings.Contains(in, ",") || strings.Contains(in, "..") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // trackedTaskFiles returns the existing outputs of the artifact the

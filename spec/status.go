@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -57,7 +58,7 @@ func (r Root) Status(change string) (ChangeStatus, error) {
 			rel, _ := filepath.Rel(dir, f)
 			as.Files = append(as.Files, filepath.ToSlash(rel))
 		}
-		as.Skipped = st.SkipSpecs && strings.HasPrefix(filepath.ToSlash(filepath.Clean(a.Generates)), "specs/")
+		as.Skipped = st.SkipSpecs && strings.HasPrefix(path.Clean(strings.ReplaceAll(a.Generates, `\`, "/")), "specs/")
 		as.Done = len(as.Files) > 0 || as.Skipped
 		done[a.ID] = as.Done
 		st.Artifacts = append(st.Artifacts, as)

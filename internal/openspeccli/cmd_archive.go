@@ -19,7 +19,7 @@ import (
 func archiveCommand() *cli.Command {
 	return &cli.Command{
 		Name:         "archive",
-		Usage:        "merge a change's delta specs into openspec/specs/ and move it to the archive",
+		Usage:        "Archive a completed change and update main specs: merge its delta specs into openspec/specs/, move it to the archive",
 		ArgsUsage:    "CHANGE",
 		BashComplete: completeChange,
 		Description: `Archives CHANGE natively, with the semantics of "openspec archive CHANGE":
@@ -113,14 +113,25 @@ type archiveReport struct {
 }
 
 func runArchive(c *cli.Context) error {
+	args, err := cliapp.Args(c)
+	if err != nil {
+		return err
+	}
+	if len(args) > 1 {
+		return tooManyArgs(c, 1, len(args))
+	}
 	// OpenSpec's root; with none, the directory is its implicit root.
-	name, r, dry, err := changeVerbIn(c, func(c *cli.Context) (spec.Root, error) { return openOSRoot(c, true) })
+	r, err := openOSRoot(c, true)
 	if errors.Is(err, errStore) {
 		return passThrough(c, invocation(c))
 	}
 	if err != nil {
 		return err
 	}
+	if err := warnConfig(c, r); err != nil {
+		return err
+	}
+	dry := c.Bool("dry-run")
 	archiveDoc := func(st []osStatus) any {
 		return struct {
 			Archive any        `json:"archive"`
@@ -128,6 +139,10 @@ func runArchive(c *cli.Context) error {
 			Status  []osStatus `json:"status"`
 		}{nil, rootOf(r), st}
 	}
+	if len(args) == 0 {
+		return osFailure(c, nameRequired(c), archiveDoc)
+	}
+	name := args[0]
 	if err := lookupArchiveChange(r, name); err != nil {
 		return osFailure(c, err, archiveDoc)
 	}
@@ -161,6 +176,21 @@ func runArchive(c *cli.Context) error {
 		rep.Diff = plan.Diff()
 	}
 	return cliapp.Emit(c, rep, func(w io.Writer) error { return writeArchive(w, cliapp.Stderr(c), rep, len(plan.Incomplete)) })
+}
+
+// nameRequired is OpenSpec's refusal of an archive naming no change: it
+// asks for one from a list only on a terminal, and jj-openspec never does.
+func nameRequired(c *cli.Context) error {
+	b := &specwrite.Blocked{Code: "archive_change_name_required",
+		Message: "A change name is required: no terminal is available to choose one from a list.",
+		Fix:     "openspec archive <change-name> --yes"}
+	switch {
+	case cliapp.JSON(c):
+		b.Message, b.Fix = "A change name is required: archive --json is non-interactive.", "openspec archive <change-name> --json"
+	case cliapp.CanPrompt(c):
+		b.Message, b.Fix = "A change name is required: jj-openspec does not choose one from a list.", "openspec archive <change-name>"
+	}
+	return b
 }
 
 func writeArchive(w, stderr io.Writer, rep archiveReport, incomplete int) error {

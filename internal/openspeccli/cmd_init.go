@@ -11,12 +11,13 @@ import (
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/specwrite"
+	"github.com/specstack/specstack/spec"
 )
 
 func initCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "init",
-		Usage:     "lay out an OpenSpec tree (openspec/config.yaml, specs/, changes/archive/) as `openspec init` does",
+		Usage:     "Initialize OpenSpec in your project: lay out its tree (openspec/config.yaml, specs/, changes/archive/)",
 		ArgsUsage: "[PATH]",
 		Description: `Lays out in PATH (default: --repo DIR or the current directory) the spec tree
 "openspec init" lays out, byte for byte: openspec/config.yaml (schema
@@ -34,7 +35,7 @@ of yours is left as it is. Holds the project's jj-openspec lock.`,
 				return err
 			}
 			if len(args) > 1 {
-				return exitcode.New(exitcode.Usage, "init takes at most one PATH, got %d arguments", len(args))
+				return tooManyArgs(c, 1, len(args))
 			}
 			dir, err := cliapp.RepoDir(c)
 			if err != nil {
@@ -52,6 +53,13 @@ of yours is left as it is. Holds the project's jj-openspec lock.`,
 			}
 			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 				return exitcode.New(exitcode.Usage, "init: %s is not a directory: make it first, or name another PATH", dir)
+			}
+			// A directory under an openspec/ pointing at a store: OpenSpec
+			// refuses to scaffold a root that would divert work from it.
+			if r, err := spec.FindOpenSpecRoot(dir); err == nil {
+				if _, _, ok := r.StoreDeclared(); ok && !r.PlanningShape() {
+					return passThrough(c, invocation(c))
+				}
 			}
 			target, described, err := specwrite.Init(c.Context, dir)
 			if err != nil {

@@ -22,7 +22,7 @@ import (
 func listCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "list",
-		Usage: "list active changes with their task progress (or the specs, with --specs)",
+		Usage: "List items (changes by default). Use --specs to list specs: active changes with their task progress, or the specs",
 		Description: `Lists the changes under openspec/changes/ (the archive excluded) with the
 completed and total task counts OpenSpec reports, most recently modified
 first (by the newest file's mtime, rounded to the millisecond as OpenSpec
@@ -47,6 +47,11 @@ by UTF-16 code units, as OpenSpec pads them.`,
 }
 
 func runList(c *cli.Context) error {
+	if args, err := cliapp.Args(c); err != nil {
+		return err
+	} else if len(args) > 0 {
+		return tooManyArgs(c, 0, len(args))
+	}
 	// OpenSpec's refusals come with its null shape of the list asked for.
 	key := "changes"
 	if c.Bool("specs") {

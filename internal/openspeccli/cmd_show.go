@@ -15,7 +15,7 @@ import (
 func showCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "show",
-		Usage:     "print a change's proposal or a spec as OpenSpec's show does",
+		Usage:     "Show a change or spec: a change's proposal or a spec, as OpenSpec's show does",
 		ArgsUsage: "ITEM [--type change|spec] [OPENSPEC-FLAGS...]",
 		Description: `"openspec show ITEM", natively for its text form: a change's proposal.md or
 a spec's spec.md, as it is, on stdout; ITEM resolved as OpenSpec 1.13.2

@@ -15,7 +15,7 @@ import (
 func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:         "status",
-		Usage:        "show a change's artifacts, whether it is ready to apply and why, and its task progress",
+		Usage:        "Display artifact completion status for a change: its artifacts, whether it is ready to apply and why, its task progress",
 		ArgsUsage:    "CHANGE | --change NAME",
 		BashComplete: completeChange,
 		Description: `Reads the change against its workflow schema: the one its .openspec.yaml
@@ -63,10 +63,17 @@ func runStatus(c *cli.Context) error {
 		}
 		return runOSStatus(c, r, c.String("change"))
 	}
-	name, err := oneChange(c)
+	args, err := cliapp.Args(c)
 	if err != nil {
 		return err
 	}
+	if len(args) > 1 { // OpenSpec's status takes none; one is jj-openspec's form
+		return tooManyArgs(c, 0, len(args))
+	}
+	if len(args) == 0 {
+		return exitcode.New(exitcode.Usage, "status: name one change (see `jj-openspec list`)")
+	}
+	name := args[0]
 	if p := changeLookupProblem(name); p != "" {
 		return exitcode.New(exitcode.Usage, "status: Invalid change name '%s': %s", name, p)
 	}

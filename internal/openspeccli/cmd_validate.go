@@ -22,7 +22,7 @@ import (
 func validateCommand() *cli.Command {
 	return &cli.Command{
 		Name:         "validate",
-		Usage:        "check a change's delta specs and tasks with OpenSpec's rules",
+		Usage:        "Validate changes and specs: a change's delta specs and tasks with OpenSpec's rules",
 		ArgsUsage:    "[ITEM]",
 		BashComplete: completeChange,
 		Description: `"openspec validate ITEM" for a change, natively, as OpenSpec 1.13.2 answers

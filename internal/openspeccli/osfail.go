@@ -64,3 +64,15 @@ func writeOSJSON(c *cli.Context, v any) error {
 	_, err := c.App.Writer.Write(buf.Bytes())
 	return err
 }
+
+// tooManyArgs is commander's refusal of extra arguments, as OpenSpec 1.13.2
+// prints it for its verb c.Command.Name taking at most expected arguments:
+// on stderr, exit 1.
+func tooManyArgs(c *cli.Context, expected, got int) error {
+	s := "s"
+	if expected == 1 {
+		s = ""
+	}
+	fmt.Fprintf(cliapp.Stderr(c), "error: too many arguments for '%s'. Expected %d argument%s but got %d.\n", c.Command.Name, expected, s, got)
+	return cliapp.Silent(exitcode.Failure)
+}

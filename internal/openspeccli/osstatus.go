@@ -132,15 +132,13 @@ func osStatusOf(r spec.Root, name string) (*osStatusDoc, error) {
 	if err != nil {
 		return nil, &specwrite.Blocked{Code: "change_error", Message: err.Error()}
 	}
-	def, err := r.DefaultSchema()
-	if err != nil {
-		return nil, &specwrite.Blocked{Code: "change_error", Message: err.Error()}
-	}
 	root := rootOf(r)
 	d := &osStatusDoc{ChangeName: name, SchemaName: st.Schema, Root: root}
 	d.PlanningHome.Kind, d.PlanningHome.Root = "repo", root.Path
 	d.PlanningHome.ChangesDir = filepath.Join(root.Path, "openspec", "changes")
-	d.PlanningHome.DefaultSchema = def
+	// OpenSpec 1.13.2's root always says spec-driven here (makeRoot),
+	// whatever config.yaml's schema: names.
+	d.PlanningHome.DefaultSchema = "spec-driven"
 	d.ChangeRoot = filepath.Join(d.PlanningHome.ChangesDir, name)
 
 	decl := map[string]int{}

@@ -1,8 +1,10 @@
 package openspeccli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
@@ -45,6 +47,9 @@ func openOSRoot(c *cli.Context, implicit bool) (spec.Root, error) {
 		return spec.Root{}, exitcode.Wrap(exitcode.Usage, err)
 	}
 	r, err := spec.FindOpenSpecRoot(dir)
+	if errors.Is(err, spec.ErrNoRoot) && machineStores() {
+		return spec.Root{}, errStore
+	}
 	if errors.Is(err, spec.ErrNoRoot) && implicit {
 		abs, aerr := filepath.Abs(dir)
 		if aerr != nil {
@@ -67,6 +72,27 @@ func openOSRoot(c *cli.Context, implicit bool) (spec.Root, error) {
 		r.Bound = rp.Root
 	}
 	return r, nil
+}
+
+// machineStores reports whether this machine's OpenSpec configuration can
+// supply a root where no directory does: a global defaultStore, or a
+// store registry (OpenSpec 1.13.2 then uses the default store, or refuses
+// naming the registered stores). Only the real CLI resolves them.
+func machineStores() bool {
+	home, _ := os.UserHomeDir()
+	cfg := os.Getenv("XDG_CONFIG_HOME")
+	if cfg == "" {
+		cfg = filepath.Join(home, ".config")
+	}
+	data := os.Getenv("XDG_DATA_HOME")
+	if data == "" {
+		data = filepath.Join(home, ".local", "share")
+	}
+	if b, err := os.ReadFile(filepath.Join(cfg, "openspec", "config.json")); err == nil && bytes.Contains(b, []byte(`"defaultStore"`)) {
+		return true
+	}
+	fi, err := os.Stat(filepath.Join(data, "openspec", "stores", "registry.yaml"))
+	return err == nil && fi.Size() > 0
 }
 
 // errStore is a root whose config declares an OpenSpec store and holds no
