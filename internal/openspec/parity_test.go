@@ -146,6 +146,24 @@ func TestParity(t *testing.T) {
 					}
 				}
 			})
+			t.Run("show", func(t *testing.T) {
+				a, b := t.TempDir(), t.TempDir()
+				extract(t, file, a)
+				extract(t, file, b)
+				// show SPEC --json (natively: the spec as OpenSpec's
+				// MarkdownParser reads it), byte for byte but the root.
+				specs, _ := filepath.Glob(filepath.Join(a, "openspec", "specs", "*", "spec.md"))
+				for _, sp := range specs {
+					id := filepath.Base(filepath.Dir(sp))
+					for _, args := range [][]string{{"show", id, "--type", "spec", "--json"}, {"show", id, "--json", "--no-scenarios"}} {
+						wantOut, wantErr, wantCode := realOpenSpec(t, a, args...)
+						gotOut, gotErr, gotCode := jjOpenSpec(append([]string{"--repo", b}, args...)...)
+						if w, g := sameDoc(wantOut, a), sameDoc(gotOut, b); w != g || wantCode != gotCode || wantErr != gotErr {
+							t.Errorf("%v: openspec exit %d, jj-openspec exit %d\nopenspec:\n%s%s\njj-openspec:\n%s%s", args, wantCode, gotCode, w, wantErr, g, gotErr)
+						}
+					}
+				}
+			})
 			dir := t.TempDir()
 			extract(t, file, dir)
 			expect := expected(t, file)

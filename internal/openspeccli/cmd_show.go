@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -17,12 +19,16 @@ func showCommand() *cli.Command {
 		Name:      "show",
 		Usage:     "Show a change or spec: a change's proposal or a spec, as OpenSpec's show does",
 		ArgsUsage: "ITEM [--type change|spec] [OPENSPEC-FLAGS...]",
-		Description: `"openspec show ITEM", natively for its text form: a change's proposal.md or
-a spec's spec.md, as it is, on stdout; ITEM resolved as OpenSpec 1.13.2
-resolves it ("Unknown item" with the nearest names, "Ambiguous item" for a
-change and a spec of one name, exit 1; --type decides). Every other form
-(--json, --deltas-only, --diff, --requirements, no ITEM, a change without
-proposal.md, …) runs the real OpenSpec CLI, as cli does. OpenSpec's own
+		Description: `"openspec show ITEM", natively for its text form (a change's proposal.md
+or a spec's spec.md, as it is, on stdout) and for a spec's --json document
+(the spec as OpenSpec's parser reads it: id, title, overview,
+requirementCount, requirements with their scenarios' raw text, metadata,
+root; filtered by --requirements, --no-scenarios and -r N, as OpenSpec's
+skills call it); ITEM resolved as OpenSpec 1.13.2 resolves it ("Unknown
+item" with the nearest names, "Ambiguous item" for a change and a spec of
+one name, exit 1; --type decides). Every other form (a change's --json,
+--deltas-only, --diff, no ITEM, a change without proposal.md, a spec that
+does not parse, …) runs the real OpenSpec CLI, as cli does. OpenSpec's own
 help: "jj-openspec show -- --help".`,
 		SkipFlagParsing: true,
 		BashComplete:    completeChange,
@@ -35,7 +41,7 @@ func runShow(c *cli.Context) error {
 	if len(args) == 1 && (args[0] == "--help" || args[0] == "-h") {
 		return cli.ShowCommandHelp(c.Lineage()[1], c.Command.Name)
 	}
-	name, typ, native := showArgs(args)
+	sa, native := showArgs(args)
 	if !native || cliapp.JSON(c) {
 		return passThrough(c, append([]string{"show"}, args...))
 	}
@@ -46,13 +52,21 @@ func runShow(c *cli.Context) error {
 	if err != nil {
 		return passThrough(c, append([]string{"show"}, args...))
 	}
-	typ, err = itemType(c, r, name, typ, "show")
+	if sa.json {
+		// A spec, natively; a change, an unknown or ambiguous ITEM and
+		// every refusal are the real CLI's.
+		if doc, ok := showSpecJSON(r, sa); ok {
+			return writeOSJSON(c, doc)
+		}
+		return passThrough(c, append([]string{"show"}, args...))
+	}
+	typ, err := itemType(c, r, sa.name, sa.typ, "show")
 	if err != nil || typ == "" {
 		return err
 	}
-	file := filepath.Join(r.SpecsDir(), filepath.FromSlash(name), "spec.md")
+	file := filepath.Join(r.SpecsDir(), filepath.FromSlash(sa.name), "spec.md")
 	if typ == "change" {
-		file = filepath.Join(r.ChangeDir(name), "proposal.md")
+		file = filepath.Join(r.ChangeDir(sa.name), "proposal.md")
 	}
 	b, err := readShown(r, file)
 	if err != nil {
@@ -65,26 +79,117 @@ func runShow(c *cli.Context) error {
 	return err
 }
 
+// showSpec are show's arguments jj-openspec answers itself.
+type showSpec struct {
+	name, typ   string
+	json        bool
+	noScenarios bool   // --no-scenarios or --requirements
+	requirement string // -r N, --requirement N: 1-based
+}
+
 // showArgs reads show's arguments when jj-openspec answers them itself:
-// one ITEM, optionally --type and --no-interactive; native is false for
-// anything else.
-func showArgs(args []string) (name, typ string, native bool) {
+// one ITEM, optionally --type and --no-interactive, and with --json the
+// spec filters --requirements, --no-scenarios and -r N; native is false
+// for anything else (a change's flags, a flag given twice, a spec filter
+// without --json).
+func showArgs(args []string) (sa showSpec, native bool) {
+	filters, seen := 0, map[string]bool{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		flag, value, hasValue := strings.Cut(a, "=")
+		if strings.HasPrefix(a, "-") {
+			if seen[flag] {
+				return showSpec{}, false
+			}
+			seen[flag] = true
+		}
 		switch {
 		case a == "--no-interactive":
-		case a == "--type" && i+1 < len(args):
+		case a == "--json":
+			sa.json = true
+		case a == "--no-scenarios" || a == "--requirements":
+			sa.noScenarios = true
+			filters++
+		case a == "--type" || a == "-r" || a == "--requirement":
+			if i+1 >= len(args) {
+				return showSpec{}, false
+			}
 			i++
-			typ = args[i]
-		case strings.HasPrefix(a, "--type="):
-			typ = strings.TrimPrefix(a, "--type=")
-		case strings.HasPrefix(a, "-") || name != "":
-			return "", "", false
+			if a == "--type" {
+				sa.typ = args[i]
+			} else {
+				sa.requirement = args[i]
+				filters++
+			}
+		case hasValue && flag == "--type":
+			sa.typ = value
+		case hasValue && flag == "--requirement":
+			sa.requirement = value
+			filters++
+		case strings.HasPrefix(a, "-") || sa.name != "":
+			return showSpec{}, false
 		default:
-			name = a
+			sa.name = a
 		}
 	}
-	return name, typ, name != ""
+	if filters > 0 && !sa.json || seen["--requirements"] && sa.requirement != "" {
+		return showSpec{}, false
+	}
+	return sa, sa.name != ""
+}
+
+// showSpecJSON is OpenSpec 1.13.2's "show ITEM --json" for an ITEM that
+// is a spec (and, without --type spec, not a change too): the spec as its
+// MarkdownParser reads it, filtered by --requirements, --no-scenarios and
+// -r N. ok is false for anything else, which the real CLI answers.
+func showSpecJSON(r spec.Root, sa showSpec) (doc any, ok bool) {
+	switch strings.ToLower(sa.typ) {
+	case "spec":
+	case "":
+		if changes, err := availableChanges(r); err != nil || slices.Contains(changes, sa.name) {
+			return nil, false
+		}
+	default:
+		return nil, false
+	}
+	if sa.name == "." || sa.name == ".." || strings.ContainsAny(sa.name, `/\`) {
+		return nil, false
+	}
+	b, err := readShown(r, filepath.Join(r.SpecsDir(), sa.name, "spec.md"))
+	if err != nil {
+		return nil, false
+	}
+	parsed, err := spec.ParseSpec(sa.name, string(b))
+	if err != nil {
+		return nil, false
+	}
+	reqs := parsed.Requirements
+	if sa.requirement != "" {
+		n, err := strconv.Atoi(sa.requirement)
+		if err != nil || n < 1 || n > len(reqs) {
+			return nil, false
+		}
+		reqs = reqs[n-1 : n]
+	}
+	type scenario struct {
+		RawText string `json:"rawText"`
+	}
+	type requirement struct {
+		Text      string     `json:"text"`
+		Scenarios []scenario `json:"scenarios"`
+	}
+	out := make([]requirement, len(reqs))
+	for i, q := range reqs {
+		out[i] = requirement{Text: q.Text, Scenarios: []scenario{}}
+		if !sa.noScenarios {
+			for _, s := range q.Scenarios {
+				out[i].Scenarios = append(out[i].Scenarios, scenario{s})
+			}
+		}
+	}
+	return ordered{{"id", sa.name}, {"title", parsed.Name}, {"overview", parsed.Overview},
+		{"requirementCount", len(out)}, {"requirements", out},
+		{"metadata", ordered{{"version", "1.0.0"}, {"format", "openspec"}}}, {"root", rootOf(r)}}, true
 }
 
 // readShown reads a regular file inside the OpenSpec tree.

@@ -3,7 +3,8 @@
 #  1. `--version` of each binary against a minimal Go program built here
 #     (ceilings: within 2.5x, gh-specstack within 3.5x);
 #  2. jj-openspec `list --json`, `validate CHANGE --strict`, OpenSpec's
-#     `status --change CHANGE --json` and `show CHANGE` against the
+#     `status --change CHANGE --json`, `show CHANGE` and `show SPEC --type
+#     spec --json --no-scenarios` (OpenSpec's skills' form) against the
 #     real openspec CLI on a generated repository of ~600 OpenSpec files
 #     (target: at least 60x faster), jj-openspec run 10 times a round;
 #  3. jj-kaisen's polled step verbs, `status --json` and `collect`, in a
@@ -102,12 +103,16 @@ if command -v openspec >/dev/null 2>&1; then
   if ! cmp -s <(cd "$repo" && openspec show change-45) <(cd "$repo" && "$bin/jj-openspec" show change-45); then
     echo "startup.sh: show change-45: the outputs differ" >&2; exit 1
   fi
-  jj_list=() jj_validate=() jj_status=() jj_show=()
+  if ! cmp -s <(cd "$repo" && openspec show cap-75 --type spec --json --no-scenarios) <(cd "$repo" && "$bin/jj-openspec" show cap-75 --type spec --json --no-scenarios); then
+    echo "startup.sh: show cap-75 --json: the outputs differ" >&2; exit 1
+  fi
+  jj_list=() jj_validate=() jj_status=() jj_show=() jj_showspec=()
   for _ in $(seq "$per_round"); do
     jj_list+=(jj-list "$bin/jj-openspec" list --json --)
     jj_validate+=(jj-validate "$bin/jj-openspec" validate change-45 --strict --)
     jj_status+=(jj-status "$bin/jj-openspec" status --change change-45 --json --)
     jj_show+=(jj-show "$bin/jj-openspec" show change-45 --)
+    jj_showspec+=(jj-showspec "$bin/jj-openspec" show cap-75 --type spec --json --no-scenarios --)
   done
   "$bin/timeit" -n "$big_runs" -C "$repo" \
     os-list openspec list --json -- \
@@ -117,11 +122,13 @@ if command -v openspec >/dev/null 2>&1; then
     os-status openspec status --change change-45 --json -- \
     "${jj_status[@]}" \
     os-show openspec show change-45 -- \
-    "${jj_show[@]}" > "$tmp/openspec.tsv"
+    "${jj_show[@]}" \
+    os-showspec openspec show cap-75 --type spec --json --no-scenarios -- \
+    "${jj_showspec[@]}" > "$tmp/openspec.tsv"
   printf '\njj-openspec against openspec %s on %s files (%s interleaved rounds: the CLI once a round, jj-openspec %s times)\n' "$(openspec --version)" "$files" "$big_runs" "$per_round"
   printf '  %-34s %9s %9s %9s %9s\n' "command" "cli min" "ours min" "speed-up" "(median)"
   missed=0
-  for v in "list:list --json" "validate:validate change-45 --strict" "status:status --change change-45 --json" "show:show change-45"; do
+  for v in "list:list --json" "validate:validate change-45 --strict" "status:status --change change-45 --json" "show:show change-45" "showspec:show cap-75 --type spec --json --no-scenarios"; do
     read -r oa om < <(get "os-${v%%:*}" "$tmp/openspec.tsv")
     read -r ja jm < <(get "jj-${v%%:*}" "$tmp/openspec.tsv")
     printf '  %-34s %9s %9s %8sx %8sx\n' "${v#*:}" "$(ms "$oa")" "$(ms "$ja")" "$(ratio "$oa" "$ja")" "$(ratio "$om" "$jm")"

@@ -1,0 +1,37 @@
+package openspeccli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestShowArgs: which show invocations jj-openspec answers itself (the
+// rest run the real CLI), and what it reads from them.
+func TestShowArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args   string
+		native bool
+		want   showSpec
+	}{
+		{"auth", true, showSpec{name: "auth"}},
+		{"auth --type spec --no-interactive", true, showSpec{name: "auth", typ: "spec"}},
+		{"--type=change add-x", true, showSpec{name: "add-x", typ: "change"}},
+		{"auth --json --no-scenarios", true, showSpec{name: "auth", json: true, noScenarios: true}},
+		{"auth --json --requirements", true, showSpec{name: "auth", json: true, noScenarios: true}},
+		{"auth --json -r 2", true, showSpec{name: "auth", json: true, requirement: "2"}},
+		{"auth --json --requirement=2", true, showSpec{name: "auth", json: true, requirement: "2"}},
+		{"", false, showSpec{}},
+		{"auth other", false, showSpec{}},
+		{"auth --no-scenarios", false, showSpec{}},       // a JSON-only filter without --json
+		{"auth --json --deltas-only", false, showSpec{}}, // a change's flag
+		{"auth --json --requirements -r 1", false, showSpec{}},
+		{"auth --json -r", false, showSpec{}},
+		{"auth --type spec --type change", false, showSpec{}},
+		{"auth --json --json", false, showSpec{}},
+	} {
+		got, native := showArgs(strings.Fields(tc.args))
+		if native != tc.native || got != tc.want {
+			t.Errorf("showArgs(%q) = %+v, %v; want %+v, %v", tc.args, got, native, tc.want, tc.native)
+		}
+	}
+}
