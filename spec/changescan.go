@@ -24,6 +24,7 @@ type changeScan struct {
 	names  map[string]bool     // every entry directly in dir
 	files  map[string]fileStat // the stat of each non-directory entry directly in dir
 	latest time.Time           // newest file mtime under dir; zero when it holds none
+	links  bool                // a symbolic link is somewhere under dir
 }
 
 // scanChange walks dir as OpenSpec's getLastModified does: directories
@@ -50,6 +51,9 @@ func (s *changeScan) walk(dir string, top bool) error {
 		p := filepath.Join(dir, e.Name())
 		if top {
 			s.names[e.Name()] = true
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			s.links = true
 		}
 		if e.IsDir() {
 			if err := s.walk(p, false); err != nil {

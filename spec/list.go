@@ -73,6 +73,11 @@ func (r Root) summarize(n string) (ChangeSummary, error) {
 	if err != nil {
 		return ChangeSummary{}, err
 	}
+	if s.links { // read nothing through a link out of the repository
+		if err := r.checkTree(s.dir); err != nil {
+			return ChangeSummary{}, err
+		}
+	}
 	p, err := r.progress(n, s)
 	if err != nil {
 		return ChangeSummary{}, err

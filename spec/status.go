@@ -38,6 +38,9 @@ func (r Root) Status(change string) (ChangeStatus, error) {
 	if err := r.CheckChange(change); err != nil {
 		return ChangeStatus{}, err
 	}
+	if err := r.checkTree(r.ChangeDir(change)); err != nil {
+		return ChangeStatus{}, err // nothing is read through a link out of the repository
+	}
 	if nested := r.NestedChanges(change); nested != nil {
 		return ChangeStatus{}, fmt.Errorf("%s (%w)", DescribeNested(change, nested), ErrInvalid)
 	}

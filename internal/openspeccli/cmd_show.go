@@ -2,7 +2,6 @@ package openspeccli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -192,18 +191,12 @@ func showSpecJSON(r spec.Root, sa showSpec) (doc any, ok bool) {
 		{"metadata", ordered{{"version", "1.0.0"}, {"format", "openspec"}}}, {"root", rootOf(r)}}, true
 }
 
-// readShown reads a regular file inside the OpenSpec tree.
+// readShown reads a regular file inside the OpenSpec tree, through no
+// symbolic link out of the repository (spec.Root.ReadFile).
 func readShown(r spec.Root, file string) ([]byte, error) {
 	rel, err := filepath.Rel(r.OpenSpecDir(), file)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return nil, fmt.Errorf("%q is outside %s", file, r.OpenSpecDir())
 	}
-	fi, err := os.Stat(file)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%q is not a regular file", file)
-	}
-	return os.ReadFile(file)
+	return r.ReadFile(file)
 }

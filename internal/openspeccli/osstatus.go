@@ -3,6 +3,7 @@ package openspeccli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -97,11 +98,13 @@ type osStatusDoc struct {
 // lines (after the "- Loading change status..." its spinner leaves on a
 // stderr that is not a terminal), exit 1.
 func runOSStatus(c *cli.Context, r spec.Root, name string) error {
-	spinner := !cliapp.JSON(c)
-	if spinner {
+	doc, err := osStatusOf(r, name)
+	if errors.Is(err, spec.ErrOutside) {
+		return passThrough(c, invocation(c)) // read nothing through the link; OpenSpec's answer
+	}
+	if !cliapp.JSON(c) {
 		fmt.Fprintln(cliapp.Stderr(c), "- Loading change status...")
 	}
-	doc, err := osStatusOf(r, name)
 	if err != nil {
 		return osFailure(c, err, func(st []osStatus) any {
 			return struct {
@@ -125,6 +128,9 @@ func osStatusOf(r spec.Root, name string) (*osStatusDoc, error) {
 		return nil, &specwrite.Blocked{Code: "change_error", Message: spec.DescribeNested(name, nested)}
 	}
 	st, err := r.Status(name)
+	if errors.Is(err, spec.ErrOutside) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, &specwrite.Blocked{Code: "change_error", Message: err.Error()}
 	}
