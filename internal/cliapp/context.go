@@ -1,6 +1,7 @@
 package cliapp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -52,12 +53,47 @@ func Emit(c *cli.Context, v any, text func(w io.Writer) error) error {
 	return text(c.App.Writer)
 }
 
-// WriteJSON writes v as indented JSON followed by a newline.
+// WriteJSON writes v as indented JSON followed by a newline, as
+// JavaScript's JSON.stringify(v, null, 2) does: <, >, &, U+2028 and
+// U+2029 as they are.
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(UnescapeSeparators(buf.Bytes()))
+	return err
+}
+
+// UnescapeSeparators turns encoding/json's \u2028 and \u2029 (which it
+// always escapes) back into the characters, as JSON.stringify leaves them;
+// an escaped backslash followed by "u2028" is text and stays.
+func UnescapeSeparators(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u202`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if rest := b[i:]; bytes.HasPrefix(rest, []byte(`\u2028`)) || bytes.HasPrefix(rest, []byte(`\u2029`)) {
+			if rest[5] == '8' {
+				out = append(out, "\u2028"...)
+			} else {
+				out = append(out, "\u2029"...)
+			}
+			i += 5
+			continue
+		}
+		out = append(out, b[i], b[i+1]) // an escape pair: its second byte is never the start of another
+		i++
+	}
+	return out
 }
 
 // Stderr is where progress and diagnostics go.

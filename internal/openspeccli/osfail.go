@@ -51,8 +51,9 @@ func osFailure(c *cli.Context, err error, doc func(status []osStatus) any) error
 	return cliapp.Silent(exitcode.Failure)
 }
 
-// writeOSJSON prints v as OpenSpec does (JSON.stringify(v, null, 2)):
-// two-space indent, no HTML escaping.
+// writeOSJSON prints v, a document of OpenSpec's (its keys are OpenSpec's,
+// not snake_case), as OpenSpec does (JSON.stringify(v, null, 2)): two-space
+// indent, <, >, &, U+2028 and U+2029 as they are.
 func writeOSJSON(c *cli.Context, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -61,7 +62,7 @@ func writeOSJSON(c *cli.Context, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("encode the JSON document: %w", err)
 	}
-	_, err := c.App.Writer.Write(buf.Bytes())
+	_, err := c.App.Writer.Write(cliapp.UnescapeSeparators(buf.Bytes()))
 	return err
 }
 

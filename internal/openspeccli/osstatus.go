@@ -42,22 +42,22 @@ type ordered []struct {
 
 func (o ordered) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
+	enc := json.NewEncoder(&b) // as JSON.stringify: <, > and & as they are
+	enc.SetEscapeHTML(false)
 	b.WriteByte('{')
 	for i, kv := range o {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, err := json.Marshal(kv.Key)
-		if err != nil {
+		if err := enc.Encode(kv.Key); err != nil {
 			return nil, err
 		}
-		v, err := json.Marshal(kv.Value)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
+		b.Truncate(b.Len() - 1) // Encode's newline
 		b.WriteByte(':')
-		b.Write(v)
+		if err := enc.Encode(kv.Value); err != nil {
+			return nil, err
+		}
+		b.Truncate(b.Len() - 1)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
