@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf16"
@@ -224,13 +225,12 @@ func padEnd(s string, width int) string {
 
 // ago is OpenSpec 1.13.2's relative time: whole minutes, hours or days
 // ago, and past 30 whole days the date as Node's toLocaleDateString()
-// writes it in its default (English) locale, M/D/YYYY in local time.
+// writes it (localDate).
 func ago(t time.Time) string {
 	d := time.Since(t)
 	switch {
 	case d/(24*time.Hour) > 30:
-		t = t.Local()
-		return fmt.Sprintf("%d/%d/%d", t.Month(), t.Day(), t.Year())
+		return localDate(t.Local(), os.LookupEnv)
 	case d >= 24*time.Hour:
 		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
 	case d >= time.Hour:
@@ -239,6 +239,57 @@ func ago(t time.Time) string {
 		return fmt.Sprintf("%dm ago", int(d/time.Minute))
 	}
 	return "just now"
+}
+
+// localeDate is a locale's numeric date: a pattern of {y} {yy} {m} {mm}
+// {d} {dd} and literal text, and its digits ("" for ASCII).
+type localeDate struct{ pattern, digits string }
+
+// localDate writes t as Node's toLocaleDateString() does in the locale
+// ICU picks from the environment (getenv): the first of LC_ALL,
+// LC_MESSAGES and LANG that is set, even empty; none is en-US. The
+// locale's encoding is dropped; one missing from localeDates is looked up
+// without its modifier, then as its language alone, and else (or empty)
+// is ICU's root locale, YYYY-MM-DD. The Persian and Thai calendars of
+// fa, ps, az_IR and th are not reproduced: they get the root form too.
+func localDate(t time.Time, getenv func(string) (string, bool)) string {
+	name := "C"
+	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		if v, ok := getenv(k); ok {
+			name = v
+			break
+		}
+	}
+	if i := strings.IndexByte(name, '.'); i >= 0 { // de_DE.UTF-8@euro
+		mod := ""
+		if j := strings.IndexByte(name[i:], '@'); j >= 0 {
+			mod = name[i+j:]
+		}
+		name = name[:i] + mod
+	}
+	ld, ok := localeDates[name]
+	if !ok {
+		base, _, _ := strings.Cut(name, "@")
+		if ld, ok = localeDates[base]; !ok {
+			lang, _, _ := strings.Cut(base, "_")
+			if ld, ok = localeDates[lang]; !ok {
+				ld = localeDate{pattern: "{y}-{mm}-{dd}"}
+			}
+		}
+	}
+	out := strings.NewReplacer("{y}", strconv.Itoa(t.Year()), "{yy}", fmt.Sprintf("%02d", t.Year()%100),
+		"{m}", strconv.Itoa(int(t.Month())), "{mm}", fmt.Sprintf("%02d", int(t.Month())),
+		"{d}", strconv.Itoa(t.Day()), "{dd}", fmt.Sprintf("%02d", t.Day())).Replace(ld.pattern)
+	if ld.digits == "" {
+		return out
+	}
+	digits := []rune(ld.digits)
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return digits[r-'0']
+		}
+		return r
+	}, out)
 }
 
 // byNameOrder returns the changes sorted by name, as OpenSpec reports its
