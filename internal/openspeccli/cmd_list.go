@@ -84,9 +84,6 @@ func runList(c *cli.Context) error {
 	}
 	if c.Bool("specs") {
 		specs, err := r.ListSpecs()
-		if errors.Is(err, spec.ErrOutside) {
-			return passThrough(c, invocation(c)) // read nothing through the link; OpenSpec's answer
-		}
 		if err != nil {
 			return classify(err)
 		}
@@ -103,9 +100,6 @@ func runList(c *cli.Context) error {
 		return err
 	}
 	changes, err := r.ListChanges(sortBy == "name")
-	if errors.Is(err, spec.ErrOutside) {
-		return passThrough(c, invocation(c))
-	}
 	if err != nil {
 		return classify(err)
 	}

@@ -1,6 +1,7 @@
 package openspeccli
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -54,10 +55,14 @@ func runShow(c *cli.Context) error {
 	if sa.json {
 		// A spec, natively; a change, an unknown or ambiguous ITEM and
 		// every refusal are the real CLI's.
-		if doc, ok := showSpecJSON(r, sa); ok {
-			return writeOSJSON(c, doc)
+		doc, err := showSpecJSON(r, sa)
+		switch {
+		case errors.Is(err, spec.ErrOutside):
+			return classify(err) // nothing read through the link: exit 6, naming it
+		case err != nil:
+			return passThrough(c, append([]string{"show"}, args...))
 		}
-		return passThrough(c, append([]string{"show"}, args...))
+		return writeOSJSON(c, doc)
 	}
 	typ, err := itemType(c, r, sa.name, sa.typ, "show")
 	if err != nil || typ == "" {
@@ -68,6 +73,9 @@ func runShow(c *cli.Context) error {
 		file = filepath.Join(r.ChangeDir(sa.name), "proposal.md")
 	}
 	b, err := readShown(r, file)
+	if errors.Is(err, spec.ErrOutside) {
+		return classify(err)
+	}
 	if err != nil {
 		// A change without proposal.md, a missing spec, a name that
 		// leaves the tree: OpenSpec's own messages.
@@ -77,6 +85,9 @@ func runShow(c *cli.Context) error {
 	_, err = fmt.Fprintln(c.App.Writer, string(b))
 	return err
 }
+
+// errNotNative is a show invocation jj-openspec leaves to the real CLI.
+var errNotNative = errors.New("answered by the real OpenSpec CLI")
 
 // showSpec are show's arguments jj-openspec answers itself.
 type showSpec struct {
@@ -140,33 +151,37 @@ func showArgs(args []string) (sa showSpec, native bool) {
 // showSpecJSON is OpenSpec 1.13.2's "show ITEM --json" for an ITEM that
 // is a spec (and, without --type spec, not a change too): the spec as its
 // MarkdownParser reads it, filtered by --requirements, --no-scenarios and
-// -r N. ok is false for anything else, which the real CLI answers.
-func showSpecJSON(r spec.Root, sa showSpec) (doc any, ok bool) {
+// -r N. Anything else is errNotNative, which the real CLI answers, or a
+// link out of the repository (spec.ErrOutside), which nothing reads.
+func showSpecJSON(r spec.Root, sa showSpec) (any, error) {
 	switch strings.ToLower(sa.typ) {
 	case "spec":
 	case "":
 		if changes, err := availableChanges(r); err != nil || slices.Contains(changes, sa.name) {
-			return nil, false
+			return nil, errNotNative
 		}
 	default:
-		return nil, false
+		return nil, errNotNative
 	}
 	if sa.name == "." || sa.name == ".." || strings.ContainsAny(sa.name, `/\`) {
-		return nil, false
+		return nil, errNotNative
 	}
 	b, err := readShown(r, filepath.Join(r.SpecsDir(), sa.name, "spec.md"))
+	if errors.Is(err, spec.ErrOutside) {
+		return nil, err
+	}
 	if err != nil {
-		return nil, false
+		return nil, errNotNative
 	}
 	parsed, err := spec.ParseSpec(sa.name, string(b))
 	if err != nil {
-		return nil, false
+		return nil, errNotNative
 	}
 	reqs := parsed.Requirements
 	if sa.requirement != "" {
 		n, err := strconv.Atoi(sa.requirement)
 		if err != nil || n < 1 || n > len(reqs) {
-			return nil, false
+			return nil, errNotNative
 		}
 		reqs = reqs[n-1 : n]
 	}
@@ -188,7 +203,7 @@ func showSpecJSON(r spec.Root, sa showSpec) (doc any, ok bool) {
 	}
 	return ordered{{"id", sa.name}, {"title", parsed.Name}, {"overview", parsed.Overview},
 		{"requirementCount", len(out)}, {"requirements", out},
-		{"metadata", ordered{{"version", "1.0.0"}, {"format", "openspec"}}}, {"root", rootOf(r)}}, true
+		{"metadata", ordered{{"version", "1.0.0"}, {"format", "openspec"}}}, {"root", rootOf(r)}}, nil
 }
 
 // readShown reads a regular file inside the OpenSpec tree, through no

@@ -119,9 +119,6 @@ func runValidate(c *cli.Context) error {
 	}
 	start := time.Now()
 	rep, err := r.ValidateChange(name, spec.ValidateOptions{MainSpecs: true, Tasks: true}, c.Bool("strict"))
-	if errors.Is(err, spec.ErrOutside) {
-		return passThrough(c, invocation(c)) // read nothing through the link; OpenSpec's answer
-	}
 	if err != nil {
 		return classify(err)
 	}

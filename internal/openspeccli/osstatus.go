@@ -100,7 +100,7 @@ type osStatusDoc struct {
 func runOSStatus(c *cli.Context, r spec.Root, name string) error {
 	doc, err := osStatusOf(r, name)
 	if errors.Is(err, spec.ErrOutside) {
-		return passThrough(c, invocation(c)) // read nothing through the link; OpenSpec's answer
+		return classify(err) // nothing read through the link: exit 6, naming it
 	}
 	if !cliapp.JSON(c) {
 		fmt.Fprintln(cliapp.Stderr(c), "- Loading change status...")
