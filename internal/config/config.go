@@ -50,15 +50,24 @@ type WorkerConfig struct {
 
 // UserFile returns the path of the user's configuration file.
 func UserFile() string {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
+	dir, err := XDGDir("XDG_CONFIG_HOME", ".config")
+	if err != nil {
+		return ""
 	}
 	return filepath.Join(dir, "specstack", "config.toml")
+}
+
+// XDGDir is an XDG base directory: $env when set and not empty, else
+// fallback (".config", ".local/share") under the home directory.
+func XDGDir(env, fallback string) (string, error) {
+	if dir := os.Getenv(env); dir != "" {
+		return dir, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, filepath.FromSlash(fallback)), nil
 }
 
 // Load reads the user file and then root/specstack.toml (root may be "").

@@ -165,33 +165,8 @@ func cliTestFiles(testDir string) ([]string, error) {
 func copySuite(t *testing.T, suite, entry string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "openspec")
-	err := filepath.WalkDir(suite, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(suite, p)
-		to := filepath.Join(dst, rel)
-		switch {
-		case rel == "node_modules":
-			return filepath.SkipDir
-		case d.IsDir():
-			return os.MkdirAll(to, 0o755)
-		case !d.Type().IsRegular():
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(to, b, info.Mode().Perm())
-	})
-	if err == nil {
-		err = os.Symlink(filepath.Join(suite, "node_modules"), filepath.Join(dst, "node_modules"))
-	}
+	copyTree(t, suite, dst, "node_modules")
+	err := os.Symlink(filepath.Join(suite, "node_modules"), filepath.Join(dst, "node_modules"))
 	if err == nil && entry != "" {
 		cli := filepath.Join(dst, "dist", "cli")
 		if err = os.Rename(filepath.Join(cli, "index.js"), filepath.Join(cli, "real-index.js")); err == nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -153,7 +154,9 @@ func diffTrees(a, b map[string]string) []string {
 	return out
 }
 
-func copyTree(t *testing.T, src, dst string) {
+// copyTree copies src to dst, links as links, but for the entries
+// directly in src named in skip.
+func copyTree(t *testing.T, src, dst string, skip ...string) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -162,6 +165,11 @@ func copyTree(t *testing.T, src, dst string) {
 		rel, _ := filepath.Rel(src, p)
 		target := filepath.Join(dst, rel)
 		switch {
+		case slices.Contains(skip, rel):
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		case d.Type()&fs.ModeSymlink != 0:
 			link, err := os.Readlink(p)
 			if err != nil {

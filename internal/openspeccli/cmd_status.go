@@ -63,17 +63,15 @@ func runStatus(c *cli.Context) error {
 		}
 		return runOSStatus(c, r, c.String("change"))
 	}
-	args, err := cliapp.Args(c)
+	if args, err := cliapp.Args(c); err != nil {
+		return err
+	} else if len(args) > 1 { // OpenSpec's status takes none; one is jj-openspec's form
+		return tooManyArgs(c, 0, len(args))
+	}
+	name, err := oneChange(c)
 	if err != nil {
 		return err
 	}
-	if len(args) > 1 { // OpenSpec's status takes none; one is jj-openspec's form
-		return tooManyArgs(c, 0, len(args))
-	}
-	if len(args) == 0 {
-		return exitcode.New(exitcode.Usage, "status: name one change (see `jj-openspec list`)")
-	}
-	name := args[0]
 	if p := changeLookupProblem(name); p != "" {
 		return exitcode.New(exitcode.Usage, "status: Invalid change name '%s': %s", name, p)
 	}

@@ -16,16 +16,11 @@ const binary = specwrite.Binary
 // argument, --dry-run (read after oneChange, which takes flags that
 // follow the argument) and the project, its config warnings printed.
 func changeVerb(c *cli.Context) (name string, r spec.Root, dry bool, err error) {
-	return changeVerbIn(c, openRoot)
-}
-
-// changeVerbIn is changeVerb with the root found by find.
-func changeVerbIn(c *cli.Context, find func(*cli.Context) (spec.Root, error)) (name string, r spec.Root, dry bool, err error) {
 	if name, err = oneChange(c); err != nil {
 		return
 	}
 	dry = c.Bool("dry-run")
-	if r, err = find(c); err != nil {
+	if r, err = openRoot(c); err != nil {
 		return
 	}
 	err = warnConfig(c, r)

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/internal/specwrite"
@@ -79,17 +80,14 @@ func openOSRoot(c *cli.Context, implicit bool) (spec.Root, error) {
 // store registry (OpenSpec 1.13.2 then uses the default store, or refuses
 // naming the registered stores). Only the real CLI resolves them.
 func machineStores() bool {
-	home, _ := os.UserHomeDir()
-	cfg := os.Getenv("XDG_CONFIG_HOME")
-	if cfg == "" {
-		cfg = filepath.Join(home, ".config")
+	if cfg, err := config.XDGDir("XDG_CONFIG_HOME", ".config"); err == nil {
+		if b, err := os.ReadFile(filepath.Join(cfg, "openspec", "config.json")); err == nil && bytes.Contains(b, []byte(`"defaultStore"`)) {
+			return true
+		}
 	}
-	data := os.Getenv("XDG_DATA_HOME")
-	if data == "" {
-		data = filepath.Join(home, ".local", "share")
-	}
-	if b, err := os.ReadFile(filepath.Join(cfg, "openspec", "config.json")); err == nil && bytes.Contains(b, []byte(`"defaultStore"`)) {
-		return true
+	data, err := config.XDGDir("XDG_DATA_HOME", ".local/share")
+	if err != nil {
+		return false
 	}
 	fi, err := os.Stat(filepath.Join(data, "openspec", "stores", "registry.yaml"))
 	return err == nil && fi.Size() > 0

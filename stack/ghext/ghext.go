@@ -11,19 +11,16 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/xec"
 )
 
 // DefaultDir is where the local extension directory is kept.
 func DefaultDir() (string, error) {
-	base := os.Getenv("XDG_DATA_HOME")
-	if base == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		base = filepath.Join(home, ".local", "share")
+	base, err := config.XDGDir("XDG_DATA_HOME", ".local/share")
+	if err != nil {
+		return "", err
 	}
 	return filepath.Join(base, "specstack", "gh-extension", "gh-specstack"), nil
 }
