@@ -163,7 +163,7 @@ func showSpecJSON(r spec.Root, sa showSpec) (any, error) {
 	default:
 		return nil, errNotNative
 	}
-	if sa.name == "." || sa.name == ".." || strings.ContainsAny(sa.name, `/\`) {
+	if folderNameProblem(sa.name, "Spec id") != "" { // nested ids and the rest: the real CLI's
 		return nil, errNotNative
 	}
 	b, err := readShown(r, filepath.Join(r.SpecsDir(), sa.name, "spec.md"))
