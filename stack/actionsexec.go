@@ -165,7 +165,7 @@ func (e *ActionsExecutor) Follow(ctx context.Context, gitDir string, run engine.
 		if err == nil && r.Completed() {
 			res, err := e.fetch(ctx, gitDir, run, r.Conclusion)
 			if err == nil {
-				res.Runner = e.runner(ctx, run.ID)
+				res.Runner, res.Log = e.job(ctx, run.ID, r.Conclusion != "success")
 			}
 			return res, err
 		}
@@ -188,15 +188,22 @@ func (e *ActionsExecutor) Follow(ctx context.Context, gitDir string, run engine.
 	}
 }
 
-// runner names the runner that ran run id's job, for status ("" when
-// GitHub does not say).
-func (e *ActionsExecutor) runner(ctx context.Context, id int64) string {
+// job names the runner that ran run id's job, for status, and with
+// withLog the end of the job's log, for the task's log ("" for what
+// GitHub does not say: neither is needed to take the run's result).
+func (e *ActionsExecutor) job(ctx context.Context, id int64, withLog bool) (runner, log string) {
 	jobs, err := e.Client.Jobs(ctx, id)
 	if err != nil || len(jobs) == 0 {
-		return ""
+		return "", ""
 	}
-	return jobs[0].RunnerName
+	if withLog {
+		log, _ = e.Client.JobLog(ctx, jobs[0].ID, LogTail)
+	}
+	return jobs[0].RunnerName, log
 }
+
+// LogTail is how much of a failed run's job log is kept: its end.
+const LogTail = 4 << 10
 
 // Cancel is engine.Executor's: the run of run.Job cancelled, found by
 // its title when its id was never recorded.

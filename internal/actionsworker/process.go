@@ -124,6 +124,7 @@ type followed struct {
 	Runner     string `json:"runner"`
 	Commit     string `json:"commit"`
 	Answer     string `json:"answer"`
+	Log        string `json:"log"`
 }
 
 // Follow has gh-specstack follow the run and fetch its result; when ctx
@@ -141,7 +142,7 @@ func (p *Process) Follow(ctx context.Context, gitDir string, run engine.RemoteRu
 	if err != nil {
 		return engine.RemoteResult{}, err
 	}
-	return engine.RemoteResult{Conclusion: f.Conclusion, Runner: f.Runner, Commit: f.Commit, Answer: f.Answer}, nil
+	return engine.RemoteResult{Conclusion: f.Conclusion, Runner: f.Runner, Commit: f.Commit, Answer: f.Answer, Log: f.Log}, nil
 }
 
 // Cancel has gh-specstack cancel the job's run.

@@ -76,6 +76,9 @@ type RemoteRun struct {
 	// Answer is the commit holding the worker's answer (RemoteAnswerFile:
 	// a fixer's verdicts), "" when it wrote none.
 	Answer string `json:"-"`
+	// LogEnd is the last line of the job's log of a run that did not
+	// succeed, as this process followed it ("" when it did not).
+	LogEnd string `json:"-"`
 	Done   bool   `json:"-"`
 	// Settled: its result was taken into the workspace (or there was
 	// none to take); the next job of the task dispatches anew.
@@ -93,6 +96,9 @@ type RemoteResult struct {
 	Runner     string
 	Commit     string
 	Answer     string // the commit holding its answer, "" for none
+	// Log is the end of the job's log of a run that did not succeed
+	// ("" when the executor could not read it).
+	Log string
 }
 
 // RemoteAnswerFile is the worker's answer's name in its answer commit.
@@ -268,6 +274,10 @@ func (rj RemoteJob) Run(ctx context.Context, j Job) Result {
 			return fail(-1, err)
 		}
 		appendLog(j.Log, fmt.Sprintf("== run %s concluded %s; result %s\n", run.URL, res.Conclusion, orNone(res.Commit)))
+		if res.Log != "" {
+			appendLog(j.Log, "== the end of the run's job log:\n"+strings.TrimRight(res.Log, "\n")+"\n")
+			run.LogEnd = lastLine(res.Log)
+		}
 	}
 	out := rj.take(ctx, j, run)
 	if out.Err != nil {
@@ -293,7 +303,11 @@ func (rj RemoteJob) take(ctx context.Context, j Job, run RemoteRun) Result {
 		exit = 1
 	}
 	if run.Result == "" {
-		return Result{ExitCode: 1, Err: fmt.Errorf("%s: run %s concluded %s and pushed no result", rj.Label, run.URL, run.Conclusion)}
+		err := fmt.Errorf("%s: run %s concluded %s and pushed no result", rj.Label, run.URL, run.Conclusion)
+		if run.LogEnd != "" {
+			err = fmt.Errorf("%w; its log ends: %q", err, run.LogEnd)
+		}
+		return Result{ExitCode: 1, Err: err}
 	}
 	g := &gitx.Repo{Dir: rj.GitDir}
 	c, err := g.Commit(ctx, run.Result)
@@ -411,4 +425,15 @@ func orNone(s string) string {
 		return "none"
 	}
 	return short(s)
+}
+
+// lastLine is log's last line that is not blank, trimmed, at most 200
+// bytes of it.
+func lastLine(log string) string {
+	lines := strings.Split(strings.TrimRight(log, " \t\r\n"), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if len(last) > 200 {
+		last = "…" + strings.ToValidUTF8(last[len(last)-200:], "")
+	}
+	return last
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -277,6 +279,37 @@ func (p *pageRecorder) WriteHeader(int)     {}
 func (p *pageRecorder) Write(b []byte) (int, error) {
 	p.body = append(p.body, b...)
 	return len(b), nil
+}
+
+// jobRun is the run of the job the request's path names (a run's one
+// job has id RUN*10+1, as jobJSON gives it), or nil after a 404.
+func jobRun(w http.ResponseWriter, req *http.Request, r *Repo) *Run {
+	id, err := strconv.ParseInt(req.PathValue("job"), 10, 64)
+	var x *Run
+	if err == nil && id%10 == 1 {
+		x = r.run(id / 10)
+	}
+	if x == nil {
+		writeError(w, http.StatusNotFound, "Not Found")
+	}
+	return x
+}
+
+// jobLogs answers as GitHub does: a redirect to the job's log as plain
+// text (here on the fake itself).
+func (s *Server) jobLogs(w http.ResponseWriter, req *http.Request, r *Repo) {
+	if x := jobRun(w, req, r); x != nil {
+		u := fmt.Sprintf("http://%s/_fakegh/logs/%s/%s/%s", req.Host, url.PathEscape(r.Owner), url.PathEscape(r.Name), req.PathValue("job"))
+		http.Redirect(w, req, u, http.StatusFound)
+	}
+}
+
+// jobLogText is a job's log: what its worker step printed (its tail).
+func (s *Server) jobLogText(w http.ResponseWriter, req *http.Request, r *Repo) {
+	if x := jobRun(w, req, r); x != nil {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, x.Output)
+	}
 }
 
 func (s *Server) cancelRun(w http.ResponseWriter, req *http.Request, r *Repo) {

@@ -108,6 +108,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /repos/{owner}/{repo}/actions/runs/{run}", s.withRepo(s.getRun))
 	m.HandleFunc("GET /repos/{owner}/{repo}/actions/runs/{run}/jobs", s.withRepo(s.listJobs))
 	m.HandleFunc("POST /repos/{owner}/{repo}/actions/runs/{run}/cancel", s.withRepo(s.cancelRun))
+	m.HandleFunc("GET /repos/{owner}/{repo}/actions/jobs/{job}/logs", s.withRepo(s.jobLogs))
+	m.HandleFunc("GET /_fakegh/logs/{owner}/{repo}/{job}", s.withRepo(s.jobLogText))
 	m.HandleFunc("POST /graphql", s.graphql)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")

@@ -41,7 +41,7 @@ func executorCommand() *cli.Command {
 					&cli.StringFlag{Name: "findings-file", Usage: "a fixer's findings"},
 					&cli.BoolFlag{Name: "resumed"}},
 				Action: executorDispatch},
-			{Name: "follow", Usage: "follow a run to its end and fetch its result",
+			{Name: "follow", Usage: "follow a run to its end and fetch its result (and the end of its job log when it failed)",
 				Flags:  []cli.Flag{gitDir, job, run, &cli.DurationFlag{Name: "timeout"}},
 				Action: executorFollow},
 			{Name: "cancel", Usage: "cancel a run (by its id, else the job's run found by title)",
@@ -161,9 +161,13 @@ func executorFollow(c *cli.Context) error {
 		Runner     string `json:"runner"`
 		Commit     string `json:"commit"`
 		Answer     string `json:"answer,omitempty"`
-	}{got.Conclusion, got.Runner, got.Commit, got.Answer}
+		Log        string `json:"log,omitempty"` // the end of a failed run's job log
+	}{got.Conclusion, got.Runner, got.Commit, got.Answer, got.Log}
 	return cliapp.Emit(c, res, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "run %d concluded %s; result %s\n", run.ID, res.Conclusion, res.Commit)
+		if err == nil && res.Log != "" {
+			_, err = fmt.Fprintf(w, "the end of its job log:\n%s\n", strings.TrimRight(res.Log, "\n"))
+		}
 		return err
 	})
 }

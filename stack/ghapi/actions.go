@@ -303,6 +303,23 @@ func (c *Client) Jobs(ctx context.Context, id int64) ([]WorkflowJob, error) {
 	return jobs, err
 }
 
+// JobLog returns the plain-text log of workflow job id (GitHub answers
+// with a redirect to it), or its last max bytes when it is longer.
+func (c *Client) JobLog(ctx context.Context, id int64, max int) (string, error) {
+	var data []byte
+	err := withBackoff(ctx, DefaultBackoff, func() error {
+		_, err := c.send(ctx, http.MethodGet, c.repoPath("/actions/jobs/%d/logs", id), nil, &data)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if len(data) > max {
+		data = data[len(data)-max:]
+	}
+	return string(data), nil
+}
+
 // CancelRun asks GitHub to cancel workflow run id; ErrRunCompleted when
 // the run has already ended.
 func (c *Client) CancelRun(ctx context.Context, id int64) error {

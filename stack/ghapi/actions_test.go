@@ -170,6 +170,29 @@ func TestDispatchFailures(t *testing.T) {
 	if run := follow(t, c, d.ID); run.Conclusion != "failure" {
 		t.Errorf("a worker step exiting 3: conclusion %q", run.Conclusion)
 	}
+	// Its job's log, through GitHub's redirect to the text, says why; a
+	// longer log is cut to its end.
+	jobs, err := c.Jobs(ctx, d.ID)
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("Jobs = %+v, %v", jobs, err)
+	}
+	log, err := c.JobLog(ctx, jobs[0].ID, 1<<10)
+	if err != nil || !strings.HasPrefix(log, "told to fail\n") || !strings.Contains(log, "exit status 3") {
+		t.Errorf("JobLog = %q, %v", log, err)
+	}
+	if end, err := c.JobLog(ctx, jobs[0].ID, 10); err != nil || end != log[len(log)-10:] {
+		t.Errorf("JobLog cut to 10 bytes = %q, %v; want the end of %q", end, err, log)
+	}
+	if _, err := c.JobLog(ctx, jobs[0].ID+1, 1<<10); !ghapi.IsStatus(err, 404) {
+		t.Errorf("JobLog of a job that does not exist: %v, want HTTP 404", err)
+	}
+	redirected := false
+	for _, r := range requests(srv) {
+		redirected = redirected || r.Status == http.StatusFound && strings.HasSuffix(r.Path, "/actions/jobs/"+itoa(jobs[0].ID)+"/logs")
+	}
+	if !redirected {
+		t.Error("the job log was not served through a redirect, as GitHub serves it")
+	}
 
 	tests := []struct {
 		name   string

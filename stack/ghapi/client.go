@@ -130,7 +130,7 @@ func (c *Client) repoPath(format string, args ...any) string {
 }
 
 // do sends one request; in is JSON-encoded when not nil, out decoded when
-// not nil.
+// not nil (a *[]byte gets the body as it is).
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
 	_, err := c.send(ctx, method, path, in, out)
 	return err
@@ -171,6 +171,10 @@ func (c *Client) send(ctx context.Context, method, path string, in, out any) (ht
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, timedOut(fmt.Errorf("%s /%s: read response: %w", method, path, err))
+	}
+	if raw, ok := out.(*[]byte); ok {
+		*raw = data // a text or binary document, kept as it came
+		return resp.Header, nil
 	}
 	if out != nil && len(bytes.TrimSpace(data)) > 0 && resp.StatusCode != http.StatusNoContent {
 		if err := json.Unmarshal(data, out); err != nil {
