@@ -221,7 +221,9 @@ func runWorker(ctx context.Context, wf workflow, x *Run, origin, repo string, se
 	git := func(args ...string) error {
 		return xec.Run(ctx, xec.Cmd{Name: "git", Args: args, Stdout: &out, Stderr: &out})
 	}
-	if err := git("clone", "-q", origin, work); err != nil {
+	// Over git's transport, as a runner clones over HTTPS, not by
+	// copying the origin's files while other runs push to it.
+	if err := git("clone", "-q", "--no-local", origin, work); err != nil {
 		return out.String(), fmt.Errorf("fakegh: clone %s: %w", origin, err)
 	}
 	// As actions/checkout does: fetch the ref, check out what it names.
