@@ -17,9 +17,12 @@ import (
 	"time"
 )
 
-// openspecVersion is the OpenSpec CLI the suite is provisioned for
-// (testdata/tools/install-openspec's pin).
-const openspecVersion = "1.13.2"
+// openspecVersion is the OpenSpec CLI the suite is provisioned for: the
+// pin in testdata/tools/openspec-version.
+func openspecVersion() (string, error) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "tools", "openspec-version"))
+	return strings.TrimSpace(string(b)), err
+}
 
 // maxKnownDifferences caps testdata/openspec-acceptance/known-differences.txt:
 // raising it is the decision to accept a new difference.
@@ -123,7 +126,11 @@ func acceptanceSuite() (string, error) {
 	if cache == "" {
 		return "", fmt.Errorf("SPECSTACK_CACHE is not set (run `make test`, which provisions the suite)")
 	}
-	dir := filepath.Join(cache, "openspec-tests", openspecVersion)
+	version, err := openspecVersion()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(cache, "openspec-tests", version)
 	if _, err := os.Stat(filepath.Join(dir, ".source")); err != nil {
 		return "", fmt.Errorf("no suite at %s (testdata/tools/install-openspec-tests %s; it fetches them from OpenSpec's repository, or OPENSPEC_TESTS_SOURCE)", dir, dir)
 	}

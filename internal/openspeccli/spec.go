@@ -17,7 +17,8 @@ import (
 )
 
 // openspecVersion is the OpenSpec CLI release whose verbs, flags,
-// documents and exit codes jj-openspec reproduces (a drop-in for it).
+// documents and exit codes jj-openspec reproduces (a drop-in for it);
+// testdata/tools/openspec-version pins the same release for the tests.
 const openspecVersion = "1.13.2"
 
 // Spec describes the jj-openspec binary.
