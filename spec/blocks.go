@@ -201,6 +201,7 @@ type Skipped struct {
 type DeltaPlan struct {
 	Added, Modified []Block
 	Removed         []string
+	RemovedBlocks   []Block // REMOVED entries in the header form, with their bodies
 	Renamed         []Rename
 	Unpaired        []Unpaired
 	Orphans         []Orphan
@@ -285,6 +286,7 @@ func ParseDelta(content string) DeltaPlan {
 	}
 	for _, s := range rems {
 		p.Removed = append(p.Removed, parseRemoved(s)...)
+		p.RemovedBlocks = append(p.RemovedBlocks, parseBlocks(s, "", nil)...)
 	}
 	for _, s := range rens {
 		p.Renamed = append(p.Renamed, parseRenamed(s, &p.Unpaired)...)

@@ -125,19 +125,25 @@ func ParseSpec(name, content string) (Spec, error) {
 	}
 	sp := Spec{Name: name, Overview: jstext.Trim(purpose.content)}
 	for _, child := range reqs.children {
-		text := requirementBody(strings.Split(child.content, "\n"))
-		if text == "" {
-			text = jstext.Trim(child.title)
-		}
-		r := Requirement{Text: text}
-		for _, sc := range child.children {
-			if jstext.Trim(sc.content) != "" {
-				r.Scenarios = append(r.Scenarios, sc.content)
-			}
-		}
-		sp.Requirements = append(sp.Requirements, r)
+		sp.Requirements = append(sp.Requirements, requirementOf(child))
 	}
 	return sp, nil
+}
+
+// requirementOf is MarkdownParser.parseRequirements for one child
+// section: its text, and its scenarios that have a body.
+func requirementOf(child *mdSection) Requirement {
+	text := requirementBody(strings.Split(child.content, "\n"))
+	if text == "" {
+		text = jstext.Trim(child.title)
+	}
+	r := Requirement{Text: text}
+	for _, sc := range child.children {
+		if jstext.Trim(sc.content) != "" {
+			r.Scenarios = append(r.Scenarios, sc.content)
+		}
+	}
+	return r
 }
 
 // requirementBody is OpenSpec's extractRequirementBody: the trimmed,

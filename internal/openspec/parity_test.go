@@ -151,16 +151,22 @@ func TestParity(t *testing.T) {
 				extract(t, file, a)
 				extract(t, file, b)
 				// show SPEC --json (natively: the spec as OpenSpec's
-				// MarkdownParser reads it), byte for byte but the root.
+				// MarkdownParser reads it) and show CHANGE --json (its
+				// ChangeParser's deltas), byte for byte but the root.
 				specs, _ := filepath.Glob(filepath.Join(a, "openspec", "specs", "*", "spec.md"))
+				var calls [][]string
 				for _, sp := range specs {
 					id := filepath.Base(filepath.Dir(sp))
-					for _, args := range [][]string{{"show", id, "--type", "spec", "--json"}, {"show", id, "--json", "--no-scenarios"}} {
-						wantOut, wantErr, wantCode := realOpenSpec(t, a, args...)
-						gotOut, gotErr, gotCode := jjOpenSpec(append([]string{"--repo", b}, args...)...)
-						if w, g := sameDoc(wantOut, a), sameDoc(gotOut, b); w != g || wantCode != gotCode || wantErr != gotErr {
-							t.Errorf("%v: openspec exit %d, jj-openspec exit %d\nopenspec:\n%s%s\njj-openspec:\n%s%s", args, wantCode, gotCode, w, wantErr, g, gotErr)
-						}
+					calls = append(calls, []string{"show", id, "--type", "spec", "--json"}, []string{"show", id, "--json", "--no-scenarios"})
+				}
+				for _, change := range changeNames(t, a) {
+					calls = append(calls, []string{"show", change, "--json"}, []string{"show", change, "--type", "change", "--json", "--deltas-only"})
+				}
+				for _, args := range calls {
+					wantOut, wantErr, wantCode := realOpenSpec(t, a, args...)
+					gotOut, gotErr, gotCode := jjOpenSpec(append([]string{"--repo", b}, args...)...)
+					if w, g := sameDoc(wantOut, a), sameDoc(gotOut, b); w != g || wantCode != gotCode || wantErr != gotErr {
+						t.Errorf("%v: openspec exit %d, jj-openspec exit %d\nopenspec:\n%s%s\njj-openspec:\n%s%s", args, wantCode, gotCode, w, wantErr, g, gotErr)
 					}
 				}
 			})

@@ -3,6 +3,7 @@ package openspeccli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -24,12 +25,15 @@ or a spec's spec.md, as it is, on stdout) and for a spec's --json document
 (the spec as OpenSpec's parser reads it: id, title, overview,
 requirementCount, requirements with their scenarios' raw text, metadata,
 root; filtered by --requirements, --no-scenarios and -r N, as OpenSpec's
-skills call it); ITEM resolved as OpenSpec 1.13.2 resolves it ("Unknown
-item" with the nearest names, "Ambiguous item" for a change and a spec of
-one name, exit 1; --type decides). Every other form (a change's --json,
---deltas-only, --diff, no ITEM, a change without proposal.md, a spec that
-does not parse, …) runs the real OpenSpec CLI, as cli does. OpenSpec's own
-help: "jj-openspec show -- --help".`,
+skills call it) and a change's --json document (with or without
+--deltas-only: id, title, deltaCount, the deltas of its delta specs as
+OpenSpec's ChangeParser reads them, else its What Changes bullets, root);
+ITEM resolved as OpenSpec 1.13.2 resolves it ("Unknown item" with the
+nearest names, "Ambiguous item" for a change and a spec of one name, exit
+1; --type decides). Every other form (--diff, no ITEM, a change without
+proposal.md or without a Why section, a spec that does not parse, …) runs
+the real OpenSpec CLI, as cli does. OpenSpec's own help: "jj-openspec show
+-- --help".`,
 		SkipFlagParsing: true,
 		BashComplete:    completeChange,
 		Action:          runShow,
@@ -56,6 +60,9 @@ func runShow(c *cli.Context) error {
 		// A spec, natively; a change, an unknown or ambiguous ITEM and
 		// every refusal are the real CLI's.
 		doc, err := showSpecJSON(r, sa)
+		if errors.Is(err, errNotNative) {
+			doc, err = showChangeJSON(r, sa)
+		}
 		switch {
 		case errors.Is(err, spec.ErrOutside):
 			return classify(err) // nothing read through the link: exit 6, naming it
@@ -95,6 +102,7 @@ type showSpec struct {
 	json        bool
 	noScenarios bool   // --no-scenarios or --requirements
 	requirement string // -r N, --requirement N: 1-based
+	deltasOnly  bool   // --deltas-only: a change's JSON, the same document
 }
 
 // showArgs reads show's arguments when jj-openspec answers them itself:
@@ -117,6 +125,8 @@ func showArgs(args []string) (sa showSpec, native bool) {
 		case a == "--no-interactive":
 		case a == "--json":
 			sa.json = true
+		case a == "--deltas-only":
+			sa.deltasOnly = true
 		case a == "--no-scenarios" || a == "--requirements":
 			sa.noScenarios = true
 			filters++
@@ -142,7 +152,7 @@ func showArgs(args []string) (sa showSpec, native bool) {
 			sa.name = a
 		}
 	}
-	if filters > 0 && !sa.json || seen["--requirements"] && sa.requirement != "" {
+	if (filters > 0 || sa.deltasOnly) && !sa.json || seen["--requirements"] && sa.requirement != "" {
 		return showSpec{}, false
 	}
 	return sa, sa.name != ""
@@ -154,6 +164,9 @@ func showArgs(args []string) (sa showSpec, native bool) {
 // -r N. Anything else is errNotNative, which the real CLI answers, or a
 // link out of the repository (spec.ErrOutside), which nothing reads.
 func showSpecJSON(r spec.Root, sa showSpec) (any, error) {
+	if sa.deltasOnly {
+		return nil, errNotNative // a change's flag: OpenSpec warns
+	}
 	switch strings.ToLower(sa.typ) {
 	case "spec":
 	case "":
@@ -204,6 +217,58 @@ func showSpecJSON(r spec.Root, sa showSpec) (any, error) {
 	return ordered{{"id", sa.name}, {"title", parsed.Name}, {"overview", parsed.Overview},
 		{"requirementCount", len(out)}, {"requirements", out},
 		{"metadata", ordered{{"version", "1.0.0"}, {"format", "openspec"}}}, {"root", rootOf(r)}}, nil
+}
+
+// showChangeJSON is OpenSpec 1.13.2's "show ITEM --json" (and
+// --deltas-only, the same document) for an ITEM that is a change (and,
+// without --type change, not a spec too): its title and its deltas as
+// OpenSpec's ChangeParser reads them. Anything else is errNotNative; a
+// link out of the repository is spec.ErrOutside.
+func showChangeJSON(r spec.Root, sa showSpec) (any, error) {
+	if sa.noScenarios || sa.requirement != "" || folderNameProblem(sa.name, "Change id") != "" {
+		return nil, errNotNative // a spec's filters (OpenSpec warns), or a name OpenSpec refuses
+	}
+	switch strings.ToLower(sa.typ) {
+	case "change":
+	case "":
+		changes, err := availableChanges(r)
+		fi, serr := os.Stat(filepath.Join(r.SpecsDir(), sa.name, "spec.md"))
+		if err != nil || !slices.Contains(changes, sa.name) || serr == nil && fi.Mode().IsRegular() {
+			return nil, errNotNative // unknown or ambiguous: OpenSpec's refusals
+		}
+	default:
+		return nil, errNotNative
+	}
+	doc, err := r.ReadChangeDoc(sa.name)
+	if errors.Is(err, spec.ErrOutside) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, errNotNative
+	}
+	type scenario struct {
+		RawText string `json:"rawText"`
+	}
+	type requirement struct {
+		Text      string     `json:"text"`
+		Scenarios []scenario `json:"scenarios"`
+	}
+	deltas := make([]ordered, len(doc.Deltas))
+	for i, d := range doc.Deltas {
+		deltas[i] = ordered{{"spec", d.Spec}, {"operation", d.Operation}, {"description", d.Description}}
+		switch {
+		case d.Requirement != nil:
+			q := requirement{Text: d.Requirement.Text, Scenarios: []scenario{}}
+			for _, s := range d.Requirement.Scenarios {
+				q.Scenarios = append(q.Scenarios, scenario{s})
+			}
+			deltas[i] = append(deltas[i], field{"requirement", q}, field{"requirements", []requirement{q}})
+		case d.Rename != nil:
+			deltas[i] = append(deltas[i], field{"rename", ordered{{"from", d.Rename.From}, {"to", d.Rename.To}}})
+		}
+	}
+	return ordered{{"id", sa.name}, {"title", doc.Title}, {"deltaCount", len(deltas)},
+		{"deltas", deltas}, {"root", rootOf(r)}}, nil
 }
 
 // readShown reads a regular file inside the OpenSpec tree, through no

@@ -35,7 +35,10 @@ type osArtifactPath struct {
 
 // ordered is a JSON object whose keys keep their order (OpenSpec's
 // artifactPaths is keyed by artifact id in schema order).
-type ordered []struct {
+type ordered []field
+
+// field is one key of an ordered object.
+type field = struct {
 	Key   string
 	Value any
 }

@@ -22,8 +22,10 @@ func TestShowArgs(t *testing.T) {
 		{"auth --json --requirement=2", true, showSpec{name: "auth", json: true, requirement: "2"}},
 		{"", false, showSpec{}},
 		{"auth other", false, showSpec{}},
-		{"auth --no-scenarios", false, showSpec{}},       // a JSON-only filter without --json
-		{"auth --json --deltas-only", false, showSpec{}}, // a change's flag
+		{"auth --no-scenarios", false, showSpec{}}, // a JSON-only filter without --json
+		{"add-x --json --deltas-only", true, showSpec{name: "add-x", json: true, deltasOnly: true}}, // a change's flag
+		{"add-x --deltas-only", false, showSpec{}},                                                  // ignored by the text form
+		{"add-x --json --diff", false, showSpec{}},
 		{"auth --json --requirements -r 1", false, showSpec{}},
 		{"auth --json -r", false, showSpec{}},
 		{"auth --type spec --type change", false, showSpec{}},

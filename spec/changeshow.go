@@ -1,0 +1,209 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/specstack/specstack/spec/internal/jstext"
+)
+
+// A change as OpenSpec 1.13's "show CHANGE --json" reads it: its
+// ChangeParser (parseChangeWithDeltas) over proposal.md and the delta
+// specs, and the change command's title.
+
+// ChangeDelta is one delta: a requirement added, modified or removed
+// (Requirement), or renamed (Rename); a delta read from the proposal's
+// "What Changes" bullets has neither.
+type ChangeDelta struct {
+	Spec        string
+	Operation   string // ADDED, MODIFIED, REMOVED, RENAMED
+	Description string
+	Requirement *Requirement
+	Rename      *Rename
+}
+
+// ChangeDoc is a change's title and deltas.
+type ChangeDoc struct {
+	Title  string
+	Deltas []ChangeDelta
+}
+
+// ErrNotRead is a change ReadChangeDoc leaves to OpenSpec: its proposal
+// lacks a Why or What Changes section (OpenSpec's error), or a symbolic
+// link inside the repository sits under its specs/ (OpenSpec confines
+// those its own way).
+var ErrNotRead = errors.New("not read natively")
+
+// ReadChangeDoc reads change as OpenSpec's ChangeParser does. A link out
+// of the repository anywhere under the change is ErrOutside; a missing
+// proposal.md is fs.ErrNotExist.
+func (r Root) ReadChangeDoc(change string) (ChangeDoc, error) {
+	dir := r.ChangeDir(change)
+	if err := r.checkTree(dir); err != nil {
+		return ChangeDoc{}, err
+	}
+	raw, err := r.ReadFile(filepath.Join(dir, "proposal.md"))
+	if err != nil {
+		return ChangeDoc{}, err
+	}
+	lines := strings.Split(jstext.NormalizeNewlines(string(raw), true), "\n")
+	secs := parseMDSections(lines, osFenceMask(lines))
+	why, what := findMDSection(secs, "Why"), findMDSection(secs, "What Changes")
+	if why == nil || why.content == "" || what == nil || what.content == "" {
+		return ChangeDoc{}, fmt.Errorf("change %q: %w: its proposal has no Why or What Changes section", change, ErrNotRead)
+	}
+	specs := filepath.Join(dir, "specs")
+	if linked, err := hasLink(specs); err != nil || linked {
+		return ChangeDoc{}, fmt.Errorf("change %q: %w: a link under %s", change, ErrNotRead, specs)
+	}
+	files, err := discoverSpecs(specs, false) // OpenSpec's discovery: a non-file spec.md is skipped
+	if err != nil {
+		return ChangeDoc{}, fmt.Errorf("change %q: %w: %w", change, ErrNotRead, err)
+	}
+	doc := ChangeDoc{Title: changeTitle(string(raw), change)}
+	sections := false
+	for _, f := range files {
+		b, err := r.ReadFile(f.Path)
+		if err != nil {
+			continue // OpenSpec skips a spec file it cannot read
+		}
+		plan := ParseDelta(string(b))
+		sections = sections || plan.HasSections()
+		doc.Deltas = append(doc.Deltas, specDeltas(f.ID, plan)...)
+	}
+	if !sections {
+		doc.Deltas = proseDeltas(what.content)
+	}
+	return doc, nil
+}
+
+// hasLink reports whether a symbolic link sits anywhere under dir.
+func hasLink(dir string) (bool, error) {
+	found := false
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found, err
+}
+
+// specDeltas is ChangeParser.parseSpecDeltas: ADDED, MODIFIED, REMOVED
+// (in document order; a bullet-form entry is a header with no body), then
+// RENAMED.
+func specDeltas(id string, p DeltaPlan) []ChangeDelta {
+	var out []ChangeDelta
+	add := func(op, verb string, blocks []Block) {
+		for _, b := range blocks {
+			for _, q := range blockRequirements(b) {
+				out = append(out, ChangeDelta{Spec: id, Operation: op, Description: verb + " requirement: " + q.Text, Requirement: &q})
+			}
+		}
+	}
+	add("ADDED", "Add", p.Added)
+	add("MODIFIED", "Modify", p.Modified)
+	blocks := append([]Block(nil), p.RemovedBlocks...)
+	var removed []Block
+	for _, name := range p.Removed {
+		b := Block{HeaderLine: "### Requirement: " + name, Name: name, Raw: "### Requirement: " + name}
+		for i := range blocks {
+			if blocks[i].Name == name {
+				b = blocks[i]
+				blocks = append(blocks[:i], blocks[i+1:]...)
+				break
+			}
+		}
+		removed = append(removed, b)
+	}
+	add("REMOVED", "Remove", removed)
+	for _, rn := range p.Renamed {
+		out = append(out, ChangeDelta{Spec: id, Operation: "RENAMED",
+			Description: `Rename requirement from "` + rn.From + `" to "` + rn.To + `"`, Rename: &rn})
+	}
+	return out
+}
+
+// blockRequirements is ChangeParser.toRequirements for one block: its
+// header made canonical ("### Requirement: …"), its text read as a
+// section; nothing when that section is not a requirement.
+func blockRequirements(b Block) []Requirement {
+	header, body, _ := strings.Cut(b.Raw, "\n")
+	title := jstext.Trim(strings.TrimPrefix(header, "###")) // a block's header starts with "###"
+	text := "### " + title
+	if strings.Contains(b.Raw, "\n") {
+		text += "\n" + body
+	}
+	lines := strings.Split(jstext.NormalizeNewlines(text, true), "\n")
+	secs := parseMDSections(lines, osFenceMask(lines))
+	if len(secs) == 0 || !requirementTitle.MatchString(jstext.Trim(secs[0].title)) {
+		return nil
+	}
+	return []Requirement{requirementOf(secs[0])}
+}
+
+var (
+	requirementTitle = regexp.MustCompile(`(?i)^Requirement:` + jsSpace + `*[^\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]`)
+	// changeTitleRE is /^#\s+(?:Change:\s+)?(.+)$/im over text whose line
+	// terminators are all "\n" (which changes no match: each is one for
+	// ^, $, \s and .).
+	changeTitleRE = regexp.MustCompile(`(?im)^#` + jsSpace + `+(?:change:` + jsSpace + `+)?([^\n]+)$`)
+	// proseDelta is /^\s*-\s*\*\*([^*:]+)(?::\*\*|\*\*:)\s*(.+)$/ on one
+	// line of "What Changes".
+	proseDelta = regexp.MustCompile(`^` + jsSpace + `*-` + jsSpace + `*\*\*([^*:]+)(?::\*\*|\*\*:)` + jsSpace + `*([^\n\r\x{2028}\x{2029}]+)$`)
+	renameWord = regexp.MustCompile(`\brename(s|d|ing)?\b|\brenamed\s+(to|from)\b`)
+	addWord    = regexp.MustCompile(`\badd(s|ed|ing)?\b|\bcreate(s|d|ing)?\b|\bnew\b`)
+	removeWord = regexp.MustCompile(`\bremove(s|d|ing)?\b|\bdelete(s|d|ing)?\b`)
+)
+
+// jsSpace is JavaScript's \s.
+const jsSpace = `[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]`
+
+// changeTitle is the change command's extractTitle: the first level-1
+// heading (without "Change:"), unless it is the template's bare
+// "# Proposal"; else the change's name.
+func changeTitle(content, change string) string {
+	content = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u2028", "\n", "\u2029", "\n").Replace(content)
+	m := changeTitleRE.FindStringSubmatch(content)
+	if m == nil {
+		return change
+	}
+	if t := jstext.Trim(m[1]); t != "" && strings.ToLower(t) != "proposal" {
+		return t
+	}
+	return change
+}
+
+// proseDeltas is MarkdownParser.parseDeltas: "- **spec:** what" bullets
+// of What Changes, the operation guessed from the words used.
+func proseDeltas(content string) []ChangeDelta {
+	var out []ChangeDelta
+	for _, line := range strings.Split(content, "\n") {
+		m := proseDelta.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		d := ChangeDelta{Spec: jstext.Trim(m[1]), Operation: "MODIFIED", Description: jstext.Trim(m[2])}
+		switch lower := strings.ToLower(d.Description); {
+		case renameWord.MatchString(lower):
+			d.Operation = "RENAMED"
+		case addWord.MatchString(lower):
+			d.Operation = "ADDED"
+		case removeWord.MatchString(lower):
+			d.Operation = "REMOVED"
+		}
+		out = append(out, d)
+	}
+	return out
+}
