@@ -280,6 +280,7 @@ func (rj RemoteJob) Run(ctx context.Context, j Job) Result {
 		}
 	}
 	out := rj.take(ctx, j, run)
+	out.Remote = true
 	if out.Err != nil {
 		appendLog(j.Log, "== "+out.Err.Error()+"\n")
 		rj.Logf("%v", out.Err)

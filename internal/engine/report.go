@@ -77,7 +77,7 @@ func Outcome(res Result, report, log string) (status, reason string) {
 		return StatusCrashed, fmt.Sprintf("worker timed out; log %s", log)
 	case res.ExitCode != 0 || res.Err != nil:
 		why := fmt.Sprintf("worker exited %d", res.ExitCode)
-		if res.ExitCode == 0 || res.Agent != nil && res.Err != nil {
+		if res.ExitCode == 0 || (res.Agent != nil || res.Remote) && res.Err != nil {
 			why += fmt.Sprintf(" (%v)", res.Err)
 		}
 		if s, ok := ReportStatus(report); ok {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -256,6 +257,8 @@ func TestOutcome(t *testing.T) {
 		{"DONE then exit 1", Result{ExitCode: 1}, done, StatusCrashed, "worker exited 1 although its report says done (the exit code wins)"},
 		{"exit 3, no report", Result{ExitCode: 3}, prose, StatusCrashed, "worker exited 3 without a status in its report"},
 		{"timed out", Result{ExitCode: -1, TimedOut: true}, done, StatusCrashed, "timed out"},
+		{"a remote run that pushed nothing", Result{ExitCode: 1, Remote: true, Err: errors.New("run X concluded failure and pushed no result")}, prose, StatusCrashed, "worker exited 1 (run X concluded failure and pushed no result) without a status"},
+		{"a local command's error is its exit", Result{ExitCode: 1, Err: errors.New("exit status 1")}, prose, StatusCrashed, "worker exited 1 without a status"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

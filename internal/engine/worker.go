@@ -102,6 +102,9 @@ type Result struct {
 	Agent *agent.Usage
 	// Notes say what the agent layer did (a retry, a fresh session).
 	Notes []string
+	// Remote: the job ran on an executor's runner, and Err, when set,
+	// says what became of the run (the exit code is the run's verdict).
+	Remote bool
 }
 
 // digestWriter hashes what the process prints on its way to the log;
