@@ -113,7 +113,8 @@ func randDelta(r *rand.Rand, existing []string) string {
 	return b.String()
 }
 
-// TestRandomParity archives and validates random changes with both tools.
+// TestRandomParity validates, shows and archives random changes with
+// both tools.
 func TestRandomParity(t *testing.T) {
 	t.Parallel() // beside the other suites running the CLI (batchWorkers bounds them)
 	requireOpenSpec(t)
@@ -136,7 +137,7 @@ func TestRandomParity(t *testing.T) {
 				write(t, dir, "openspec/specs/"+id+"/spec.md", spec)
 			}
 			ch := fmt.Sprintf("openspec/changes/change-%02d/", i)
-			write(t, dir, ch+"proposal.md", "## Why\nRandom.\n")
+			write(t, dir, ch+"proposal.md", "## Why\nRandom.\n\n## What Changes\n- **"+id+":** Add what the delta says\n")
 			write(t, dir, ch+"specs/"+id+"/spec.md", randDelta(r, names))
 		}
 	}
@@ -150,6 +151,12 @@ func TestRandomParity(t *testing.T) {
 		gotOut, _, _ := jjOpenSpec("--repo", b, "validate", change, "--json")
 		if w, g := issuesOf(t, wantOut, true), issuesOf(t, gotOut, true); w != g {
 			t.Errorf("validate %s:\nopenspec:\n%s\njj-openspec:\n%s\ndelta:\n%s", change, w, g, readFile(t, b, "openspec/changes/"+change+"/specs/cap-"+change[7:]+"/spec.md"))
+		}
+		// show CHANGE --json: the deltas as OpenSpec's ChangeParser reads them
+		wantShow, _, wantShowCode := realOpenSpec(t, a, "show", change, "--json")
+		gotShow, _, gotShowCode := jjOpenSpec("--repo", b, "show", change, "--json")
+		if w, g := sameDoc(wantShow, a), sameDoc(gotShow, b); w != g || wantShowCode != gotShowCode {
+			t.Errorf("show %s --json:\nopenspec:\n%s\njj-openspec:\n%s", change, w, g)
 		}
 		_, wantErr, wantCode := realOpenSpec(t, a, "archive", change, "--yes")
 		_, gotErr, gotCode := jjOpenSpec("--repo", b, "archive", change, "--yes")
