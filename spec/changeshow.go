@@ -161,7 +161,7 @@ var (
 	changeTitleRE = regexp.MustCompile(`(?im)^#` + jsSpace + `+(?:change:` + jsSpace + `+)?([^\n]+)$`)
 	// proseDelta is /^\s*-\s*\*\*([^*:]+)(?::\*\*|\*\*:)\s*(.+)$/ on one
 	// line of "What Changes".
-	proseDelta = regexp.MustCompile(`^` + jsSpace + `*-` + jsSpace + `*\*\*([^*:]+)(?::\*\*|\*\*:)` + jsSpace + `*([^\n\r\x{2028}\x{2029}]+)$`)
+	proseDelta = regexp.MustCompile(`^` + jsSpace + `*-` + jsSpace + `*\*\*([^*:]+)(?:[:]\*\*|\*\*:)` + jsSpace + `*([^\n\r\x{2028}\x{2029}]+)$`)
 	renameWord = regexp.MustCompile(`\brename(s|d|ing)?\b|\brenamed\s+(to|from)\b`)
 	addWord    = regexp.MustCompile(`\badd(s|ed|ing)?\b|\bcreate(s|d|ing)?\b|\bnew\b`)
 	removeWord = regexp.MustCompile(`\bremove(s|d|ing)?\b|\bdelete(s|d|ing)?\b`)
