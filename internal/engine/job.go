@@ -9,10 +9,12 @@ import (
 // and step mode (which prints it) cannot drift apart.
 
 // newJob is the part every job shares: the command, where it runs, its
-// log, the run's timeout and SPECSTACK_ARTIFACTS.
+// log, its pid file beside the log (a resumed run stops what a killed one
+// left running: RunJob), the run's timeout and SPECSTACK_ARTIFACTS.
 func (r *Runner) newJob(role, task, dir, command, log string) Job {
 	return Job{
 		Command: command, Dir: dir, Role: role, Task: task, Log: log, Timeout: r.timeout(),
+		PIDFile:     strings.TrimSuffix(log, ".log") + ".pid",
 		Environment: []string{"SPECSTACK_ARTIFACTS=" + ArtifactsDir(r.Dir)},
 	}
 }

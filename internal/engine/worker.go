@@ -209,6 +209,11 @@ func (j Job) Spec() JobSpec {
 // started). Untrusted text (task text, findings) reaches the worker only
 // through the files Env names.
 func RunJob(ctx context.Context, j Job) Result {
+	if j.PIDFile != "" {
+		// What a killed run left running for this job (a reviewer, the
+		// test suite) would race this one over the same files.
+		StopOrphan(j.PIDFile)
+	}
 	if p, ok := j.Preset(); ok {
 		return runAgent(ctx, j, p)
 	}
