@@ -14,7 +14,7 @@ import (
 func (r *Runner) newJob(role, task, dir, command, log string) Job {
 	return Job{
 		Command: command, Dir: dir, Role: role, Task: task, Log: log, Timeout: r.timeout(),
-		PIDFile:     strings.TrimSuffix(log, ".log") + ".pid",
+		PIDFile:     pidBeside(log),
 		Environment: []string{"SPECSTACK_ARTIFACTS=" + ArtifactsDir(r.Dir)},
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"time"
 
 	"github.com/specstack/specstack/internal/agent"
@@ -26,12 +27,20 @@ type JobRequest struct {
 	Allow   []string
 }
 
-// BuildJob builds the job q describes.
+// BuildJob builds the job q describes. A job without a pid file gets one
+// beside its log, so a resumed run stops what a killed one left (RunJob).
 func BuildJob(q JobRequest) Job {
+	pid := q.PIDFile
+	if pid == "" && q.Log != "" {
+		pid = pidBeside(q.Log)
+	}
 	return Job{
 		Command: q.Command, Dir: q.Dir, Role: q.Role, Task: q.Task, Log: q.Log, Timeout: q.Timeout,
-		Brief: q.Brief, Report: q.Report, Findings: q.Findings, Diff: q.Diff, PIDFile: q.PIDFile,
+		Brief: q.Brief, Report: q.Report, Findings: q.Findings, Diff: q.Diff, PIDFile: pid,
 		Environment: append([]string{"SPECSTACK_ARTIFACTS=" + q.Artifacts}, q.Environment...),
 		Answer:      q.Answer, Schema: q.Schema, Session: q.Session, Allow: q.Allow,
 	}
 }
+
+// pidBeside is the pid file of the job whose log is log.
+func pidBeside(log string) string { return strings.TrimSuffix(log, ".log") + ".pid" }
