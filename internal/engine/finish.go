@@ -36,6 +36,9 @@ func (r *Runner) Drive(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return exitcode.Wrap(exitcode.Interrupted, err)
 			}
+			if exitcode.Of(err) == exitcode.Halted {
+				return err // the budget: halted already, saying how to go on
+			}
 			// Never leave the run looking live: say why it stopped.
 			cmds := r.commands()
 			return r.halt(ctx, fmt.Errorf("wave %d: provision the task workspaces: %w (fix the cause, then `%s`; or `%s`)", w, err, cmds.Resume, cmds.Abort))
