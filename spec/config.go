@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/specstack/specstack/spec/internal/jstext"
 )
 
 // projectConfig is what specstack reads of openspec/config.yaml.
@@ -18,6 +20,11 @@ type projectConfig struct {
 	// string, or the file does not parse).
 	store    string
 	storeBad bool
+	// context is its context: text, when a string; plain is false when
+	// the file says more than instructions reads natively (rules,
+	// references, a context that is not a string).
+	context string
+	plain   bool
 }
 
 // configPath is openspec/config.yaml, else openspec/config.yml, when either
@@ -46,10 +53,11 @@ func (r Root) readProjectConfig() (projectConfig, error) {
 }
 
 func (r Root) loadProjectConfig() (projectConfig, error) {
-	c := projectConfig{path: r.configPath()}
+	c := projectConfig{path: r.configPath(), plain: true}
 	if c.path == "" {
 		return c, nil
 	}
+	c.plain = false
 	raw, err := r.ReadFile(c.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return projectConfig{}, nil
@@ -69,6 +77,9 @@ func (r Root) loadProjectConfig() (projectConfig, error) {
 			c.store, ok = st.(string)
 			c.storeBad = !ok
 		}
+		ctx, isText := m["context"].(string)
+		c.context = ctx
+		c.plain = (isText || !hasKey(m, "context")) && !hasKey(m, "rules") && !hasKey(m, "references")
 		s, isString := m["schema"].(string)
 		switch {
 		case isString && s != "":
@@ -82,6 +93,19 @@ func (r Root) loadProjectConfig() (projectConfig, error) {
 		c.warning = "openspec/config.yaml is not a valid YAML object"
 	}
 	return c, nil
+}
+
+// InstructionsContext is openspec/config.yaml's context: (as OpenSpec's
+// instructions hand it out: trimmed; "" for none); plain is false when
+// the file says anything else instructions would read or warn about
+// (rules, references, a context that is not text, a file that does not
+// parse or is no mapping).
+func (r Root) InstructionsContext() (context string, plain bool) {
+	c, err := r.readProjectConfig()
+	if err != nil || c.warning != "" || !c.plain {
+		return "", false
+	}
+	return jstext.Trim(c.context), true
 }
 
 func hasKey(m map[string]any, k string) bool {

@@ -202,6 +202,11 @@ type Artifact struct {
 	ID        string   `json:"id"`
 	Generates string   `json:"generates"`
 	Requires  []string `json:"requires,omitempty"`
+	// What instructions hand an agent, from schema.yaml (none for the
+	// built-in SpecDriven, which only status reads).
+	Description string  `json:"-"`
+	Template    string  `json:"-"` // a file under the schema's templates/
+	Instruction *string `json:"-"` // nil when the schema gives none
 }
 
 // Schema is a workflow schema: the artifacts a change produces and what
@@ -249,6 +254,11 @@ func (r Root) loadSchema(name string) (Schema, error) {
 	if err != nil {
 		return Schema{}, err
 	}
+	return ParseSchema(name, path, raw)
+}
+
+// ParseSchema reads schema.yaml (raw, read from path) of schema name.
+func ParseSchema(name, path string, raw []byte) (Schema, error) {
 	v, err := parseYAMLite(string(raw))
 	if err != nil {
 		return Schema{}, fmt.Errorf("parse %q: %w", path, err)
@@ -263,7 +273,13 @@ func (r Root) loadSchema(name string) (Schema, error) {
 		if id == "" || gen == "" {
 			return Schema{}, fmt.Errorf("parse %q: artifact %d needs an id and generates", path, i+1)
 		}
-		s.Artifacts = append(s.Artifacts, Artifact{ID: id, Generates: gen, Requires: stringList(am["requires"])})
+		a := Artifact{ID: id, Generates: gen, Requires: stringList(am["requires"])}
+		a.Description, _ = am["description"].(string)
+		a.Template, _ = am["template"].(string)
+		if in, ok := am["instruction"].(string); ok {
+			a.Instruction = &in
+		}
+		s.Artifacts = append(s.Artifacts, a)
 	}
 	if len(s.Artifacts) == 0 {
 		return Schema{}, fmt.Errorf("parse %q: no artifacts", path)

@@ -225,3 +225,33 @@ func FuzzMerge(f *testing.F) {
 		_ = ValidateSpecContent("cap", m.Content)
 	})
 }
+
+// TestYAMLiteBlockScalars: literal and folded block scalars read as the
+// yaml package OpenSpec uses reads them (each want was printed by it):
+// deeper indentation kept, final breaks clipped, stripped or kept,
+// folded lines joined.
+func TestYAMLiteBlockScalars(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{"v: |\n  a\n  b\n", "a\nb\n"},
+		{"v: |\n  a\n    b\n  c\nw: 1\n", "a\n  b\nc\n"},
+		{"v: |-\n  a\n  b\n\n", "a\nb"},
+		{"v: |+\n  a\n  b\n\n\nw: 1\n", "a\nb\n\n\n"},
+		{"v: |\n  a\n\n  b\n\n", "a\n\nb\n"},
+		{"v: >\n  a\n  b\n\n  c\n", "a b\nc\n"},
+		{"v: >\n  a\n    b\n  c\n", "a\n  b\nc\n"},
+		{"v: >-\n  a\n\n\n  b\n", "a\n\nb"},
+		{"v: >\n  a\n\n    b\n  c\n", "a\n\n  b\nc\n"},
+		{"v: |2\n    a\n  b\n", "  a\nb\n"},
+		{"v: |\n\n  a\n", "\na\n"},
+		{"v: |\nw: 1\n", ""},
+	} {
+		v, err := parseYAMLite(tc.doc)
+		if err != nil {
+			t.Errorf("%q: %v", tc.doc, err)
+			continue
+		}
+		if got := v.(map[string]any)["v"]; got != tc.want {
+			t.Errorf("%q: v = %q, want %q", tc.doc, got, tc.want)
+		}
+	}
+}

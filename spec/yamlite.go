@@ -188,10 +188,14 @@ func (p *yamlParser) mapping(indent int) (any, error) {
 		case val[0] == '|' || val[0] == '>':
 			var body []string
 			for p.i < len(p.lines) && (p.lines[p.i].indent > indent || strings.TrimSpace(p.lines[p.i].raw) == "") {
-				body = append(body, strings.TrimSpace(p.lines[p.i].raw))
+				body = append(body, p.lines[p.i].raw)
 				p.i++
 			}
-			out[key] = strings.Join(body, "\n")
+			v, err := blockScalar(val, indent, body)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", l.num, err)
+			}
+			out[key] = v
 		default:
 			v, err := yamlScalar(val, l.num)
 			if err != nil {
@@ -271,4 +275,101 @@ func yamlScalar(s string, num int) (any, error) {
 		return f, nil
 	}
 	return s, nil
+}
+
+// blockScalar is the value of a literal (|) or folded (>) block scalar
+// whose header is header (with its chomping and indentation indicators),
+// under a key at indent, from its raw lines: the content indented as its
+// first non-blank line (or as the indicator says) with any deeper
+// indentation kept, and its final line breaks clipped to one (header |),
+// stripped (|-) or kept (|+), as YAML 1.2 reads it.
+func blockScalar(header string, indent int, raw []string) (string, error) {
+	folded, chomp, width := header[0] == '>', byte(0), 0
+	for _, c := range []byte(header[1:]) {
+		switch {
+		case (c == '-' || c == '+') && chomp == 0:
+			chomp = c
+		case c >= '1' && c <= '9' && width == 0:
+			width = int(c - '0')
+		default:
+			return "", fmt.Errorf("block scalar header %q", header)
+		}
+	}
+	block := indent + width
+	if width == 0 {
+		block = -1
+		for _, r := range raw {
+			if t := strings.TrimLeft(r, " "); t != "" {
+				block = len(r) - len(t)
+				break
+			}
+		}
+	}
+	var lines []string
+	for _, r := range raw {
+		if strings.TrimLeft(r, " ") == "" {
+			if block >= 0 && len(r) > block {
+				lines = append(lines, r[block:])
+			} else {
+				lines = append(lines, "")
+			}
+			continue
+		}
+		if len(r)-len(strings.TrimLeft(r, " ")) < block {
+			return "", fmt.Errorf("block scalar line %q is less indented than its block", r)
+		}
+		lines = append(lines, r[block:])
+	}
+	end := len(lines)
+	for end > 0 && lines[end-1] == "" {
+		end--
+	}
+	trailing := len(lines) - end
+	lines = lines[:end]
+	var text string
+	if folded {
+		text = foldLines(lines)
+	} else {
+		text = strings.Join(lines, "\n")
+	}
+	switch {
+	case len(lines) == 0 && chomp != '+':
+		return "", nil
+	case chomp == '-':
+		return text, nil
+	case chomp == '+':
+		return text + strings.Repeat("\n", trailing+min(1, len(lines))), nil
+	}
+	return text + "\n", nil
+}
+
+// foldLines joins a folded scalar's lines: a break between two lines of
+// text becomes a space, each empty line between them a break; around a
+// line indented deeper (or starting with a tab) the breaks are kept.
+func foldLines(lines []string) string {
+	var b strings.Builder
+	deeper := func(l string) bool { return strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") }
+	last := "" // the last line of text
+	empty := 0 // empty lines since it
+	for i, l := range lines {
+		if l == "" {
+			empty++
+			continue
+		}
+		if i > 0 {
+			switch {
+			case deeper(l) || deeper(last):
+				b.WriteString(strings.Repeat("\n", empty+1))
+			case empty > 0:
+				b.WriteString(strings.Repeat("\n", empty))
+			default:
+				b.WriteByte(' ')
+			}
+		} else {
+			b.WriteString(strings.Repeat("\n", empty))
+		}
+		b.WriteString(l)
+		last, empty = l, 0
+	}
+	return b.String()
 }

@@ -151,8 +151,9 @@ func TestParity(t *testing.T) {
 				extract(t, file, a)
 				extract(t, file, b)
 				// show SPEC --json (natively: the spec as OpenSpec's
-				// MarkdownParser reads it) and show CHANGE --json (its
-				// ChangeParser's deltas), byte for byte but the root.
+				// MarkdownParser reads it), show CHANGE --json (its
+				// ChangeParser's deltas) and instructions, byte for byte
+				// but the root.
 				specs, _ := filepath.Glob(filepath.Join(a, "openspec", "specs", "*", "spec.md"))
 				var calls [][]string
 				for _, sp := range specs {
@@ -161,6 +162,11 @@ func TestParity(t *testing.T) {
 				}
 				for _, change := range changeNames(t, a) {
 					calls = append(calls, []string{"show", change, "--json"}, []string{"show", change, "--type", "change", "--json", "--deltas-only"})
+					// instructions ARTIFACT --change NAME --json (natively for
+					// the built-in schema) for each artifact of spec-driven
+					for _, artifact := range []string{"proposal", "specs", "design", "tasks"} {
+						calls = append(calls, []string{"instructions", artifact, "--change", change, "--json"})
+					}
 				}
 				for _, args := range calls {
 					wantOut, wantErr, wantCode := realOpenSpec(t, a, args...)

@@ -17,7 +17,7 @@ import (
 // `doctor` and `completion` are not here: jj-openspec's own verbs of those
 // names win, and `jj-openspec cli -- new change NAME` (doctor, completion)
 // reaches OpenSpec's.
-var openspecVerbs = []string{"view", "update", "change", "spec", "config", "schema", "schemas", "store", "context", "workset", "instructions", "templates", "feedback"}
+var openspecVerbs = []string{"view", "update", "change", "spec", "config", "schema", "schemas", "store", "context", "workset", "templates", "feedback"}
 
 // passThroughCommands are openspecVerbs as commands that hand their whole
 // invocation to the real CLI.

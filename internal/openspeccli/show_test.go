@@ -37,3 +37,30 @@ func TestShowArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestInstructionsArgs: the instructions invocations jj-openspec answers
+// itself (ARTIFACT --change NAME --json, in any order); the rest run the
+// real CLI.
+func TestInstructionsArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args             string
+		artifact, change string
+		native           bool
+	}{
+		{"tasks --change add --json", "tasks", "add", true},
+		{"--json --change=add proposal", "proposal", "add", true},
+		{"tasks --change add", "", "", false},        // the text form
+		{"apply --change add --json", "", "", false}, // apply instructions
+		{"tasks --change add --json --schema x", "", "", false},
+		{"tasks specs --change add --json", "", "", false},
+		{"tasks --change add --change b --json", "", "", false},
+		{"tasks --json --json --change add", "", "", false},
+		{"--change add --json", "", "", false},
+		{"tasks --json --change", "", "", false},
+	} {
+		a, c, ok := instructionsArgs(strings.Fields(tc.args))
+		if ok != tc.native || ok && (a != tc.artifact || c != tc.change) {
+			t.Errorf("instructionsArgs(%q) = %q, %q, %v; want %q, %q, %v", tc.args, a, c, ok, tc.artifact, tc.change, tc.native)
+		}
+	}
+}

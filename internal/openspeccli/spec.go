@@ -28,7 +28,7 @@ func Spec() cliapp.Spec {
 	cmds := []*cli.Command{initCommand(), listCommand(), statusCommand(), validateCommand(), checkCommand(), rebaseCommand(), archiveCommand(), applyCommand(), syncCommand(), tasksCommand(), cliCommand(), exploreCommand()}
 	fallBackOnUnknownFlags(cmds, "init", "list", "status", "validate", "archive")
 	cmds = append(append(cmds, authorCommands()...), conflictcli.CommandsWith(conflictcli.Options{TextMarkers: textMarkers})...)
-	s.Commands = append(withRecovery(append(cmds, showCommand(), actionsworker.Command())), passThroughCommands()...)
+	s.Commands = append(withRecovery(append(cmds, showCommand(), instructionsCommand(), actionsworker.Command())), passThroughCommands()...)
 	s.Flags = []cli.Flag{
 		&cli.BoolFlag{Name: "no-color", Usage: "OpenSpec's flag: no colour (jj-openspec's output is plain unless stderr is a terminal)"},
 		&cli.BoolFlag{Name: "V", Usage: "print the OpenSpec CLI version jj-openspec stands in for (" + openspecVersion + ") and exit; --version prints jj-openspec's"},

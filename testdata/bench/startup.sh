@@ -3,9 +3,9 @@
 #  1. `--version` of each binary against a minimal Go program built here
 #     (ceilings: within 2.5x, gh-specstack within 3.5x);
 #  2. jj-openspec `list --json`, `validate CHANGE --strict`, OpenSpec's
-#     `status --change CHANGE --json`, `show CHANGE`, `show CHANGE --json`
-#     and `show SPEC --type spec --json --no-scenarios` (OpenSpec's
-#     skills' form) against the
+#     `status --change CHANGE --json`, `show CHANGE`, `show CHANGE --json`,
+#     `show SPEC --type spec --json --no-scenarios` (OpenSpec's skills'
+#     form) and `instructions ARTIFACT --change CHANGE --json` against the
 #     real openspec CLI on a generated repository of ~600 OpenSpec files
 #     (target: at least 60x faster), jj-openspec run 10 times a round;
 #  3. jj-kaisen's polled step verbs, `status --json` and `collect`, in a
@@ -118,13 +118,21 @@ if command -v openspec >/dev/null 2>&1; then
     diff "$tmp/os-showchange.json" "$tmp/jj-showchange.json" >&2 || true
     exit 1
   fi
-  jj_list=() jj_validate=() jj_status=() jj_show=() jj_showjson=() jj_showspec=()
+  (cd "$repo" && openspec instructions tasks --change change-45 --json) > "$tmp/os-instr.json"
+  (cd "$repo" && "$bin/jj-openspec" instructions tasks --change change-45 --json) > "$tmp/jj-instr.json"
+  if ! grep -q '"artifactId": "tasks"' "$tmp/os-instr.json" || ! cmp -s "$tmp/os-instr.json" "$tmp/jj-instr.json"; then
+    echo "startup.sh: instructions tasks --change change-45 --json: not the same document" >&2
+    diff "$tmp/os-instr.json" "$tmp/jj-instr.json" >&2 || true
+    exit 1
+  fi
+  jj_list=() jj_validate=() jj_status=() jj_show=() jj_showjson=() jj_showspec=() jj_instr=()
   for _ in $(seq "$per_round"); do
     jj_list+=(jj-list "$bin/jj-openspec" list --json --)
     jj_validate+=(jj-validate "$bin/jj-openspec" validate change-45 --strict --)
     jj_status+=(jj-status "$bin/jj-openspec" status --change change-45 --json --)
     jj_show+=(jj-show "$bin/jj-openspec" show change-45 --)
     jj_showjson+=(jj-showjson "$bin/jj-openspec" show change-45 --json --)
+    jj_instr+=(jj-instr "$bin/jj-openspec" instructions tasks --change change-45 --json --)
     jj_showspec+=(jj-showspec "$bin/jj-openspec" show cap-075 --type spec --json --no-scenarios --)
   done
   "$bin/timeit" -n "$big_runs" -C "$repo" \
@@ -139,11 +147,13 @@ if command -v openspec >/dev/null 2>&1; then
     os-showjson openspec show change-45 --json -- \
     "${jj_showjson[@]}" \
     os-showspec openspec show cap-075 --type spec --json --no-scenarios -- \
-    "${jj_showspec[@]}" > "$tmp/openspec.tsv"
+    "${jj_showspec[@]}" \
+    os-instr openspec instructions tasks --change change-45 --json -- \
+    "${jj_instr[@]}" > "$tmp/openspec.tsv"
   printf '\njj-openspec against openspec %s on %s files (%s interleaved rounds: the CLI once a round, jj-openspec %s times)\n' "$(openspec --version)" "$files" "$big_runs" "$per_round"
   printf '  %-46s %9s %9s %9s %9s\n' "command" "cli min" "ours min" "speed-up" "(median)"
   missed=0
-  for v in "list:list --json" "validate:validate change-45 --strict" "status:status --change change-45 --json" "show:show change-45" "showjson:show change-45 --json" "showspec:show cap-075 --type spec --json --no-scenarios"; do
+  for v in "list:list --json" "validate:validate change-45 --strict" "status:status --change change-45 --json" "show:show change-45" "showjson:show change-45 --json" "showspec:show cap-075 --type spec --json --no-scenarios" "instr:instructions tasks --change change-45 --json"; do
     read -r oa om < <(get "os-${v%%:*}" "$tmp/openspec.tsv")
     read -r ja jm < <(get "jj-${v%%:*}" "$tmp/openspec.tsv")
     printf '  %-46s %9s %9s %8sx %8sx\n' "${v#*:}" "$(ms "$oa")" "$(ms "$ja")" "$(ratio "$oa" "$ja")" "$(ratio "$om" "$jm")"
