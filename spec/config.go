@@ -100,12 +100,14 @@ func (r Root) loadProjectConfig() (projectConfig, error) {
 // the file says anything else instructions would read or warn about
 // (rules, references, a context that is not text, a file that does not
 // parse or is no mapping).
-func (r Root) InstructionsContext() (context string, plain bool) {
+// A file that cannot be read is an error (ErrOutside for a link out of
+// the repository).
+func (r Root) InstructionsContext() (context string, plain bool, err error) {
 	c, err := r.readProjectConfig()
 	if err != nil || c.warning != "" || !c.plain {
-		return "", false
+		return "", false, err
 	}
-	return jstext.Trim(c.context), true
+	return jstext.Trim(c.context), true, nil
 }
 
 func hasKey(m map[string]any, k string) bool {

@@ -88,7 +88,10 @@ func instructionsJSON(r spec.Root, artifact, change string) (any, error) {
 	if _, _, declared := r.StoreDeclared(); declared {
 		return nil, errNotNative
 	}
-	context, plain := r.InstructionsContext()
+	context, plain, err := r.InstructionsContext()
+	if errors.Is(err, spec.ErrOutside) {
+		return nil, err // config.yaml linked out of the repository: read by no one
+	}
 	if !plain || len(context) > 50<<10 {
 		return nil, errNotNative // rules, references, warnings: the real CLI's
 	}
