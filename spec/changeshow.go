@@ -3,11 +3,10 @@ package spec
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/spec/internal/jstext"
 )
 
@@ -34,8 +33,8 @@ type ChangeDoc struct {
 
 // ErrNotRead is a change ReadChangeDoc leaves to OpenSpec: its proposal
 // lacks a Why or What Changes section (OpenSpec's error), or a symbolic
-// link inside the repository sits under its specs/ (OpenSpec confines
-// those its own way).
+// link inside the repository sits in the change (OpenSpec confines those
+// its own way).
 var ErrNotRead = errors.New("not read natively")
 
 // ReadChangeDoc reads change as OpenSpec's ChangeParser does. A link out
@@ -43,7 +42,8 @@ var ErrNotRead = errors.New("not read natively")
 // proposal.md is fs.ErrNotExist.
 func (r Root) ReadChangeDoc(change string) (ChangeDoc, error) {
 	dir := r.ChangeDir(change)
-	if err := r.checkTree(dir); err != nil {
+	linked, err := r.treeLinks(dir)
+	if err != nil {
 		return ChangeDoc{}, err
 	}
 	raw, err := r.ReadFile(filepath.Join(dir, "proposal.md"))
@@ -57,8 +57,8 @@ func (r Root) ReadChangeDoc(change string) (ChangeDoc, error) {
 		return ChangeDoc{}, fmt.Errorf("change %q: %w: its proposal has no Why or What Changes section", change, ErrNotRead)
 	}
 	specs := filepath.Join(dir, "specs")
-	if linked, err := hasLink(specs); err != nil || linked {
-		return ChangeDoc{}, fmt.Errorf("change %q: %w: a link under %s", change, ErrNotRead, specs)
+	if linked {
+		return ChangeDoc{}, fmt.Errorf("change %q: %w: a link under %s", change, ErrNotRead, dir)
 	}
 	files, err := discoverSpecs(specs, false) // OpenSpec's discovery: a non-file spec.md is skipped
 	if err != nil {
@@ -79,25 +79,6 @@ func (r Root) ReadChangeDoc(change string) (ChangeDoc, error) {
 		doc.Deltas = proseDeltas(what.content)
 	}
 	return doc, nil
-}
-
-// hasLink reports whether a symbolic link sits anywhere under dir.
-func hasLink(dir string) (bool, error) {
-	found := false
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			found = true
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	return found, err
 }
 
 // specDeltas is ChangeParser.parseSpecDeltas: ADDED, MODIFIED, REMOVED
@@ -154,21 +135,24 @@ func blockRequirements(b Block) []Requirement {
 }
 
 var (
-	requirementTitle = regexp.MustCompile(`(?i)^Requirement:` + jsSpace + `*[^\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]`)
+	requirementTitle = lazyregexp.New(`(?i)^Requirement:` + jsSpace + `*[^` + jsSpaces + `]`)
 	// changeTitleRE is /^#\s+(?:Change:\s+)?(.+)$/im over text whose line
 	// terminators are all "\n" (which changes no match: each is one for
 	// ^, $, \s and .).
-	changeTitleRE = regexp.MustCompile(`(?im)^#` + jsSpace + `+(?:change:` + jsSpace + `+)?([^\n]+)$`)
+	changeTitleRE = lazyregexp.New(`(?im)^#` + jsSpace + `+(?:change:` + jsSpace + `+)?([^\n]+)$`)
 	// proseDelta is /^\s*-\s*\*\*([^*:]+)(?::\*\*|\*\*:)\s*(.+)$/ on one
 	// line of "What Changes".
-	proseDelta = regexp.MustCompile(`^` + jsSpace + `*-` + jsSpace + `*\*\*([^*:]+)(?:[:]\*\*|\*\*:)` + jsSpace + `*([^\n\r\x{2028}\x{2029}]+)$`)
-	renameWord = regexp.MustCompile(`\brename(s|d|ing)?\b|\brenamed\s+(to|from)\b`)
-	addWord    = regexp.MustCompile(`\badd(s|ed|ing)?\b|\bcreate(s|d|ing)?\b|\bnew\b`)
-	removeWord = regexp.MustCompile(`\bremove(s|d|ing)?\b|\bdelete(s|d|ing)?\b`)
+	proseDelta = lazyregexp.New(`^` + jsSpace + `*-` + jsSpace + `*\*\*([^*:]+)(?:[:]\*\*|\*\*:)` + jsSpace + `*([^\n\r\x{2028}\x{2029}]+)$`)
+	renameWord = lazyregexp.New(`\brename(s|d|ing)?\b|\brenamed\s+(to|from)\b`)
+	addWord    = lazyregexp.New(`\badd(s|ed|ing)?\b|\bcreate(s|d|ing)?\b|\bnew\b`)
+	removeWord = lazyregexp.New(`\bremove(s|d|ing)?\b|\bdelete(s|d|ing)?\b`)
 )
 
-// jsSpace is JavaScript's \s.
-const jsSpace = `[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]`
+// jsSpace is JavaScript's \s (jsSpaces, its characters).
+const (
+	jsSpaces = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
+	jsSpace  = `[` + jsSpaces + `]`
+)
 
 // changeTitle is the change command's extractTitle: the first level-1
 // heading (without "Change:"), unless it is the template's bare

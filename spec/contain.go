@@ -75,11 +75,17 @@ func (r Root) realBound() string {
 // symlinked directories, which Resolve judges as a whole): the first that
 // leaves Bound is a *LinkError.
 func (r Root) checkTree(dir string) error {
+	_, err := r.treeLinks(dir)
+	return err
+}
+
+// treeLinks is checkTree, also saying whether any link sits under dir.
+func (r Root) treeLinks(dir string) (linked bool, err error) {
 	real, err := r.Resolve(dir)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
@@ -89,10 +95,12 @@ func (r Root) checkTree(dir string) error {
 		if d.Type()&fs.ModeSymlink == 0 {
 			return nil
 		}
+		linked = true
 		rel, _ := filepath.Rel(real, p)
 		_, err = r.Resolve(filepath.Join(dir, rel))
 		return err
 	})
+	return linked, err
 }
 
 // ReadFile reads p, a path under Dir, refusing a symbolic link along it

@@ -18,6 +18,10 @@ type ArtifactStatus struct {
 	Blocked   []string `json:"blocked_by,omitempty"` // required artifacts not done yet
 }
 
+// SkippedEmpty is OpenSpec's "skipped": an artifact skip_specs counts
+// done that has no files (with files it is simply done).
+func (a ArtifactStatus) SkippedEmpty() bool { return a.Skipped && len(a.Files) == 0 }
+
 // ChangeStatus is what a change has and what apply still needs.
 type ChangeStatus struct {
 	Change     string           `json:"change"`

@@ -10,9 +10,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -200,4 +203,31 @@ func Version(ctx context.Context) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s --version printed nothing", Binary)
+}
+
+// SchemaDir is schema name's directory in the package of the CLI on
+// PATH (the built-in schemas: schema.yaml and templates/), when that
+// package is @fission-ai/openspec at version; an error otherwise.
+func SchemaDir(name, version string) (string, error) {
+	bin, err := Path()
+	if err != nil {
+		return "", err
+	}
+	entry, err := filepath.EvalSymlinks(bin) // PKG/bin/openspec.js
+	if err != nil {
+		return "", err
+	}
+	pkg := filepath.Dir(filepath.Dir(entry))
+	raw, err := os.ReadFile(filepath.Join(pkg, "package.json"))
+	if err != nil {
+		return "", err
+	}
+	var meta struct{ Name, Version string }
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		return "", fmt.Errorf("%s: %w", filepath.Join(pkg, "package.json"), err)
+	}
+	if meta.Name != "@fission-ai/openspec" || meta.Version != version {
+		return "", fmt.Errorf("%s is %s %s, not @fission-ai/openspec %s", bin, meta.Name, meta.Version, version)
+	}
+	return filepath.Join(pkg, "schemas", name), nil
 }

@@ -1,11 +1,9 @@
 package openspeccli
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -62,12 +60,12 @@ func runInstructions(c *cli.Context) error {
 // instructionsArgs reads ARTIFACT --change NAME --json (in any order,
 // --change=NAME too); ok is false for anything else.
 func instructionsArgs(args []string) (artifact, change string, ok bool) {
-	json := false
+	asJSON := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case a == "--json" && !json:
-			json = true
+		case a == "--json" && !asJSON:
+			asJSON = true
 		case a == "--change" && change == "" && i+1 < len(args):
 			i++
 			change = args[i]
@@ -79,11 +77,12 @@ func instructionsArgs(args []string) (artifact, change string, ok bool) {
 			return "", "", false
 		}
 	}
-	return artifact, change, json && artifact != "" && change != "" && artifact != "apply"
+	return artifact, change, asJSON && artifact != "" && change != "" && artifact != "apply"
 }
 
 // instructionsJSON is OpenSpec 1.13.2's instructions document for
-// artifact of change, or errNotNative for what the real CLI answers.
+// artifact of change (spec.Root.Instructions reads it), or errNotNative
+// for what the real CLI answers.
 func instructionsJSON(r spec.Root, artifact, change string) (any, error) {
 	if _, _, declared := r.StoreDeclared(); declared {
 		return nil, errNotNative
@@ -95,90 +94,44 @@ func instructionsJSON(r spec.Root, artifact, change string) (any, error) {
 	if !plain || len(context) > 50<<10 {
 		return nil, errNotNative // rules, references, warnings: the real CLI's
 	}
-	if lookupChange(r, change) != nil || r.NestedChanges(change) != nil {
+	if lookupChange(r, change) != nil || r.NestedChanges(change) != nil || userSchema(spec.SpecDriven.Name) {
 		return nil, errNotNative
 	}
-	if fi, err := os.Lstat(r.ChangeDir(change)); err != nil || !fi.IsDir() {
-		return nil, errNotNative // a linked change directory: the real CLI's
+	dir, err := openspec.SchemaDir(spec.SpecDriven.Name, openspecVersion)
+	if err != nil {
+		return nil, errNotNative
 	}
-	st, err := r.Status(change)
+	in, err := r.Instructions(change, artifact, dir)
 	if errors.Is(err, spec.ErrOutside) {
 		return nil, err
 	}
-	if err != nil || st.Schema != "spec-driven" || st.Source != "built-in" || userSchema(st.Schema) {
-		return nil, errNotNative
-	}
-	dir, err := builtinSchemaDir(st.Schema)
 	if err != nil {
 		return nil, errNotNative
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "schema.yaml"))
-	if err != nil {
-		return nil, errNotNative
-	}
-	s, err := spec.ParseSchema(st.Schema, filepath.Join(dir, "schema.yaml"), raw)
-	if err != nil {
-		return nil, errNotNative
-	}
-	i := slices.IndexFunc(s.Artifacts, func(a spec.Artifact) bool { return a.ID == artifact })
-	j := slices.IndexFunc(st.Artifacts, func(a spec.ArtifactStatus) bool { return a.ID == artifact })
-	// OpenSpec's skipped: a specs artifact of a skip_specs change that has
-	// no files (with files it is done); counted done all the same.
-	skipped := func(a spec.ArtifactStatus) bool { return a.Skipped && len(a.Files) == 0 }
-	if i < 0 || j < 0 || skipped(st.Artifacts[j]) || len(s.Artifacts) != len(st.Artifacts) {
-		return nil, errNotNative // unknown or skipped: the real CLI says so
-	}
-	a := s.Artifacts[i]
-	if a.Template == "" || strings.Contains(a.Template, "..") || filepath.IsAbs(a.Template) {
-		return nil, errNotNative
-	}
-	template, err := os.ReadFile(filepath.Join(dir, "templates", a.Template))
-	if err != nil {
-		return nil, errNotNative
-	}
-	done, skip := map[string]bool{}, map[string]bool{}
-	files := map[string][]string{}
-	for _, as := range st.Artifacts {
-		done[as.ID], skip[as.ID] = as.Done, skipped(as)
-		files[as.ID] = as.Files
 	}
 	root := rootOf(r)
-	changes := filepath.Join(root.Path, "openspec", "changes")
-	changeDir := filepath.Join(changes, change)
-	existing := []string{}
-	for _, f := range files[a.ID] {
-		existing = append(existing, filepath.Join(changeDir, filepath.FromSlash(f)))
-	}
+	home := planningHomeOf(root)
+	changeDir := filepath.Join(home.ChangesDir, change)
+	paths := artifactPathOf(changeDir, in.Status)
 	deps := []ordered{}
-	for _, id := range a.Requires {
-		d := ordered{{"id", id}, {"done", done[id]}, {"path", id}, {"description", ""}}
-		if k := slices.IndexFunc(s.Artifacts, func(x spec.Artifact) bool { return x.ID == id }); k >= 0 {
-			d[2].Value, d[3].Value = s.Artifacts[k].Generates, s.Artifacts[k].Description
+	for _, d := range in.Requires {
+		o := ordered{{"id", d.ID}, {"done", d.Done}, {"path", d.Path}, {"description", d.Description}}
+		if d.Skipped {
+			o = append(o, field{"skipped", true})
 		}
-		if skip[id] {
-			d = append(d, field{"skipped", true})
-		}
-		deps = append(deps, d)
+		deps = append(deps, o)
 	}
-	unlocks := []string{}
-	for _, x := range s.Artifacts {
-		if slices.Contains(x.Requires, a.ID) {
-			unlocks = append(unlocks, x.ID)
-		}
-	}
-	doc := ordered{{"changeName", change}, {"artifactId", a.ID}, {"schemaName", st.Schema},
-		{"changeDir", changeDir},
-		{"planningHome", ordered{{"kind", "repo"}, {"root", root.Path}, {"changesDir", changes}, {"defaultSchema", "spec-driven"}}},
-		{"outputPath", a.Generates}, {"resolvedOutputPath", filepath.Join(changeDir, a.Generates)},
-		{"existingOutputPaths", existing}, {"description", a.Description}}
-	if a.Instruction != nil {
-		doc = append(doc, field{"instruction", *a.Instruction})
+	doc := ordered{{"changeName", change}, {"artifactId", artifact}, {"schemaName", in.Schema},
+		{"changeDir", changeDir}, {"planningHome", home}, {"outputPath", paths.OutputPath},
+		{"resolvedOutputPath", paths.ResolvedOutputPath}, {"existingOutputPaths", paths.ExistingOutputPaths},
+		{"description", in.Artifact.Description}}
+	if in.Artifact.Instruction != nil { // JSON.stringify leaves an undefined key out
+		doc = append(doc, field{"instruction", *in.Artifact.Instruction})
 	}
 	if context != "" {
 		doc = append(doc, field{"context", context})
 	}
-	return append(doc, field{"template", string(template)}, field{"dependencies", deps},
-		field{"unlocks", unlocks}, field{"root", root}), nil
+	return append(doc, field{"template", in.Template}, field{"dependencies", deps},
+		field{"unlocks", append([]string{}, in.Unlocks...)}, field{"root", root}), nil
 }
 
 // userSchema reports whether the user's OpenSpec data directory holds a
@@ -190,28 +143,4 @@ func userSchema(name string) bool {
 	}
 	_, err = os.Stat(filepath.Join(data, "openspec", "schemas", name, "schema.yaml"))
 	return !errors.Is(err, os.ErrNotExist)
-}
-
-// builtinSchemaDir is schema name's directory in the OpenSpec package
-// the real CLI on PATH runs from, when that package is the release
-// jj-openspec stands in for.
-func builtinSchemaDir(name string) (string, error) {
-	bin, err := openspec.Path()
-	if err != nil {
-		return "", err
-	}
-	entry, err := filepath.EvalSymlinks(bin)
-	if err != nil {
-		return "", err
-	}
-	pkg := filepath.Dir(filepath.Dir(entry)) // PKG/bin/openspec.js
-	raw, err := os.ReadFile(filepath.Join(pkg, "package.json"))
-	if err != nil {
-		return "", err
-	}
-	var meta struct{ Name, Version string }
-	if err := json.Unmarshal(raw, &meta); err != nil || meta.Name != "@fission-ai/openspec" || meta.Version != openspecVersion {
-		return "", errNotNative
-	}
-	return filepath.Join(pkg, "schemas", name), nil
 }

@@ -3,7 +3,6 @@ package openspeccli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -198,21 +197,9 @@ func showSpecJSON(r spec.Root, sa showSpec) (any, error) {
 		}
 		reqs = reqs[n-1 : n]
 	}
-	type scenario struct {
-		RawText string `json:"rawText"`
-	}
-	type requirement struct {
-		Text      string     `json:"text"`
-		Scenarios []scenario `json:"scenarios"`
-	}
-	out := make([]requirement, len(reqs))
+	out := make([]osRequirement, len(reqs))
 	for i, q := range reqs {
-		out[i] = requirement{Text: q.Text, Scenarios: []scenario{}}
-		if !sa.noScenarios {
-			for _, s := range q.Scenarios {
-				out[i].Scenarios = append(out[i].Scenarios, scenario{s})
-			}
-		}
+		out[i] = requirementOf(q, !sa.noScenarios)
 	}
 	return ordered{{"id", sa.name}, {"title", parsed.Name}, {"overview", parsed.Overview},
 		{"requirementCount", len(out)}, {"requirements", out},
@@ -232,8 +219,7 @@ func showChangeJSON(r spec.Root, sa showSpec) (any, error) {
 	case "change":
 	case "":
 		changes, err := availableChanges(r)
-		fi, serr := os.Stat(filepath.Join(r.SpecsDir(), sa.name, "spec.md"))
-		if err != nil || !slices.Contains(changes, sa.name) || serr == nil && fi.Mode().IsRegular() {
+		if err != nil || !slices.Contains(changes, sa.name) || isSpecID(r, sa.name) {
 			return nil, errNotNative // unknown or ambiguous: OpenSpec's refusals
 		}
 	default:
@@ -246,29 +232,41 @@ func showChangeJSON(r spec.Root, sa showSpec) (any, error) {
 	if err != nil {
 		return nil, errNotNative
 	}
-	type scenario struct {
-		RawText string `json:"rawText"`
-	}
-	type requirement struct {
-		Text      string     `json:"text"`
-		Scenarios []scenario `json:"scenarios"`
-	}
 	deltas := make([]ordered, len(doc.Deltas))
 	for i, d := range doc.Deltas {
 		deltas[i] = ordered{{"spec", d.Spec}, {"operation", d.Operation}, {"description", d.Description}}
 		switch {
 		case d.Requirement != nil:
-			q := requirement{Text: d.Requirement.Text, Scenarios: []scenario{}}
-			for _, s := range d.Requirement.Scenarios {
-				q.Scenarios = append(q.Scenarios, scenario{s})
-			}
-			deltas[i] = append(deltas[i], field{"requirement", q}, field{"requirements", []requirement{q}})
+			q := requirementOf(*d.Requirement, true)
+			deltas[i] = append(deltas[i], field{"requirement", q}, field{"requirements", []osRequirement{q}})
 		case d.Rename != nil:
 			deltas[i] = append(deltas[i], field{"rename", ordered{{"from", d.Rename.From}, {"to", d.Rename.To}}})
 		}
 	}
 	return ordered{{"id", sa.name}, {"title", doc.Title}, {"deltaCount", len(deltas)},
 		{"deltas", deltas}, {"root", rootOf(r)}}, nil
+}
+
+// osRequirement is a requirement in OpenSpec's JSON documents.
+type osRequirement struct {
+	Text      string       `json:"text"`
+	Scenarios []osScenario `json:"scenarios"`
+}
+
+type osScenario struct {
+	RawText string `json:"rawText"`
+}
+
+// requirementOf is q as OpenSpec writes it, with or without its
+// scenarios (an empty list, never null).
+func requirementOf(q spec.Requirement, scenarios bool) osRequirement {
+	out := osRequirement{Text: q.Text, Scenarios: []osScenario{}}
+	if scenarios {
+		for _, s := range q.Scenarios {
+			out.Scenarios = append(out.Scenarios, osScenario{s})
+		}
+	}
+	return out
 }
 
 // readShown reads a regular file inside the OpenSpec tree, through no

@@ -168,8 +168,7 @@ func itemType(c *cli.Context, r spec.Root, name, typ, verb string) (string, erro
 	sort.Strings(changes)
 	// A spec is openspec/specs/ID/spec.md, a file; the whole list (which
 	// reads every spec) only for an unknown ITEM's suggestions.
-	fi, err := os.Stat(filepath.Join(r.SpecsDir(), filepath.FromSlash(name), "spec.md"))
-	isSpec := err == nil && fi.Mode().IsRegular() && !slices.Contains(strings.Split(name, "/"), "..")
+	isSpec := isSpecID(r, name)
 	isChange := slices.Contains(changes, name)
 	typ = strings.ToLower(typ)
 	if typ != "change" && typ != "spec" {
@@ -204,6 +203,13 @@ func itemType(c *cli.Context, r spec.Root, name, typ, verb string) (string, erro
 			fmt.Sprintf("%s\nPass --type change|spec, or use: openspec change %s / openspec spec %s", msg, verb, verb))
 	}
 	return typ, nil
+}
+
+// isSpecID reports whether name is a spec: openspec/specs/ID/spec.md,
+// a regular file.
+func isSpecID(r spec.Root, name string) bool {
+	fi, err := os.Stat(filepath.Join(r.SpecsDir(), filepath.FromSlash(name), "spec.md"))
+	return err == nil && fi.Mode().IsRegular() && !slices.Contains(strings.Split(name, "/"), "..")
 }
 
 // itemRefusal prints validate's or show's refusal as OpenSpec does: {status:

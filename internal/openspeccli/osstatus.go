@@ -66,22 +66,42 @@ func (o ordered) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// osPlanningHome is where OpenSpec 1.13.2 says a change is planned:
+// always the repository's openspec/changes here (stores are the real
+// CLI's), whose root's default schema it always names spec-driven
+// (makeRoot), whatever config.yaml's schema: names.
+type osPlanningHome struct {
+	Kind          string `json:"kind"`
+	Root          string `json:"root"`
+	ChangesDir    string `json:"changesDir"`
+	DefaultSchema string `json:"defaultSchema"`
+}
+
+func planningHomeOf(root listRoot) osPlanningHome {
+	return osPlanningHome{"repo", root.Path, filepath.Join(root.Path, "openspec", "changes"), "spec-driven"}
+}
+
+// artifactPathOf is OpenSpec's paths of artifact a of the change in
+// changeDir: where it goes, resolved, and the files it has.
+func artifactPathOf(changeDir string, a spec.ArtifactStatus) osArtifactPath {
+	existing := []string{}
+	for _, f := range a.Files {
+		existing = append(existing, filepath.Join(changeDir, filepath.FromSlash(f)))
+	}
+	return osArtifactPath{a.Generates, filepath.Join(changeDir, a.Generates), existing}
+}
+
 // osStatusDoc is OpenSpec 1.13.2's `status --change NAME --json`.
 type osStatusDoc struct {
-	ChangeName   string `json:"changeName"`
-	SchemaName   string `json:"schemaName"`
-	PlanningHome struct {
-		Kind          string `json:"kind"`
-		Root          string `json:"root"`
-		ChangesDir    string `json:"changesDir"`
-		DefaultSchema string `json:"defaultSchema"`
-	} `json:"planningHome"`
-	ChangeRoot         string   `json:"changeRoot"`
-	ArtifactPaths      ordered  `json:"artifactPaths"`
-	IsPlanningComplete bool     `json:"isPlanningComplete"`
-	IsComplete         bool     `json:"isComplete"`
-	ApplyRequires      []string `json:"applyRequires"`
-	NextSteps          []string `json:"nextSteps"`
+	ChangeName         string         `json:"changeName"`
+	SchemaName         string         `json:"schemaName"`
+	PlanningHome       osPlanningHome `json:"planningHome"`
+	ChangeRoot         string         `json:"changeRoot"`
+	ArtifactPaths      ordered        `json:"artifactPaths"`
+	IsPlanningComplete bool           `json:"isPlanningComplete"`
+	IsComplete         bool           `json:"isComplete"`
+	ApplyRequires      []string       `json:"applyRequires"`
+	NextSteps          []string       `json:"nextSteps"`
 	ActionContext      struct {
 		Mode                          string   `json:"mode"`
 		SourceOfTruth                 string   `json:"sourceOfTruth"`
@@ -142,12 +162,7 @@ func osStatusOf(r spec.Root, name string) (*osStatusDoc, error) {
 		return nil, &specwrite.Blocked{Code: "change_error", Message: err.Error()}
 	}
 	root := rootOf(r)
-	d := &osStatusDoc{ChangeName: name, SchemaName: st.Schema, Root: root}
-	d.PlanningHome.Kind, d.PlanningHome.Root = "repo", root.Path
-	d.PlanningHome.ChangesDir = filepath.Join(root.Path, "openspec", "changes")
-	// OpenSpec 1.13.2's root always says spec-driven here (makeRoot),
-	// whatever config.yaml's schema: names.
-	d.PlanningHome.DefaultSchema = "spec-driven"
+	d := &osStatusDoc{ChangeName: name, SchemaName: st.Schema, Root: root, PlanningHome: planningHomeOf(root)}
 	d.ChangeRoot = filepath.Join(d.PlanningHome.ChangesDir, name)
 
 	decl := map[string]int{}
@@ -157,14 +172,7 @@ func osStatusOf(r spec.Root, name string) (*osStatusDoc, error) {
 		decl[a.ID] = i
 		completed[a.ID] = a.Done // skipped artifacts count as complete
 		byID[a.ID] = a
-		existing := []string{}
-		for _, f := range a.Files {
-			existing = append(existing, filepath.Join(d.ChangeRoot, filepath.FromSlash(f)))
-		}
-		d.ArtifactPaths = append(d.ArtifactPaths, struct {
-			Key   string
-			Value any
-		}{a.ID, osArtifactPath{a.Generates, filepath.Join(d.ChangeRoot, a.Generates), existing}})
+		d.ArtifactPaths = append(d.ArtifactPaths, field{a.ID, artifactPathOf(d.ChangeRoot, a)})
 	}
 	byDecl := func(ids []string) { sort.SliceStable(ids, func(i, j int) bool { return decl[ids[i]] < decl[ids[j]] }) }
 	d.IsComplete = true
@@ -183,7 +191,7 @@ func osStatusOf(r spec.Root, name string) (*osStatusDoc, error) {
 			oa.Requires = []string{}
 		}
 		switch {
-		case a.Skipped && len(a.Files) == 0: // files present: done, as OpenSpec
+		case a.SkippedEmpty():
 			oa.Status = "skipped"
 		case a.Done:
 			oa.Status = "done"
