@@ -90,7 +90,7 @@ bench:
 
 # staticcheck and deadcode at pinned versions, fetched through the Go module
 # proxy on first use and cached in GOMODCACHE. A finding fails the lint
-# unless lint/staticcheck.allow or lint/deadcode.allow names it with a reason.
+# unless .ci/lint/staticcheck.allow or .ci/lint/deadcode.allow names it with a reason.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.7.0
 DEADCODE    := golang.org/x/tools/cmd/deadcode@v0.51.0
 lint:
@@ -100,9 +100,9 @@ lint:
 	GOBIN="$$tools" $(GO) install $(STATICCHECK) && GOBIN="$$tools" $(GO) install $(DEADCODE) || { echo "lint: could not install staticcheck or deadcode through the Go module proxy" >&2; exit 1; }; \
 	rc=0; "$$tools/staticcheck" ./... >"$$out" 2>&1 || rc=$$?; \
 	[ $$rc -le 1 ] || { cat "$$out" >&2; echo "lint: staticcheck failed (exit $$rc)" >&2; exit 1; }; \
-	sed -E 's/^([^:]+):[0-9]+:[0-9]+: .*\(([A-Z0-9]+)\)$$/\1 \2\t&/' "$$out" | testdata/tools/lint-allow staticcheck lint/staticcheck.allow || exit 1; \
+	sed -E 's/^([^:]+):[0-9]+:[0-9]+: .*\(([A-Z0-9]+)\)$$/\1 \2\t&/' "$$out" | testdata/tools/lint-allow staticcheck .ci/lint/staticcheck.allow || exit 1; \
 	"$$tools/deadcode" -f '{{range .Funcs}}{{$$.Path}} {{.Name}}{{"\t"}}{{.Position}}: unreachable func: {{.Name}}{{"\n"}}{{end}}' ./... >"$$out" 2>&1 || { cat "$$out" >&2; echo "lint: deadcode failed" >&2; exit 1; }; \
-	testdata/tools/lint-allow deadcode lint/deadcode.allow <"$$out"
+	testdata/tools/lint-allow deadcode .ci/lint/deadcode.allow <"$$out"
 
 # The man pages are rendered here, at build time, from the command
 # definitions (urfave/cli's ToMan); the binaries carry no renderer.

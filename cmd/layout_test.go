@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -115,5 +116,28 @@ func TestReviewTypesInTheEngine(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTopLevelLayout: the product card fixes what the repository's root
+// holds. Anything else goes under internal/, testdata/ or .ci/.
+func TestTopLevelLayout(t *testing.T) {
+	card := map[string]bool{
+		"cmd": true, "jjx": true, "gitx": true, "spec": true, "stack": true,
+		"conflict": true, "man": true, "testdata": true, "go.mod": true,
+		"go.sum": true, "Makefile": true, "README.md": true,
+		"internal": true, ".ci": true, ".gitignore": true,
+	}
+	out, err := exec.Command("git", "-C", "..", "ls-files", "-z").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, path := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		name, _, _ := strings.Cut(path, "/")
+		if !card[name] && !seen[name] {
+			seen[name] = true
+			t.Errorf("%s is at the repository's root, which the product card fixes (cmd jjx gitx spec stack conflict man testdata go.mod go.sum Makefile README.md, internal/, .ci/): move it under internal/, testdata/ or .ci/", name)
+		}
 	}
 }
