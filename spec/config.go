@@ -20,11 +20,20 @@ type projectConfig struct {
 	// string, or the file does not parse).
 	store    string
 	storeBad bool
-	// context is its context: text, when a string; plain is false when
-	// the file says more than instructions reads natively (rules,
-	// references, a context that is not a string).
-	context string
-	plain   bool
+	// unparsed: specstack's YAML reader could not read the file (OpenSpec's
+	// own may: it is a fuller YAML reader, and its error text is its own).
+	unparsed bool
+	// context is its context: when a string of at most 50 KB (OpenSpec's
+	// limit); contextOdd: a context OpenSpec warns about and ignores.
+	context    string
+	contextOdd bool
+	// What the instructions verbs read besides: rules (and whether
+	// OpenSpec would warn about them), references, operations' guidance
+	// (clean: nothing OpenSpec would warn about, nor githubCopilot).
+	rules, rulesOdd bool
+	references      bool
+	guidance        map[string][]string
+	clean           bool
 }
 
 // configPath is openspec/config.yaml, else openspec/config.yml, when either
@@ -53,11 +62,11 @@ func (r Root) readProjectConfig() (projectConfig, error) {
 }
 
 func (r Root) loadProjectConfig() (projectConfig, error) {
-	c := projectConfig{path: r.configPath(), plain: true}
+	c := projectConfig{path: r.configPath(), clean: true}
 	if c.path == "" {
 		return c, nil
 	}
-	c.plain = false
+	c.clean = false
 	raw, err := r.ReadFile(c.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return projectConfig{}, nil
@@ -68,7 +77,7 @@ func (r Root) loadProjectConfig() (projectConfig, error) {
 	v, err := parseYAMLite(string(raw))
 	if err != nil {
 		c.warning = fmt.Sprintf("Warning: could not parse %s (%v); ignoring it.", c.path, err)
-		c.storeBad = true
+		c.storeBad, c.unparsed = true, true
 		return c, nil
 	}
 	switch m := v.(type) {
@@ -78,8 +87,14 @@ func (r Root) loadProjectConfig() (projectConfig, error) {
 			c.storeBad = !ok
 		}
 		ctx, isText := m["context"].(string)
-		c.context = ctx
-		c.plain = (isText || !hasKey(m, "context")) && !hasKey(m, "rules") && !hasKey(m, "references")
+		c.contextOdd = hasKey(m, "context") && (!isText || len(ctx) > maxContext)
+		if isText && !c.contextOdd {
+			c.context = ctx
+		}
+		c.rules, c.rulesOdd = hasKey(m, "rules"), hasKey(m, "rules") && !cleanRules(m["rules"])
+		c.references = hasKey(m, "references")
+		c.guidance, c.clean = readOperations(m["operations"], hasKey(m, "operations"))
+		c.clean = c.clean && (!hasKey(m, "githubCopilot") || cleanCopilot(m["githubCopilot"]))
 		s, isString := m["schema"].(string)
 		switch {
 		case isString && s != "":
@@ -95,19 +110,126 @@ func (r Root) loadProjectConfig() (projectConfig, error) {
 	return c, nil
 }
 
-// InstructionsContext is openspec/config.yaml's context: (as OpenSpec's
-// instructions hand it out: trimmed; "" for none); plain is false when
-// the file says anything else instructions would read or warn about
-// (rules, references, a context that is not text, a file that does not
-// parse or is no mapping).
-// A file that cannot be read is an error (ErrOutside for a link out of
-// the repository).
+// maxContext is OpenSpec's limit on config.yaml's context, in bytes.
+const maxContext = 50 << 10
+
+// InstructionsContext is openspec/config.yaml's context: as OpenSpec's
+// artifact instructions hand it out (trimmed; "" for none); plain is
+// false when the file says anything else they would read or warn about
+// (rules, references, a context that is not text or too long, operations
+// OpenSpec would warn about, a file that does not parse or is no
+// mapping). A file that cannot be read is an error (ErrOutside for a
+// link out of the repository).
 func (r Root) InstructionsContext() (context string, plain bool, err error) {
 	c, err := r.readProjectConfig()
-	if err != nil || c.warning != "" || !c.plain {
+	if err != nil || !c.plainBut(c.rules) {
 		return "", false, err
 	}
 	return jstext.Trim(c.context), true, nil
+}
+
+// OperationInputs is what OpenSpec's instructions for an operation
+// ("apply" or "archive") hand out of openspec/config.yaml: its context
+// (as written; "" when none or only whitespace) and the operation's
+// guidance. plain is false when the file says anything else they would
+// read or warn about (references, rules OpenSpec warns about, a context
+// that is not text or too long, operations it warns about, a file that
+// does not parse or is no mapping).
+func (r Root) OperationInputs(op string) (context string, guidance []string, plain bool, err error) {
+	c, err := r.readProjectConfig()
+	if err != nil || !c.plainBut(c.rulesOdd) {
+		return "", nil, false, err
+	}
+	if jstext.Trim(c.context) != "" {
+		context = c.context
+	}
+	return context, c.guidance[op], true, nil
+}
+
+// plainBut reports whether the file holds nothing the instructions verbs
+// would warn about or read beyond context and guidance, rules aside (a
+// verb says what of them it cannot take).
+func (c projectConfig) plainBut(rules bool) bool {
+	return c.warning == "" && c.clean && !c.contextOdd && !c.references && !rules
+}
+
+// cleanRules reports whether rules (config.yaml's rules:) is what OpenSpec reads without a warning: a mapping of artifact ids to
+// lists of non-empty strings.
+func cleanRules(rules any) bool {
+	m, ok := rules.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, v := range m {
+		if !nonEmptyStrings(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// readOperations reads config.yaml's operations: (present: the key is
+// there) as OpenSpec's parseOperations does; clean is false when it would
+// warn (not a mapping, an unknown operation or field, guidance that is
+// not a list of non-empty strings).
+func readOperations(ops any, present bool) (guidance map[string][]string, clean bool) {
+	if !present {
+		return nil, true
+	}
+	m, ok := ops.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	guidance = map[string][]string{}
+	for id, v := range m {
+		op, ok := v.(map[string]any)
+		if (id != "apply" && id != "archive") || !ok {
+			return nil, false
+		}
+		for k := range op {
+			if k != "guidance" {
+				return nil, false
+			}
+		}
+		g, present := op["guidance"]
+		if !present {
+			continue
+		}
+		if !nonEmptyStrings(g) {
+			return nil, false
+		}
+		for _, x := range g.([]any) {
+			guidance[id] = append(guidance[id], x.(string))
+		}
+	}
+	return guidance, true
+}
+
+// cleanCopilot reports whether githubCopilot: is read without a warning:
+// a mapping whose cloudAgent, if any, is a boolean.
+func cleanCopilot(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	if ca, present := m["cloudAgent"]; present {
+		_, ok = ca.(bool)
+	}
+	return ok
+}
+
+// nonEmptyStrings reports whether v is a list of non-empty strings.
+func nonEmptyStrings(v any) bool {
+	xs, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	for _, x := range xs {
+		if s, ok := x.(string); !ok || s == "" {
+			return false
+		}
+	}
+	return true
 }
 
 func hasKey(m map[string]any, k string) bool {
@@ -139,6 +261,15 @@ func (r Root) PlanningShape() bool {
 		}
 	}
 	return false
+}
+
+// ConfigUnparsed reports whether openspec/config.yaml exists and
+// specstack's YAML reader could not read it: OpenSpec's reader (a full
+// YAML 1.2 one) may read it, or fail with words of its own, so only the
+// real CLI answers for it exactly.
+func (r Root) ConfigUnparsed() bool {
+	c, err := r.readProjectConfig()
+	return err == nil && c.unparsed
 }
 
 // ConfigWarning is the warning line OpenSpec prints for

@@ -116,18 +116,11 @@ func walkTree(root string, strict bool, visit func(path string, segs []string, e
 	return walk(root, nil)
 }
 
-// unreadDelta is a markdown file with delta sections that archive never
-// reads (not a capability's spec.md).
-type unreadDelta struct {
-	Path     string // relative to specs/, slash-separated
-	Expected string
-}
-
 // findUnreadDeltas lists the markdown files under root that carry delta
 // sections but are not a capability's spec.md. A markdown file that is not
 // a regular file is an error wrapping regfile.ErrNotRegular.
-func findUnreadDeltas(root string) ([]unreadDelta, error) {
-	var out []unreadDelta
+func findUnreadDeltas(root string) ([]UnreadDelta, error) {
+	var out []UnreadDelta
 	err := walkFiles(root, func(p string, segs []string, e fs.DirEntry) error {
 		name := e.Name()
 		if name == "spec.md" || !strings.HasSuffix(strings.ToLower(name), ".md") {
@@ -147,7 +140,7 @@ func findUnreadDeltas(root string) ([]unreadDelta, error) {
 		if len(segs) == 0 {
 			capability = name[:len(name)-3]
 		}
-		out = append(out, unreadDelta{Path: strings.Join(append(append([]string(nil), segs...), name), "/"), Expected: capability + "/spec.md"})
+		out = append(out, UnreadDelta{Path: strings.Join(append(append([]string(nil), segs...), name), "/"), Expected: capability + "/spec.md"})
 		return nil
 	})
 	if err != nil {

@@ -38,24 +38,9 @@ func (r Root) Instructions(change, artifact, builtinDir string) (ArtifactInstruc
 	notRead := func(why string) error {
 		return fmt.Errorf("instructions %s for %q: %w: %s", artifact, change, ErrNotRead, why)
 	}
-	if fi, err := os.Lstat(r.ChangeDir(change)); err != nil || !fi.IsDir() {
-		return ArtifactInstructions{}, notRead("no change folder (or a link to one)")
-	}
-	st, err := r.Status(change)
+	st, s, err := r.builtinSchema(change, builtinDir, notRead)
 	if err != nil {
 		return ArtifactInstructions{}, err
-	}
-	if st.Schema != SpecDriven.Name || st.Source != SpecDriven.Source {
-		return ArtifactInstructions{}, notRead("schema " + st.Schema + " is not the built-in one")
-	}
-	file := filepath.Join(builtinDir, "schema.yaml")
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		return ArtifactInstructions{}, notRead(err.Error())
-	}
-	s, err := ParseSchema(st.Schema, file, raw)
-	if err != nil {
-		return ArtifactInstructions{}, notRead(err.Error())
 	}
 	i := slices.IndexFunc(s.Artifacts, func(a Artifact) bool { return a.ID == artifact })
 	j := slices.IndexFunc(st.Artifacts, func(a ArtifactStatus) bool { return a.ID == artifact })
@@ -87,4 +72,31 @@ func (r Root) Instructions(change, artifact, builtinDir string) (ArtifactInstruc
 		}
 	}
 	return in, nil
+}
+
+// builtinSchema is change's status and the built-in schema as builtinDir
+// (the installed OpenSpec package's) holds it; notRead wraps ErrNotRead
+// for a change whose schema is another, a missing or linked change
+// folder, or a schema that cannot be read.
+func (r Root) builtinSchema(change, builtinDir string, notRead func(string) error) (ChangeStatus, Schema, error) {
+	if fi, err := os.Lstat(r.ChangeDir(change)); err != nil || !fi.IsDir() {
+		return ChangeStatus{}, Schema{}, notRead("no change folder (or a link to one)")
+	}
+	st, err := r.Status(change)
+	if err != nil {
+		return ChangeStatus{}, Schema{}, err
+	}
+	if st.Schema != SpecDriven.Name || st.Source != SpecDriven.Source {
+		return ChangeStatus{}, Schema{}, notRead("schema " + st.Schema + " is not the built-in one")
+	}
+	file := filepath.Join(builtinDir, "schema.yaml")
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return ChangeStatus{}, Schema{}, notRead(err.Error())
+	}
+	s, err := ParseSchema(st.Schema, file, raw)
+	if err != nil {
+		return ChangeStatus{}, Schema{}, notRead(err.Error())
+	}
+	return st, s, nil
 }

@@ -217,6 +217,9 @@ type Schema struct {
 	Artifacts     []Artifact `json:"artifacts"`
 	ApplyRequires []string   `json:"apply_requires"`
 	ApplyTracks   string     `json:"apply_tracks,omitempty"`
+	// ApplyInstruction is what instructions apply hands an agent, from
+	// schema.yaml (nil when the schema gives none).
+	ApplyInstruction *string `json:"-"`
 }
 
 // SpecDriven is OpenSpec 1.13's built-in default schema.
@@ -287,6 +290,9 @@ func ParseSchema(name, path string, raw []byte) (Schema, error) {
 	if ap, ok := m["apply"].(map[string]any); ok {
 		s.ApplyRequires = stringList(ap["requires"])
 		s.ApplyTracks, _ = ap["tracks"].(string)
+		if in, ok := ap["instruction"].(string); ok {
+			s.ApplyInstruction = &in
+		}
 	}
 	if s.ApplyRequires == nil {
 		for _, a := range s.Artifacts {

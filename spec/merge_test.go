@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -252,6 +253,44 @@ func TestYAMLiteBlockScalars(t *testing.T) {
 		}
 		if got := v.(map[string]any)["v"]; got != tc.want {
 			t.Errorf("%q: v = %q, want %q", tc.doc, got, tc.want)
+		}
+	}
+}
+
+// TestYAMLiteFlowCollections: one-line flow sequences and mappings read
+// as the yaml package OpenSpec uses reads them (each want checked against
+// it), and what it refuses is an error.
+func TestYAMLiteFlowCollections(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{"v: []", `[]`},
+		{"v: [a, b]", `["a","b"]`},
+		{`v: ['a, b', "c]"]`, `["a, b","c]"]`},
+		{"v: {}", `{}`},
+		{`v: {guidance: [Run it., "x, y"]}`, `{"guidance":["Run it.","x, y"]}`},
+		{"v: [1, true, null, a b]", `[1,true,null,"a b"]`},
+		{"v: {a: , b: 2}", `{"a":null,"b":2}`},
+		{"v: [http://x.y/z, a:b]", `["http://x.y/z","a:b"]`},
+		{"v: ['it''s']", `["it's"]`},
+		{"v: [[a], {b: c}]", `[["a"],{"b":"c"}]`},
+		{`v: {"a":1}`, `{"a":1}`},
+		{"v: [a, b", ""},
+		{"v: {a: 1, a: 2}", ""},
+		{"v: [a] b", ""},
+	} {
+		v, err := parseYAMLite(tc.doc)
+		if tc.want == "" {
+			if err == nil {
+				t.Errorf("%q: read as %v, want an error", tc.doc, v)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.doc, err)
+			continue
+		}
+		got, err := json.Marshal(v.(map[string]any)["v"])
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%q: v = %s (%v), want %s", tc.doc, got, err, tc.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -102,4 +103,39 @@ func (r Root) Status(change string) (ChangeStatus, error) {
 		}
 	}
 	return st, nil
+}
+
+// BuildOrder is OpenSpec's ArtifactGraph.getBuildOrder of a change's
+// artifacts: a topological order, ties (and the waiting queue) in
+// declaration order.
+func BuildOrder(arts []ArtifactStatus) []string {
+	decl := map[string]int{}
+	indeg := map[string]int{}
+	dependents := map[string][]string{}
+	for i, a := range arts {
+		decl[a.ID] = i
+		indeg[a.ID] = len(a.Requires)
+		for _, req := range a.Requires {
+			dependents[req] = append(dependents[req], a.ID)
+		}
+	}
+	var queue, out []string
+	for _, a := range arts {
+		if indeg[a.ID] == 0 {
+			queue = append(queue, a.ID)
+		}
+	}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		out = append(out, cur)
+		for _, dep := range dependents[cur] {
+			indeg[dep]--
+			if indeg[dep] == 0 {
+				queue = append(queue, dep)
+			}
+		}
+		sort.SliceStable(queue, func(i, j int) bool { return decl[queue[i]] < decl[queue[j]] })
+	}
+	return out
 }

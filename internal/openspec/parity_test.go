@@ -164,7 +164,8 @@ func TestParity(t *testing.T) {
 					calls = append(calls, []string{"show", change, "--json"}, []string{"show", change, "--type", "change", "--json", "--deltas-only"})
 					// instructions ARTIFACT --change NAME --json (natively for
 					// the built-in schema) for each artifact of spec-driven
-					for _, artifact := range []string{"proposal", "specs", "design", "tasks"} {
+					// and instructions apply|archive, what apply and archive read
+					for _, artifact := range []string{"proposal", "specs", "design", "tasks", "apply", "archive"} {
 						calls = append(calls, []string{"instructions", artifact, "--change", change, "--json"})
 					}
 				}

@@ -74,6 +74,26 @@ func randSpec(r *rand.Rand, id string) (string, []string) {
 	return b.String(), names
 }
 
+// randTasks is a tasks file of lines near OpenSpec's task line grammar:
+// bullets and numbers, boxes blank, marked, ticked or malformed, text or
+// none, CRLF endings, fences and headings between.
+func randTasks(r *rand.Rand) string {
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	var b strings.Builder
+	for i := r.IntN(8); i >= 0; i-- {
+		switch r.IntN(6) {
+		case 0:
+			b.WriteString(pick("## 1. Group", "# Tasks", "```", "", "Some prose."))
+		default:
+			b.WriteString(pick("", "  ", "\t") + pick("-", "*", "+", "1.", "2)", "10.", "-") + pick(" ", "", "  "))
+			b.WriteString(pick("[ ]", "[x]", "[X]", "[]", "[  ]", "[~]", "[ x ]", "[x", "[ ](link)", "[x](y)"))
+			b.WriteString(pick(" ", "", "  ") + pick("1.1 Do a", "", "Do b  ", "2.3a Do c", "[x] nested"))
+		}
+		b.WriteString(pick("\n", "\n", "\r\n"))
+	}
+	return b.String()
+}
+
 func randDelta(r *rand.Rand, existing []string) string {
 	pick := func() string {
 		if len(existing) > 0 && r.IntN(10) < 7 {
@@ -127,7 +147,8 @@ func TestRandomParity(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, 11))
 	a, b := t.TempDir(), t.TempDir()
 	for _, dir := range []string{a, b} {
-		r := rand.New(rand.NewPCG(seed, 11)) // the same repository twice
+		r := rand.New(rand.NewPCG(seed, 11))  // the same repository twice
+		tr := rand.New(rand.NewPCG(seed, 13)) // tasks files, apart so the deltas stay as they were
 		for i := 0; i < n; i++ {
 			id := fmt.Sprintf("cap-%02d", i)
 			var names []string
@@ -139,6 +160,9 @@ func TestRandomParity(t *testing.T) {
 			ch := fmt.Sprintf("openspec/changes/change-%02d/", i)
 			write(t, dir, ch+"proposal.md", "## Why\nRandom.\n\n## What Changes\n- **"+id+":** Add what the delta says\n")
 			write(t, dir, ch+"specs/"+id+"/spec.md", randDelta(r, names))
+			if tr.IntN(4) > 0 {
+				write(t, dir, ch+"tasks.md", randTasks(tr))
+			}
 		}
 	}
 	_ = r
@@ -157,6 +181,12 @@ func TestRandomParity(t *testing.T) {
 		gotShow, _, gotShowCode := jjOpenSpec("--repo", b, "show", change, "--json")
 		if w, g := sameDoc(wantShow, a), sameDoc(gotShow, b); w != g || wantShowCode != gotShowCode {
 			t.Errorf("show %s --json:\nopenspec:\n%s\njj-openspec:\n%s", change, w, g)
+		}
+		// instructions apply --change NAME --json: the tasks as apply reads them
+		wantApply, _, wantApplyCode := realOpenSpec(t, a, "instructions", "apply", "--change", change, "--json")
+		gotApply, _, gotApplyCode := jjOpenSpec("--repo", b, "instructions", "apply", "--change", change, "--json")
+		if w, g := sameDoc(wantApply, a), sameDoc(gotApply, b); w != g || wantApplyCode != gotApplyCode {
+			t.Errorf("instructions apply --change %s --json:\nopenspec:\n%s\njj-openspec:\n%s\ntasks.md:\n%q", change, w, g, readFile(t, b, "openspec/changes/"+change+"/tasks.md"))
 		}
 		_, wantErr, wantCode := realOpenSpec(t, a, "archive", change, "--yes")
 		_, gotErr, gotCode := jjOpenSpec("--repo", b, "archive", change, "--yes")

@@ -23,11 +23,17 @@ skills and status's next steps call, natively for the built-in
 spec-driven schema: the artifact's description, instruction and template
 as the installed OpenSpec CLI's package holds them, config.yaml's
 context, its dependencies (done or not) and what it unlocks, OpenSpec
-1.13.2's document byte for byte. Every other form (the text envelope,
-"instructions apply", --schema, a project or user schema, config rules
-or references, a skipped artifact, an unknown change or artifact, …) runs
-the real OpenSpec CLI, as cli does. OpenSpec's own help: "jj-openspec
-instructions -- --help".`,
+1.13.2's document byte for byte. "instructions apply --change NAME
+--json" (what the apply skill reads first: the context files, task
+progress, the tasks with text, the state — ready, blocked or all_done —
+with its instruction, missing artifacts and prerequisites, warnings about
+delta specs, config.yaml's context and operations.apply guidance) and
+"instructions archive --change NAME --json" (context and
+operations.archive guidance) likewise. Every other form (the text
+envelopes, --schema, a project or user schema, config rules for an
+artifact, references or anything OpenSpec would warn about, a skipped
+artifact, an unknown change or artifact, …) runs the real OpenSpec CLI,
+as cli does. OpenSpec's own help: "jj-openspec instructions -- --help".`,
 		SkipFlagParsing: true,
 		Action:          runInstructions,
 	}
@@ -47,7 +53,15 @@ func runInstructions(c *cli.Context) error {
 	if err != nil || r.Implicit {
 		return pass()
 	}
-	doc, err := instructionsJSON(r, artifact, change)
+	var doc any
+	switch artifact {
+	case "apply":
+		doc, err = applyInstructionsJSON(r, change)
+	case "archive":
+		doc, err = archiveInstructionsJSON(r, change)
+	default:
+		doc, err = instructionsJSON(r, artifact, change)
+	}
 	switch {
 	case errors.Is(err, spec.ErrOutside):
 		return classify(err) // nothing read through the link: exit 6, naming it
@@ -77,29 +91,23 @@ func instructionsArgs(args []string) (artifact, change string, ok bool) {
 			return "", "", false
 		}
 	}
-	return artifact, change, asJSON && artifact != "" && change != "" && artifact != "apply"
+	return artifact, change, asJSON && artifact != "" && change != ""
 }
 
 // instructionsJSON is OpenSpec 1.13.2's instructions document for
 // artifact of change (spec.Root.Instructions reads it), or errNotNative
 // for what the real CLI answers.
 func instructionsJSON(r spec.Root, artifact, change string) (any, error) {
-	if _, _, declared := r.StoreDeclared(); declared {
-		return nil, errNotNative
-	}
 	context, plain, err := r.InstructionsContext()
 	if errors.Is(err, spec.ErrOutside) {
 		return nil, err // config.yaml linked out of the repository: read by no one
 	}
-	if !plain || len(context) > 50<<10 {
+	if !plain {
 		return nil, errNotNative // rules, references, warnings: the real CLI's
 	}
-	if lookupChange(r, change) != nil || r.NestedChanges(change) != nil || userSchema(spec.SpecDriven.Name) {
-		return nil, errNotNative
-	}
-	dir, err := openspec.SchemaDir(spec.SpecDriven.Name, openspecVersion)
+	dir, err := builtinSchemaDir(r, change)
 	if err != nil {
-		return nil, errNotNative
+		return nil, err
 	}
 	in, err := r.Instructions(change, artifact, dir)
 	if errors.Is(err, spec.ErrOutside) {
@@ -132,6 +140,24 @@ func instructionsJSON(r spec.Root, artifact, change string) (any, error) {
 	}
 	return append(doc, field{"template", in.Template}, field{"dependencies", deps},
 		field{"unlocks", append([]string{}, in.Unlocks...)}, field{"root", root}), nil
+}
+
+// builtinSchemaDir is the installed OpenSpec CLI's spec-driven schema,
+// when instructions for change can be read natively: no store, an
+// existing change that is not nested, no user schema of that name;
+// errNotNative otherwise.
+func builtinSchemaDir(r spec.Root, change string) (string, error) {
+	if _, _, declared := r.StoreDeclared(); declared {
+		return "", errNotNative
+	}
+	if lookupChange(r, change) != nil || r.NestedChanges(change) != nil || userSchema(spec.SpecDriven.Name) {
+		return "", errNotNative
+	}
+	dir, err := openspec.SchemaDir(spec.SpecDriven.Name, openspecVersion)
+	if err != nil {
+		return "", errNotNative
+	}
+	return dir, nil
 }
 
 // userSchema reports whether the user's OpenSpec data directory holds a

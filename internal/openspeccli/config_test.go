@@ -15,8 +15,11 @@ import (
 // TestBrokenConfigWarns: an openspec/config.yaml that does not parse is
 // ignored with a warning on stderr naming the file and the line, as
 // OpenSpec does; it is not fatal, so every command ends as it would
-// without the file.
+// without the file. With no OpenSpec CLI on PATH the warning is
+// jj-openspec's (with the CLI, the OpenSpec verbs hand such a file to it:
+// openspec_dropin_config).
 func TestBrokenConfigWarns(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
 	for _, args := range [][]string{{"list"}, {"list", "--json"}, {"status", "c"}, {"validate", "c"}, {"archive", "--dry-run", "c"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			dir := project(t)

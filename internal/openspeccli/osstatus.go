@@ -184,7 +184,7 @@ func osStatusOf(r spec.Root, name string) (*osStatusDoc, error) {
 	if d.ApplyRequires == nil {
 		d.ApplyRequires = []string{}
 	}
-	for _, id := range buildOrder(st.Artifacts, decl) {
+	for _, id := range spec.BuildOrder(st.Artifacts) {
 		a := byID[id]
 		oa := osArtifact{ID: id, OutputPath: a.Generates, Requires: a.Requires}
 		if oa.Requires == nil {
@@ -230,40 +230,6 @@ func osStatusOf(r spec.Root, name string) (*osStatusDoc, error) {
 	ac.AllowedEditRoots = []string{root.Path}
 	ac.Constraints = []string{"Repo-local change artifacts and implementation edits are scoped to this project."}
 	return d, nil
-}
-
-// buildOrder is OpenSpec's ArtifactGraph.getBuildOrder: a topological
-// order, ties (and the waiting queue) in declaration order.
-func buildOrder(arts []spec.ArtifactStatus, decl map[string]int) []string {
-	indeg := map[string]int{}
-	dependents := map[string][]string{}
-	for _, a := range arts {
-		indeg[a.ID] = len(a.Requires)
-	}
-	for _, a := range arts {
-		for _, req := range a.Requires {
-			dependents[req] = append(dependents[req], a.ID)
-		}
-	}
-	var queue, out []string
-	for _, a := range arts {
-		if indeg[a.ID] == 0 {
-			queue = append(queue, a.ID)
-		}
-	}
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		out = append(out, cur)
-		for _, dep := range dependents[cur] {
-			indeg[dep]--
-			if indeg[dep] == 0 {
-				queue = append(queue, dep)
-			}
-		}
-		sort.SliceStable(queue, func(i, j int) bool { return decl[queue[i]] < decl[queue[j]] })
-	}
-	return out
 }
 
 // writeOSStatus is OpenSpec's printStatusText.

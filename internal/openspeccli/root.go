@@ -12,6 +12,7 @@ import (
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/openspec"
 	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/internal/specwrite"
 	"github.com/specstack/specstack/spec"
@@ -93,16 +94,27 @@ func machineStores() bool {
 	return err == nil && fi.Size() > 0
 }
 
-// errStore is a root whose config declares an OpenSpec store and holds no
-// planning files: the store is the root, which only the real CLI
-// resolves (through its registry).
+// errStore is a root only the real CLI reads exactly: its config declares
+// an OpenSpec store and it holds no planning files (the store is the
+// root, which only the real CLI resolves, through its registry), or, with
+// the real CLI installed, its config.yaml is YAML specstack's reader
+// cannot read (OpenSpec's may, or fails in words of its own). The verb
+// runs the real CLI.
 var errStore = errors.New("the root declares an OpenSpec store")
 
 // declaredStore answers a store: declaration in r's config as OpenSpec
 // 1.13.2 does: beside specs/ or changes/ it is ignored with OpenSpec's
 // warning on stderr; in a config-only openspec/ it names the root,
-// errStore.
+// errStore. A config.yaml specstack cannot read is errStore too when the
+// real CLI is installed and the invocation is OpenSpec's (archive's
+// --dry-run and --no-drift-check are jj-openspec's own); otherwise the
+// verb goes on, warning in its own words.
 func declaredStore(c *cli.Context, r spec.Root) error {
+	if r.ConfigUnparsed() && !c.Bool("dry-run") && !c.Bool("no-drift-check") {
+		if _, err := openspec.Path(); err == nil {
+			return errStore
+		}
+	}
 	store, file, ok := r.StoreDeclared()
 	switch {
 	case !ok:

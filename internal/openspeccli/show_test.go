@@ -39,8 +39,8 @@ func TestShowArgs(t *testing.T) {
 }
 
 // TestInstructionsArgs: the instructions invocations jj-openspec answers
-// itself (ARTIFACT --change NAME --json, in any order); the rest run the
-// real CLI.
+// itself (ARTIFACT --change NAME --json, in any order; apply and archive
+// as ARTIFACT too); the rest run the real CLI.
 func TestInstructionsArgs(t *testing.T) {
 	for _, tc := range []struct {
 		args             string
@@ -49,8 +49,10 @@ func TestInstructionsArgs(t *testing.T) {
 	}{
 		{"tasks --change add --json", "tasks", "add", true},
 		{"--json --change=add proposal", "proposal", "add", true},
-		{"tasks --change add", "", "", false},        // the text form
-		{"apply --change add --json", "", "", false}, // apply instructions
+		{"tasks --change add", "", "", false},                   // the text form
+		{"apply --change add --json", "apply", "add", true},     // apply's instructions
+		{"--change=add archive --json", "archive", "add", true}, // archive's
+		{"apply --change add", "", "", false},
 		{"tasks --change add --json --schema x", "", "", false},
 		{"tasks specs --change add --json", "", "", false},
 		{"tasks --change add --change b --json", "", "", false},

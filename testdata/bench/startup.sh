@@ -5,7 +5,8 @@
 #  2. jj-openspec `list --json`, `validate CHANGE --strict`, OpenSpec's
 #     `status --change CHANGE --json`, `show CHANGE`, `show CHANGE --json`,
 #     `show SPEC --type spec --json --no-scenarios` (OpenSpec's skills'
-#     form) and `instructions ARTIFACT --change CHANGE --json` against the
+#     form), `instructions ARTIFACT --change CHANGE --json` and
+#     `instructions apply --change CHANGE --json` against the
 #     real openspec CLI on a generated repository of ~600 OpenSpec files
 #     (target: at least 60x faster), jj-openspec run 10 times a round;
 #  3. jj-kaisen's polled step verbs, `status --json` and `collect`, in a
@@ -93,39 +94,25 @@ if command -v openspec >/dev/null 2>&1; then
   # back: ten of its runs take a tenth of the time of one of the CLI's,
   # and a minimum over 10 samples of a 10 ms process is mostly noise.
   per_round=10
-  # status --change is OpenSpec's document: both must print the same one.
-  (cd "$repo" && openspec status --change change-45 --json) > "$tmp/os-status.json"
-  (cd "$repo" && "$bin/jj-openspec" status --change change-45 --json) > "$tmp/jj-status.json"
-  if ! cmp -s "$tmp/os-status.json" "$tmp/jj-status.json"; then
-    echo "startup.sh: status --change change-45 --json: the documents differ" >&2
-    diff "$tmp/os-status.json" "$tmp/jj-status.json" >&2 || true
-    exit 1
-  fi
-  if ! cmp -s <(cd "$repo" && openspec show change-45) <(cd "$repo" && "$bin/jj-openspec" show change-45); then
-    echo "startup.sh: show change-45: the outputs differ" >&2; exit 1
-  fi
-  (cd "$repo" && openspec show cap-075 --type spec --json --no-scenarios) > "$tmp/os-show.json"
-  (cd "$repo" && "$bin/jj-openspec" show cap-075 --type spec --json --no-scenarios) > "$tmp/jj-show.json"
-  if ! grep -q '"id": "cap-075"' "$tmp/os-show.json" || ! cmp -s "$tmp/os-show.json" "$tmp/jj-show.json"; then
-    echo "startup.sh: show cap-075 --type spec --json: not the same document" >&2
-    diff "$tmp/os-show.json" "$tmp/jj-show.json" >&2 || true
-    exit 1
-  fi
-  (cd "$repo" && openspec show change-45 --json) > "$tmp/os-showchange.json"
-  (cd "$repo" && "$bin/jj-openspec" show change-45 --json) > "$tmp/jj-showchange.json"
-  if ! grep -q '"id": "change-45"' "$tmp/os-showchange.json" || ! cmp -s "$tmp/os-showchange.json" "$tmp/jj-showchange.json"; then
-    echo "startup.sh: show change-45 --json: not the same document" >&2
-    diff "$tmp/os-showchange.json" "$tmp/jj-showchange.json" >&2 || true
-    exit 1
-  fi
-  (cd "$repo" && openspec instructions tasks --change change-45 --json) > "$tmp/os-instr.json"
-  (cd "$repo" && "$bin/jj-openspec" instructions tasks --change change-45 --json) > "$tmp/jj-instr.json"
-  if ! grep -q '"artifactId": "tasks"' "$tmp/os-instr.json" || ! cmp -s "$tmp/os-instr.json" "$tmp/jj-instr.json"; then
-    echo "startup.sh: instructions tasks --change change-45 --json: not the same document" >&2
-    diff "$tmp/os-instr.json" "$tmp/jj-instr.json" >&2 || true
-    exit 1
-  fi
-  jj_list=() jj_validate=() jj_status=() jj_show=() jj_showjson=() jj_showspec=() jj_instr=()
+  # same_doc WANT ARGS...: the CLI and jj-openspec print the same output
+  # for ARGS, which holds WANT (so it is the document asked for).
+  same_doc() {
+    local want=$1; shift
+    (cd "$repo" && openspec "$@") > "$tmp/os.out"
+    (cd "$repo" && "$bin/jj-openspec" "$@") > "$tmp/jj.out"
+    if ! grep -q -- "$want" "$tmp/os.out" || ! cmp -s "$tmp/os.out" "$tmp/jj.out"; then
+      echo "startup.sh: $*: not the same output" >&2
+      diff "$tmp/os.out" "$tmp/jj.out" >&2 || true
+      exit 1
+    fi
+  }
+  same_doc '"changeName": "change-45"' status --change change-45 --json
+  same_doc '' show change-45
+  same_doc '"id": "cap-075"' show cap-075 --type spec --json --no-scenarios
+  same_doc '"id": "change-45"' show change-45 --json
+  same_doc '"artifactId": "tasks"' instructions tasks --change change-45 --json
+  same_doc '"taskTrackingConfigured": true' instructions apply --change change-45 --json
+  jj_list=() jj_validate=() jj_status=() jj_show=() jj_showjson=() jj_showspec=() jj_instr=() jj_apply=()
   for _ in $(seq "$per_round"); do
     jj_list+=(jj-list "$bin/jj-openspec" list --json --)
     jj_validate+=(jj-validate "$bin/jj-openspec" validate change-45 --strict --)
@@ -133,6 +120,7 @@ if command -v openspec >/dev/null 2>&1; then
     jj_show+=(jj-show "$bin/jj-openspec" show change-45 --)
     jj_showjson+=(jj-showjson "$bin/jj-openspec" show change-45 --json --)
     jj_instr+=(jj-instr "$bin/jj-openspec" instructions tasks --change change-45 --json --)
+    jj_apply+=(jj-apply "$bin/jj-openspec" instructions apply --change change-45 --json --)
     jj_showspec+=(jj-showspec "$bin/jj-openspec" show cap-075 --type spec --json --no-scenarios --)
   done
   "$bin/timeit" -n "$big_runs" -C "$repo" \
@@ -149,11 +137,13 @@ if command -v openspec >/dev/null 2>&1; then
     os-showspec openspec show cap-075 --type spec --json --no-scenarios -- \
     "${jj_showspec[@]}" \
     os-instr openspec instructions tasks --change change-45 --json -- \
-    "${jj_instr[@]}" > "$tmp/openspec.tsv"
+    "${jj_instr[@]}" \
+    os-apply openspec instructions apply --change change-45 --json -- \
+    "${jj_apply[@]}" > "$tmp/openspec.tsv"
   printf '\njj-openspec against openspec %s on %s files (%s interleaved rounds: the CLI once a round, jj-openspec %s times)\n' "$(openspec --version)" "$files" "$big_runs" "$per_round"
   printf '  %-46s %9s %9s %9s %9s\n' "command" "cli min" "ours min" "speed-up" "(median)"
   missed=0
-  for v in "list:list --json" "validate:validate change-45 --strict" "status:status --change change-45 --json" "show:show change-45" "showjson:show change-45 --json" "showspec:show cap-075 --type spec --json --no-scenarios" "instr:instructions tasks --change change-45 --json"; do
+  for v in "list:list --json" "validate:validate change-45 --strict" "status:status --change change-45 --json" "show:show change-45" "showjson:show change-45 --json" "showspec:show cap-075 --type spec --json --no-scenarios" "instr:instructions tasks --change change-45 --json" "apply:instructions apply --change change-45 --json"; do
     read -r oa om < <(get "os-${v%%:*}" "$tmp/openspec.tsv")
     read -r ja jm < <(get "jj-${v%%:*}" "$tmp/openspec.tsv")
     printf '  %-46s %9s %9s %8sx %8sx\n' "${v#*:}" "$(ms "$oa")" "$(ms "$ja")" "$(ratio "$oa" "$ja")" "$(ratio "$om" "$jm")"
