@@ -29,32 +29,25 @@ import (
 // binaries are the shipped commands, each a directory under cmd/, with
 // their budgets for one `--version` run's package initialisation.
 //
-// allocs: about twice what each allocates now (jj-openspec 1,553,
-// jj-kaisen 1,533, gh-specstack 2,026, go-gh's YAML and net/http among
+// allocs: well above what each allocates now (jj-openspec 1,790,
+// jj-kaisen 1,786, gh-specstack 2,289, go-gh's YAML and net/http among
 // it); about 1,100 of each are go-git's (its config parser and OpenPGP
 // for signed commits) and 169 sergi/go-diff's, which compiles six
 // regular expressions at init (0.07 ms).
 // Allocations are deterministic, so this catches a heavy package or a
-// table built at init coming back on any machine, however loaded.
-//
-// clock: the sum, over packages, of each package's fastest initialisation
-// in up to maxInitRuns runs (stopping as soon as it is met): preemption on
-// a loaded machine lands on a different package in each run, so the
-// per-package minimums converge on what the work costs. Measured on the
-// shared 2-core development machine: 2.2-2.9 ms for jj-openspec and
-// jj-kaisen, 3.1 ms for gh-specstack, which links net/http, TLS and
-// go-gh for its GitHub verbs (before go-git: 1.5-2 and 2.5-3.5 ms;
-// before this test, 7 and 8.4 ms).
+// table built at init coming back on any machine, however loaded. Time
+// is not asserted here (a test must not fail on a slow or loaded
+// machine): `make bench` (testdata/bench/startup.sh) prints each
+// binary's --version against a minimal Go program, with its ceilings.
 var binaries = []struct {
 	name   string
 	allocs int
-	clock  time.Duration
 }{
 	// jj-openspec links no net/http and no TLS: it publishes through
 	// gh-specstack's push, pr and link verbs (see forbiddenIn).
-	{"jj-openspec", 3000, 4 * time.Millisecond},
-	{"jj-kaisen", 3000, 4 * time.Millisecond},
-	{"gh-specstack", 4000, 5500 * time.Microsecond},
+	{"jj-openspec", 3000},
+	{"jj-kaisen", 3000},
+	{"gh-specstack", 4000},
 }
 
 // forbiddenIn are packages particular binaries must not link: jj-openspec
@@ -72,8 +65,6 @@ var linkedIn = map[string][]string{
 	"jj-openspec": {"github.com/sergi/go-diff/diffmatchpatch"},
 	"jj-kaisen":   {"github.com/sergi/go-diff/diffmatchpatch"},
 }
-
-const maxInitRuns = 30
 
 // forbidden are packages whose initialisation no binary may pay for at
 // start-up: the markdown renderer behind urfave/cli's ToMan (man pages are
@@ -115,33 +106,11 @@ func TestStartupInit(t *testing.T) {
 					b.name, first.allocs, b.allocs, top(first.packages, func(p pkgInit) float64 { return float64(p.allocs) }))
 			}
 
-			fastest := map[string]pkgInit{}
-			var sum time.Duration
-			runs := 0
-			for c := first; ; c = traceInit(t, path) {
-				runs++
-				for _, p := range c.packages {
-					if f, ok := fastest[p.name]; !ok || p.clock < f.clock {
-						fastest[p.name] = p
-					}
-				}
-				sum = 0
-				for _, p := range fastest {
-					sum += p.clock
-				}
-				if sum <= b.clock || runs == maxInitRuns {
-					break
-				}
+			var clock time.Duration
+			for _, p := range first.packages {
+				clock += p.clock
 			}
-			t.Logf("%s --version: package initialisation %v (per-package minimum over %d runs), %d allocations", b.name, sum, runs, first.allocs)
-			if sum > b.clock {
-				var all []pkgInit
-				for _, p := range fastest {
-					all = append(all, p)
-				}
-				t.Errorf("%s: package initialisation takes %v (per-package minimum over %d runs), over the %v budget; the slowest:\n%s",
-					b.name, sum, runs, b.clock, top(all, func(p pkgInit) float64 { return float64(p.clock) }))
-			}
+			t.Logf("%s --version: package initialisation %v (one run), %d allocations", b.name, clock, first.allocs)
 		})
 	}
 }

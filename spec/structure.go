@@ -111,16 +111,23 @@ func mainSpecStructureIssues(content string) []structureIssue {
 	return out
 }
 
-// ValidateSpecContent checks a main spec's text the way OpenSpec checks
-// the spec archive is about to write (Validator.validateSpecContent). The
-// spec is valid when no issue is an ERROR (or, strict, a WARNING).
+// ValidateSpecContent checks a main spec's text as OpenSpec 1.13.2's
+// Validator.validateSpec and validateSpecContent do (validate SPEC, and
+// the spec archive is about to write): the spec as MarkdownParser reads
+// it against its schema, then applySpecRules: layout problems, a Purpose
+// that is a placeholder or too brief, requirements too long or without
+// scenarios, and SHALL/MUST in each requirement's body. The spec is
+// valid when no issue is an ERROR (or, strict, a WARNING).
 func ValidateSpecContent(name, content string) []Issue {
 	sp, err := ParseSpec(name, content)
 	if err != nil {
-		guide := ` Missing required sections. Expected headers: "## Purpose" and "## Requirements".`
-		return []Issue{{Level: LevelError, Path: "file", Message: err.Error() + "." + guide}}
+		return []Issue{{Level: LevelError, Path: "file", Message: err.Error() + ". " + guideMissingSpecSections}}
 	}
 	var out []Issue
+	// The schema's checks (zod's), in its order.
+	if sp.Overview == "" {
+		out = append(out, Issue{Level: LevelError, Path: "overview", Message: "Purpose section cannot be empty"})
+	}
 	if len(sp.Requirements) == 0 {
 		out = append(out, Issue{Level: LevelError, Path: "requirements", Message: "Spec must have at least one requirement"})
 	}
@@ -132,28 +139,46 @@ func ValidateSpecContent(name, content string) []Issue {
 			out = append(out, Issue{Level: LevelError, Path: fmt.Sprintf("requirements.%d.scenarios", i), Message: "Requirement must have at least one scenario"})
 		}
 	}
+	// applySpecRules
 	for _, si := range mainSpecStructureIssues(content) {
 		out = append(out, Issue{Level: LevelError, Path: "file", Line: si.Line, Message: si.Message})
 	}
-	if len(sp.Overview) < minPurposeLength {
+	if found, line := purposePlaceholder(sp.Overview, content); found {
+		out = append(out, Issue{Level: LevelWarning, Path: "overview", Line: line, Message: purposeIsPlaceholder})
+	} else if jsLen(sp.Overview) < minPurposeLength {
 		out = append(out, Issue{Level: LevelWarning, Path: "overview", Message: "Purpose section is too brief (less than 50 characters)"})
 	}
 	for i, r := range sp.Requirements {
+		if jsLen(r.Text) > maxRequirementText {
+			out = append(out, Issue{Level: LevelInfo, Path: fmt.Sprintf("requirements[%d]", i), Message: "Requirement text is very long (>500 characters). Consider breaking it down."})
+		}
 		if len(r.Scenarios) == 0 {
-			out = append(out, Issue{Level: LevelWarning, Path: fmt.Sprintf("requirements[%d].scenarios", i), Message: "Requirement must have at least one scenario"})
+			out = append(out, Issue{Level: LevelWarning, Path: fmt.Sprintf("requirements[%d].scenarios", i), Message: "Requirement must have at least one scenario. " + guideScenarioFormat})
 		}
 	}
 	for i, b := range ExtractRequirementsSection(content).Blocks {
 		body := requirementBody(strings.Split(b.Raw, "\n")[1:])
+		prefix := fmt.Sprintf("Requirement %q", b.Name)
 		switch {
 		case body == "":
-			out = append(out, Issue{Level: LevelError, Path: fmt.Sprintf("requirements[%d]", i), Message: fmt.Sprintf("Requirement %q must contain SHALL or MUST", b.Name)})
+			out = append(out, Issue{Level: LevelError, Path: fmt.Sprintf("requirements[%d]", i), Message: shallMessage(prefix, b.Name, false)})
 		case !containsShallOrMust(body):
-			out = append(out, Issue{Level: LevelWarning, Path: fmt.Sprintf("requirements[%d]", i), Message: fmt.Sprintf("Requirement %q should contain SHALL or MUST (RFC 2119 best practice for English specs)", b.Name)})
+			out = append(out, Issue{Level: LevelWarning, Path: fmt.Sprintf("requirements[%d]", i), Message: shallMessage(prefix, b.Name, true)})
 		}
 	}
 	return out
 }
+
+// OpenSpec 1.13.2's words (validation/constants.js).
+const (
+	guideMissingSpecSections = "Missing required sections. Expected headers: \"## Purpose\" and \"## Requirements\". Example:\n## Purpose\n[brief purpose]\n\n## Requirements\n### Requirement: Clear requirement statement\nUsers SHALL ...\n\n#### Scenario: Descriptive name\n- **WHEN** ...\n- **THEN** ..."
+	guideScenarioFormat      = "Scenarios must use level-4 headers. Convert bullet lists into:\n#### Scenario: Short name\n- **WHEN** ...\n- **THEN** ...\n- **AND** ..."
+	purposeIsPlaceholder     = "Purpose section is still a placeholder rather than a Purpose anyone wrote (the sentence `openspec archive` " +
+		"writes for a new capability, or a `TBD`/`TODO` marker left in its place). Replace it with what this " +
+		"capability is for, editing the main spec directly: a `## Purpose` in a delta is read only when the " +
+		"capability is created, so it cannot replace this one."
+	maxRequirementText = 500 // MAX_REQUIREMENT_TEXT_LENGTH
+)
 
 // minPurposeLength is OpenSpec's MIN_PURPOSE_LENGTH.
 const minPurposeLength = 50

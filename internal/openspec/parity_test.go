@@ -158,7 +158,9 @@ func TestParity(t *testing.T) {
 				var calls [][]string
 				for _, sp := range specs {
 					id := filepath.Base(filepath.Dir(sp))
-					calls = append(calls, []string{"show", id, "--type", "spec", "--json"}, []string{"show", id, "--json", "--no-scenarios"})
+					calls = append(calls, []string{"show", id, "--type", "spec", "--json"}, []string{"show", id, "--json", "--no-scenarios"},
+						// validate SPEC: its document, its text, --strict
+						[]string{"validate", id, "--json"}, []string{"validate", id, "--type", "spec"}, []string{"validate", id, "--strict"})
 				}
 				for _, change := range changeNames(t, a) {
 					calls = append(calls, []string{"show", change, "--json"}, []string{"show", change, "--type", "change", "--json", "--deltas-only"})

@@ -43,9 +43,17 @@ unknown one "Unknown item" with the nearest names. Exits 1 when invalid
 (an ERROR, or with --strict a WARNING), as OpenSpec does. With no
 OpenSpec root here or above, the directory is OpenSpec's implicit root.
 
-A spec ITEM (or --type spec), no ITEM, and the bulk modes (--all,
---changes, --specs, --archived, --report) run the real OpenSpec CLI (as
-cli does); --concurrency and --no-interactive are accepted.`,
+A spec ITEM (openspec/specs/ITEM/spec.md, nested ids too, or --type
+spec) natively too, with OpenSpec's spec rules: the Purpose and
+Requirements sections, requirement text and scenarios, layout problems
+(requirements outside their section, duplicates, delta headers), a
+Purpose that is a placeholder (archive's generated sentence, a TBD or
+TODO marker) or too brief, requirements over 500 characters, SHALL/MUST
+in each requirement's body; "Specification 'ITEM' is valid" or its
+issues and next steps, as OpenSpec prints them. No ITEM, and the bulk
+modes (--all, --changes, --specs, --archived, --report), run the real
+OpenSpec CLI (as cli does); --concurrency and --no-interactive are
+accepted.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "strict", Usage: "treat warnings as errors"},
 			&cli.StringFlag{Name: "type", Usage: "what ITEM is when it names both a change and a spec: `change` or spec"},
@@ -114,7 +122,10 @@ func runValidate(c *cli.Context) error {
 	if p := folderNameProblem(name, "Change name"); typ == "change" && p != "" {
 		return itemRefusal(c, osStatus{Severity: "error", Code: "invalid_item", Message: p}, p)
 	}
-	if typ == "spec" || !isChangeDir(r, name) {
+	if typ == "spec" {
+		return validateSpec(c, r, name)
+	}
+	if !isChangeDir(r, name) {
 		return passThrough(c, invocation(c))
 	}
 	start := time.Now()
@@ -134,20 +145,27 @@ func runValidate(c *cli.Context) error {
 	if rep.Issues == nil {
 		rep.Issues = []spec.Issue{}
 	}
+	return writeValidateReport(c, r, "change", name, rep, start)
+}
+
+// writeValidateReport prints validate's report of one item (typ change or
+// spec) as OpenSpec does (--json: its document, timed from start; else
+// its text), exiting 1 when it is not valid.
+func writeValidateReport(c *cli.Context, r spec.Root, typ, name string, rep spec.Report, start time.Time) error {
 	if cliapp.JSON(c) {
 		var out osValidateReport
-		out.Items = []osValidateItem{{ID: name, Type: "change", Valid: rep.Valid, Issues: rep.Issues, DurationMs: time.Since(start).Milliseconds()}}
+		out.Items = []osValidateItem{{ID: name, Type: typ, Valid: rep.Valid, Issues: rep.Issues, DurationMs: time.Since(start).Milliseconds()}}
 		t := osTally{Items: 1, Passed: 1}
 		if !rep.Valid {
 			t = osTally{Items: 1, Failed: 1}
 		}
 		out.Summary.Totals = t
-		out.Summary.ByType = map[string]osTally{"change": t}
+		out.Summary.ByType = map[string]osTally{typ: t}
 		out.Version, out.Root = "1.0", rootOf(r)
 		if err := writeOSJSON(c, out); err != nil {
 			return err
 		}
-	} else if err := writeValidate(c.App.Writer, cliapp.Stderr(c), name, rep); err != nil {
+	} else if err := writeValidate(c.App.Writer, cliapp.Stderr(c), typ, name, rep); err != nil {
 		return err
 	}
 	if !rep.Valid {
@@ -269,13 +287,17 @@ func levenshtein(a, b string) int {
 }
 
 // writeValidate prints a change's report as OpenSpec's validate does.
-func writeValidate(stdout, stderr io.Writer, name string, rep spec.Report) error {
+func writeValidate(stdout, stderr io.Writer, typ, name string, rep spec.Report) error {
+	noun := "Change"
+	if typ == "spec" {
+		noun = "Specification"
+	}
 	if rep.Valid {
-		if _, err := fmt.Fprintf(stdout, "Change '%s' is valid\n", name); err != nil {
+		if _, err := fmt.Fprintf(stdout, "%s '%s' is valid\n", noun, name); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(stderr, "Change '%s' has issues\n", name)
+		fmt.Fprintf(stderr, "%s '%s' has issues\n", noun, name)
 	}
 	var b strings.Builder
 	for _, i := range rep.Issues {
@@ -286,15 +308,18 @@ func writeValidate(stdout, stderr io.Writer, name string, rep spec.Report) error
 		case spec.LevelWarning:
 			mark = "⚠"
 		}
-		loc := i.Path
-		if i.Line > 0 {
-			loc = fmt.Sprintf("%s:%d", i.Path, i.Line)
-		}
-		fmt.Fprintf(&b, "%s [%s] %s: %s\n", mark, i.Level, loc, i.Message)
+		// The path alone, as OpenSpec prints it (a line is in --json).
+		fmt.Fprintf(&b, "%s [%s] %s: %s\n", mark, i.Level, i.Path, i.Message)
 	}
 	if !rep.Valid {
 		b.WriteString("Next steps:\n")
-		for _, s := range validateNextSteps(name, rep.Issues) {
+		steps := []string{"- Ensure spec includes ## Purpose and ## Requirements sections",
+			"- Each requirement MUST include at least one #### Scenario: block",
+			"- Re-run with --json to see structured report"}
+		if typ == "change" {
+			steps = validateNextSteps(name, rep.Issues)
+		}
+		for _, s := range steps {
 			fmt.Fprintf(&b, "  %s\n", s)
 		}
 	}
@@ -326,4 +351,33 @@ func validateNextSteps(name string, issues []spec.Issue) []string {
 	return []string{"- Ensure change has deltas in specs/: use headers ## ADDED/MODIFIED/REMOVED/RENAMED Requirements",
 		"- Each requirement MUST include at least one #### Scenario: block",
 		"- Debug parsed deltas: openspec show " + name + " --json --deltas-only"}
+}
+
+// validateSpec is `validate ID` for spec ID (openspec/specs/ID/spec.md) as
+// OpenSpec 1.13.2 answers it: an ID with a segment OpenSpec refuses is
+// "invalid_item"; the spec is checked as spec.ValidateSpecContent does
+// (--strict: a WARNING fails it too). A spec.md that is not a regular
+// file in the repository runs the real CLI (which reports how reading it
+// failed); one linked out of the repository is refused, exit 6.
+func validateSpec(c *cli.Context, r spec.Root, id string) error {
+	for _, seg := range strings.Split(id, "/") {
+		if p := folderNameProblem(seg, "Spec id"); p != "" {
+			return itemRefusal(c, osStatus{Severity: "error", Code: "invalid_item", Message: p}, p)
+		}
+	}
+	start := time.Now()
+	file := filepath.Join(r.SpecsDir(), filepath.FromSlash(id), "spec.md")
+	raw, err := r.ReadFile(file)
+	if errors.Is(err, spec.ErrOutside) {
+		return classify(err)
+	}
+	if err != nil {
+		return passThrough(c, invocation(c))
+	}
+	rep := spec.Report{Issues: spec.ValidateSpecContent(id, string(raw))}
+	rep.Valid = !spec.HasErrors(rep.Issues, c.Bool("strict"))
+	if rep.Issues == nil {
+		rep.Issues = []spec.Issue{}
+	}
+	return writeValidateReport(c, r, "spec", id, rep, start)
 }
