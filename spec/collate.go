@@ -128,7 +128,7 @@ const latin1Bases = "" +
 	"SsTtTtTtUuUuUuUu" + // 160-16F
 	"UuUuWwYyYZzZzZzs" //  170-17F
 
-// sortLocale sorts s stably by name(s[i]) as OpenSpec's list sorts names
+// SortLocale sorts s stably by name(s[i]) as OpenSpec's list sorts names
 // (String.prototype.localeCompare: ICU's root collation, in Node's
 // default English locale), closely enough for names of changes and
 // specs: punctuation and symbols first in ICU's order (_ - , ; : ! ? .
@@ -138,7 +138,7 @@ const latin1Bases = "" +
 // ties are broken by accents (none first), then by case (lower first),
 // then by code point.
 // Each name's collation key is computed once.
-func sortLocale[T any](s []T, name func(T) string) {
+func SortLocale[T any](s []T, name func(T) string) {
 	type keyed struct {
 		key  [3][]int
 		name string

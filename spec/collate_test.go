@@ -15,7 +15,7 @@ func TestLocaleOrder(t *testing.T) {
 		"omega|Ømega|strasse|straße|x y|x_1|x-1|x.1|x1|x10|x2|zeta|zurich|Zürich|αλφα|Ωmega|алфа|한국어|中文|日本語", "|")
 	for _, start := range [][]string{want, slices.Sorted(slices.Values(want)), reversed(want)} {
 		got := slices.Clone(start)
-		sortLocale(got, func(s string) string { return s })
+		SortLocale(got, func(s string) string { return s })
 		if !slices.Equal(got, want) {
 			t.Fatalf("sorted:\n%q\nwant:\n%q", got, want)
 		}

@@ -56,7 +56,7 @@ func (r Root) ListChanges(byName bool) ([]ChangeSummary, error) {
 		}
 	}
 	if byName {
-		sortLocale(out, func(c ChangeSummary) string { return c.Name })
+		SortLocale(out, func(c ChangeSummary) string { return c.Name })
 	} else {
 		sort.SliceStable(out, func(i, j int) bool { return out[i].LastModified.After(out[j].LastModified) })
 	}
@@ -147,6 +147,6 @@ func (r Root) ListSpecs() ([]SpecSummary, error) {
 		}
 		out = append(out, s)
 	}
-	sortLocale(out, func(s SpecSummary) string { return s.ID })
+	SortLocale(out, func(s SpecSummary) string { return s.ID })
 	return out, nil
 }

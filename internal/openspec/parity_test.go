@@ -155,7 +155,9 @@ func TestParity(t *testing.T) {
 				// ChangeParser's deltas) and instructions, byte for byte
 				// but the root.
 				specs, _ := filepath.Glob(filepath.Join(a, "openspec", "specs", "*", "spec.md"))
-				var calls [][]string
+				// bulk validate: every change and spec, document and text
+				calls := [][]string{{"validate", "--all", "--json"}, {"validate", "--all"}, {"validate", "--changes", "--strict", "--json"},
+					{"validate", "--specs", "--no-interactive"}, {"validate", "--specs", "--strict"}}
 				for _, sp := range specs {
 					id := filepath.Base(filepath.Dir(sp))
 					calls = append(calls, []string{"show", id, "--type", "spec", "--json"}, []string{"show", id, "--json", "--no-scenarios"},

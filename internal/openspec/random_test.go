@@ -262,15 +262,19 @@ func TestRandomSpecValidateParity(t *testing.T) {
 		}
 	}
 	invalid, warned := 0, 0
-	for i := 0; i < n; i++ {
+	for i := -1; i < n; i++ {
 		id := fmt.Sprintf("cap-%02d", i)
-		for _, args := range [][]string{{"validate", id, "--json"}, {"validate", id}, {"validate", id, "--strict", "--type", "spec"}} {
+		calls := [][]string{{"validate", id, "--json"}, {"validate", id}, {"validate", id, "--strict", "--type", "spec"}}
+		if i < 0 { // every spec at once
+			calls = [][]string{{"validate", "--specs", "--json"}, {"validate", "--all"}, {"validate", "--specs", "--strict", "--no-interactive"}}
+		}
+		for _, args := range calls {
 			wantOut, wantErr, wantCode := realOpenSpec(t, a, args...)
 			gotOut, gotErr, gotCode := jjOpenSpec(append([]string{"--repo", b}, args...)...)
 			if w, g := sameDoc(wantOut, a)+wantErr, sameDoc(gotOut, b)+gotErr; w != g || wantCode != gotCode {
 				t.Errorf("%v: openspec exit %d, jj-openspec exit %d\nopenspec:\n%s\njj-openspec:\n%s\nspec:\n%s", args, wantCode, gotCode, w, g, readFile(t, b, "openspec/specs/"+id+"/spec.md"))
 			}
-			if len(args) == 2 {
+			if len(args) == 2 && i >= 0 {
 				if wantCode != 0 {
 					invalid++
 				}

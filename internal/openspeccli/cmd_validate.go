@@ -16,7 +16,6 @@ import (
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/spec"
-	"github.com/specstack/specstack/spec/drift"
 )
 
 func validateCommand() *cli.Command {
@@ -50,16 +49,23 @@ Requirements sections, requirement text and scenarios, layout problems
 Purpose that is a placeholder (archive's generated sentence, a TBD or
 TODO marker) or too brief, requirements over 500 characters, SHALL/MUST
 in each requirement's body; "Specification 'ITEM' is valid" or its
-issues and next steps, as OpenSpec prints them. No ITEM, and the bulk
-modes (--all, --changes, --specs, --archived, --report), run the real
-OpenSpec CLI (as cli does); --concurrency and --no-interactive are
-accepted.`,
+issues and next steps, as OpenSpec prints them.
+
+--all, --changes and --specs validate every active change and every
+spec natively: OpenSpec's document {items (ordered by id as OpenSpec
+orders them), summary, version, root}, or its text ("✓ change/ID" on
+stdout, "✗ spec/ID" and the issues on stderr, "Totals: …" and the first
+failure's "Details: …" command), exit 1 when any fails. No ITEM,
+--archived and --report run the real OpenSpec CLI (as cli does);
+--concurrency is accepted (jj-openspec validates in one pass), and
+--no-interactive leaves out the "- Validating..." line OpenSpec's
+spinner leaves on stderr.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "strict", Usage: "treat warnings as errors"},
 			&cli.StringFlag{Name: "type", Usage: "what ITEM is when it names both a change and a spec: `change` or spec"},
-			&cli.BoolFlag{Name: "all", Usage: "validate every change and spec (runs the real OpenSpec CLI)"},
-			&cli.BoolFlag{Name: "changes", Usage: "validate every change (runs the real OpenSpec CLI)"},
-			&cli.BoolFlag{Name: "specs", Usage: "validate every spec (runs the real OpenSpec CLI)"},
+			&cli.BoolFlag{Name: "all", Usage: "validate every change and spec"},
+			&cli.BoolFlag{Name: "changes", Usage: "validate every change"},
+			&cli.BoolFlag{Name: "specs", Usage: "validate every spec"},
 			&cli.BoolFlag{Name: "archived", Usage: "check the archived changes' tasks (runs the real OpenSpec CLI)"},
 			&cli.StringFlag{Name: "report", Usage: "bulk report content, `full` or findings (runs the real OpenSpec CLI)"},
 			&cli.StringFlag{Name: "concurrency", Usage: "OpenSpec's bulk concurrency `N` (accepted)"},
@@ -100,8 +106,13 @@ func runValidate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	bulk := c.Bool("all") || c.Bool("changes") || c.Bool("specs") || c.Bool("archived") || c.IsSet("report")
-	if bulk || len(args) != 1 {
+	if c.Bool("archived") || c.IsSet("report") {
+		return passThrough(c, invocation(c))
+	}
+	if c.Bool("all") || c.Bool("changes") || c.Bool("specs") {
+		return validateBulk(c)
+	}
+	if len(args) != 1 {
 		return passThrough(c, invocation(c))
 	}
 	name := args[0]
@@ -129,21 +140,9 @@ func runValidate(c *cli.Context) error {
 		return passThrough(c, invocation(c))
 	}
 	start := time.Now()
-	rep, err := r.ValidateChange(name, spec.ValidateOptions{MainSpecs: true, Tasks: true}, c.Bool("strict"))
+	rep, err := changeReport(r, name, c.Bool("strict"))
 	if err != nil {
-		return classify(err)
-	}
-	// Conflict markers a rebase left: OpenSpec would take them as text.
-	markers, err := drift.MarkerIssues(r, name)
-	if err != nil {
-		return fmt.Errorf("look for conflict markers in change %q: %w", name, err)
-	}
-	if len(markers) > 0 {
-		rep.Issues = append(markers, rep.Issues...)
-		rep.Valid = false
-	}
-	if rep.Issues == nil {
-		rep.Issues = []spec.Issue{}
+		return err
 	}
 	return writeValidateReport(c, r, "change", name, rep, start)
 }
@@ -301,15 +300,8 @@ func writeValidate(stdout, stderr io.Writer, typ, name string, rep spec.Report) 
 	}
 	var b strings.Builder
 	for _, i := range rep.Issues {
-		mark := "ℹ"
-		switch i.Level {
-		case spec.LevelError:
-			mark = "✗"
-		case spec.LevelWarning:
-			mark = "⚠"
-		}
 		// The path alone, as OpenSpec prints it (a line is in --json).
-		fmt.Fprintf(&b, "%s [%s] %s: %s\n", mark, i.Level, i.Path, i.Message)
+		fmt.Fprintf(&b, "%s [%s] %s: %s\n", issueMark(i.Level), i.Level, i.Path, i.Message)
 	}
 	if !rep.Valid {
 		b.WriteString("Next steps:\n")
@@ -353,31 +345,13 @@ func validateNextSteps(name string, issues []spec.Issue) []string {
 		"- Debug parsed deltas: openspec show " + name + " --json --deltas-only"}
 }
 
-// validateSpec is `validate ID` for spec ID (openspec/specs/ID/spec.md) as
-// OpenSpec 1.13.2 answers it: an ID with a segment OpenSpec refuses is
-// "invalid_item"; the spec is checked as spec.ValidateSpecContent does
-// (--strict: a WARNING fails it too). A spec.md that is not a regular
-// file in the repository runs the real CLI (which reports how reading it
-// failed); one linked out of the repository is refused, exit 6.
-func validateSpec(c *cli.Context, r spec.Root, id string) error {
-	for _, seg := range strings.Split(id, "/") {
-		if p := folderNameProblem(seg, "Spec id"); p != "" {
-			return itemRefusal(c, osStatus{Severity: "error", Code: "invalid_item", Message: p}, p)
-		}
+// issueMark is OpenSpec's mark of an issue's level.
+func issueMark(level string) string {
+	switch level {
+	case spec.LevelError:
+		return "✗"
+	case spec.LevelWarning:
+		return "⚠"
 	}
-	start := time.Now()
-	file := filepath.Join(r.SpecsDir(), filepath.FromSlash(id), "spec.md")
-	raw, err := r.ReadFile(file)
-	if errors.Is(err, spec.ErrOutside) {
-		return classify(err)
-	}
-	if err != nil {
-		return passThrough(c, invocation(c))
-	}
-	rep := spec.Report{Issues: spec.ValidateSpecContent(id, string(raw))}
-	rep.Valid = !spec.HasErrors(rep.Issues, c.Bool("strict"))
-	if rep.Issues == nil {
-		rep.Issues = []spec.Issue{}
-	}
-	return writeValidateReport(c, r, "spec", id, rep, start)
+	return "ℹ"
 }
