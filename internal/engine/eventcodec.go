@@ -59,6 +59,7 @@ type record struct {
 	RunID     int64        `toml:"run_id,omitzero"`
 	URL       string       `toml:"url,omitempty"`
 	Answer    string       `toml:"answer,omitempty"`
+	LogEnd    string       `toml:"log_end,omitempty"`
 }
 
 // payloads is the conversion table: one value of each known kind's

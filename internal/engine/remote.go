@@ -77,7 +77,7 @@ type RemoteRun struct {
 	// a fixer's verdicts), "" when it wrote none.
 	Answer string `json:"-"`
 	// LogEnd is the last line of the job's log of a run that did not
-	// succeed, as this process followed it ("" when it did not).
+	// succeed ("" when it did, or the log could not be read).
 	LogEnd string `json:"-"`
 	Done   bool   `json:"-"`
 	// Settled: its result was taken into the workspace (or there was
@@ -127,6 +127,9 @@ type (
 		Runner     string `flat:"reason"` // the runner that ran it
 		// Answer is the commit holding the worker's answer ("": none).
 		Answer string `flat:"answer"`
+		// LogEnd is the last line of the job's log of a run that did not
+		// succeed ("" when it did, or the log could not be read).
+		LogEnd string `flat:"log_end"`
 	}
 	// RemoteSettled: the run's result is in the workspace with its
 	// report (or the run left nothing to take).
@@ -162,7 +165,7 @@ func FoldRemote(cur *RemoteRun, p Payload) *RemoteRun {
 		}
 	case RemoteFinished:
 		if cur != nil {
-			cur.Conclusion, cur.Runner, cur.Result, cur.Answer, cur.Done = p.Conclusion, p.Runner, p.Commit, p.Answer, true
+			cur.Conclusion, cur.Runner, cur.Result, cur.Answer, cur.LogEnd, cur.Done = p.Conclusion, p.Runner, p.Commit, p.Answer, p.LogEnd, true
 		}
 	case RemoteSettled:
 		if cur != nil {
@@ -180,7 +183,7 @@ func (r RemoteRun) TakeUp() []Payload {
 		ps = append(ps, RemoteDispatched{RunID: r.ID, URL: r.URL})
 	}
 	if r.Done {
-		ps = append(ps, RemoteFinished{RunID: r.ID, Conclusion: r.Conclusion, Commit: r.Result, Runner: r.Runner, Answer: r.Answer})
+		ps = append(ps, RemoteFinished{RunID: r.ID, Conclusion: r.Conclusion, Commit: r.Result, Runner: r.Runner, Answer: r.Answer, LogEnd: r.LogEnd})
 	}
 	return ps
 }
@@ -269,14 +272,13 @@ func (rj RemoteJob) Run(ctx context.Context, j Job) Result {
 		if err != nil {
 			return fail(-1, fmt.Errorf("follow run %s: %w", run.URL, err))
 		}
-		run.Conclusion, run.Runner, run.Result, run.Answer, run.Done = res.Conclusion, res.Runner, res.Commit, res.Answer, true
-		if err := rj.Record(RemoteFinished{RunID: run.ID, Conclusion: res.Conclusion, Commit: res.Commit, Runner: res.Runner, Answer: res.Answer}); err != nil {
+		run.Conclusion, run.Runner, run.Result, run.Answer, run.LogEnd, run.Done = res.Conclusion, res.Runner, res.Commit, res.Answer, lastLine(res.Log), true
+		if err := rj.Record(RemoteFinished{RunID: run.ID, Conclusion: res.Conclusion, Commit: res.Commit, Runner: res.Runner, Answer: res.Answer, LogEnd: run.LogEnd}); err != nil {
 			return fail(-1, err)
 		}
 		appendLog(j.Log, fmt.Sprintf("== run %s concluded %s; result %s\n", run.URL, res.Conclusion, orNone(res.Commit)))
 		if res.Log != "" {
 			appendLog(j.Log, "== the end of the run's job log:\n"+strings.TrimRight(res.Log, "\n")+"\n")
-			run.LogEnd = lastLine(res.Log)
 		}
 	}
 	out := rj.take(ctx, j, run)

@@ -60,6 +60,7 @@ type runRecord struct {
 	Job        string       `toml:"job,omitempty"`
 	RunID      int64        `toml:"run_id,omitzero"`
 	Answer     string       `toml:"answer,omitempty"`
+	LogEnd     string       `toml:"log_end,omitempty"`
 }
 
 // runPayloads is the run ledger's conversion table.

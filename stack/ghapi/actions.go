@@ -306,18 +306,36 @@ func (c *Client) Jobs(ctx context.Context, id int64) ([]WorkflowJob, error) {
 // JobLog returns the plain-text log of workflow job id (GitHub answers
 // with a redirect to it), or its last max bytes when it is longer.
 func (c *Client) JobLog(ctx context.Context, id int64, max int) (string, error) {
-	var data []byte
+	var end *tail
 	err := withBackoff(ctx, DefaultBackoff, func() error {
-		_, err := c.send(ctx, http.MethodGet, c.repoPath("/actions/jobs/%d/logs", id), nil, &data)
+		end = &tail{max: max} // each attempt reads the log afresh
+		_, err := c.send(ctx, http.MethodGet, c.repoPath("/actions/jobs/%d/logs", id), nil, end)
 		return err
 	})
 	if err != nil {
 		return "", err
 	}
-	if len(data) > max {
-		data = data[len(data)-max:]
+	return string(end.buf), nil
+}
+
+// tail keeps the last max bytes written to it, so a log of any length is
+// read in bounded memory.
+type tail struct {
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(p) >= t.max {
+		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
+		return n, nil
 	}
-	return string(data), nil
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return n, nil
 }
 
 // CancelRun asks GitHub to cancel workflow run id; ErrRunCompleted when

@@ -130,7 +130,8 @@ func (c *Client) repoPath(format string, args ...any) string {
 }
 
 // do sends one request; in is JSON-encoded when not nil, out decoded when
-// not nil (a *[]byte gets the body as it is).
+// not nil (a *[]byte gets the body as it is, an io.Writer has it copied
+// to it as it comes).
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
 	_, err := c.send(ctx, method, path, in, out)
 	return err
@@ -168,6 +169,12 @@ func (c *Client) send(ctx context.Context, method, path string, in, out any) (ht
 		return nil, timedOut(wrapError(method, path, err))
 	}
 	defer resp.Body.Close()
+	if w, ok := out.(io.Writer); ok { // streamed: a log of any length
+		if _, err := io.Copy(w, resp.Body); err != nil {
+			return nil, timedOut(fmt.Errorf("%s /%s: read response: %w", method, path, err))
+		}
+		return resp.Header, nil
+	}
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, timedOut(fmt.Errorf("%s /%s: read response: %w", method, path, err))
