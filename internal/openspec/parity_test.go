@@ -157,7 +157,9 @@ func TestParity(t *testing.T) {
 				specs, _ := filepath.Glob(filepath.Join(a, "openspec", "specs", "*", "spec.md"))
 				// bulk validate: every change and spec, document and text
 				calls := [][]string{{"validate", "--all", "--json"}, {"validate", "--all"}, {"validate", "--changes", "--strict", "--json"},
-					{"validate", "--specs", "--no-interactive"}, {"validate", "--specs", "--strict"}}
+					{"validate", "--specs", "--no-interactive"}, {"validate", "--specs", "--strict"},
+					// status --all: every change's status, document and text
+					{"status", "--all", "--json"}, {"status", "--all"}}
 				for _, sp := range specs {
 					id := filepath.Base(filepath.Dir(sp))
 					calls = append(calls, []string{"show", id, "--type", "spec", "--json"}, []string{"show", id, "--json", "--no-scenarios"},

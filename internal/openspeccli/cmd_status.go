@@ -32,11 +32,13 @@ blocked, [~] skipped, and the Next: command) or with --json its document
 isComplete, applyRequires, nextSteps, actionContext, artifacts[].status,
 root); its refusals ("Invalid change name", not found with the available
 changes) exit 1. With no OpenSpec root here or above, the directory is
-OpenSpec's implicit root. No change, --all and --schema run the real
-OpenSpec CLI.`,
+OpenSpec's implicit root. "status --all" likewise, for every active
+change in OpenSpec's order ({changes, root} with --json; a change that
+cannot be read carries its diagnostic in place, and the command exits 1).
+No change and --schema run the real OpenSpec CLI.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "change", Usage: "OpenSpec's form: its status document and text for change `NAME`"},
-			&cli.BoolFlag{Name: "all", Usage: "OpenSpec's status of every active change (runs the real OpenSpec CLI)"},
+			&cli.BoolFlag{Name: "all", Usage: "OpenSpec's status of every active change"},
 			&cli.StringFlag{Name: "schema", Usage: "OpenSpec's schema override `NAME` (runs the real OpenSpec CLI)"},
 		},
 		Action: runStatus,
@@ -48,7 +50,7 @@ func runStatus(c *cli.Context) error {
 		if c.NArg() > 0 {
 			return errStatusBoth
 		}
-		if c.Bool("all") || c.IsSet("schema") || !c.IsSet("change") {
+		if c.IsSet("schema") || !c.IsSet("change") && !c.Bool("all") || c.IsSet("change") && c.Bool("all") {
 			return passThrough(c, invocation(c))
 		}
 		r, err := openOSRoot(c, true)
@@ -60,6 +62,9 @@ func runStatus(c *cli.Context) error {
 		}
 		if err := warnConfig(c, r); err != nil {
 			return err
+		}
+		if c.Bool("all") {
+			return runOSStatusAll(c, r)
 		}
 		return runOSStatus(c, r, c.String("change"))
 	}

@@ -112,7 +112,7 @@ type osStatusDoc struct {
 		Constraints                   []string `json:"constraints"`
 	} `json:"actionContext"`
 	Artifacts []osArtifact `json:"artifacts"`
-	Root      listRoot     `json:"root"`
+	Root      *listRoot    `json:"root,omitempty"` // nil in status --all's entries
 	next      string       // the text's "Next:" command
 }
 
@@ -162,7 +162,7 @@ func osStatusOf(r spec.Root, name string) (*osStatusDoc, error) {
 		return nil, &specwrite.Blocked{Code: "change_error", Message: err.Error()}
 	}
 	root := rootOf(r)
-	d := &osStatusDoc{ChangeName: name, SchemaName: st.Schema, Root: root, PlanningHome: planningHomeOf(root)}
+	d := &osStatusDoc{ChangeName: name, SchemaName: st.Schema, Root: &root, PlanningHome: planningHomeOf(root)}
 	d.ChangeRoot = filepath.Join(d.PlanningHome.ChangesDir, name)
 
 	decl := map[string]int{}
@@ -276,3 +276,75 @@ func writeOSStatus(w io.Writer, d *osStatusDoc) error {
 
 // osStatusUsage is status's refusal of --change with a CHANGE argument.
 var errStatusBoth = exitcode.New(exitcode.Usage, "status: give the change either as CHANGE (jj-openspec's report) or as --change NAME (OpenSpec's), not both")
+
+// runOSStatusAll is `status --all` as OpenSpec 1.13.2 answers it: every
+// active change's status in OpenSpec's order (localeCompare), a namespace
+// folder carrying its diagnostic in place; {changes, root} with --json,
+// else each change's text, blank lines between, "✗ NAME: MESSAGE" for one
+// that failed. Exit 1 when any failed. A change whose status cannot be
+// read otherwise (its metadata, its schema) runs the real CLI, whose
+// diagnostic is its schema library's.
+func runOSStatusAll(c *cli.Context, r spec.Root) error {
+	names, err := availableChanges(r)
+	if err != nil {
+		return classify(err)
+	}
+	root := rootOf(r)
+	// What OpenSpec's spinner leaves on a stderr that is not a terminal,
+	// once nothing can pass the command to the real CLI any more.
+	spinner := func() {
+		if !cliapp.JSON(c) {
+			fmt.Fprintln(cliapp.Stderr(c), "- Loading change status...")
+		}
+	}
+	if len(names) == 0 {
+		spinner()
+		if cliapp.JSON(c) {
+			return writeOSJSON(c, ordered{{"changes", []any{}}, {"message", "No active changes."}, {"root", root}})
+		}
+		_, err := fmt.Fprintln(c.App.Writer, "No active changes. Create one with: openspec new change <name>")
+		return err
+	}
+	spec.SortLocale(names, func(n string) string { return n })
+	entries := []any{}
+	failed := false
+	var text strings.Builder
+	for i, name := range names {
+		if i > 0 {
+			text.WriteString("\n")
+		}
+		if nested := r.NestedChanges(name); nested != nil {
+			failed = true
+			msg := spec.DescribeNested(name, nested)
+			entries = append(entries, ordered{{"changeName", name}, {"status", []osStatus{{Severity: "error", Code: "change_error", Message: msg}}}})
+			fmt.Fprintf(&text, "✗ %s: %s\n", name, msg)
+			continue
+		}
+		doc, err := osStatusOf(r, name)
+		var b *specwrite.Blocked
+		switch {
+		case errors.As(err, &b):
+			return passThrough(c, invocation(c))
+		case err != nil:
+			return classify(err) // a link out of the repository: exit 6, naming it
+		}
+		doc.Root = nil
+		entries = append(entries, doc)
+		if err := writeOSStatus(&text, doc); err != nil {
+			return err
+		}
+	}
+	spinner()
+	if cliapp.JSON(c) {
+		err = writeOSJSON(c, ordered{{"changes", entries}, {"root", root}})
+	} else {
+		_, err = io.WriteString(c.App.Writer, text.String())
+	}
+	if err != nil {
+		return err
+	}
+	if failed {
+		return cliapp.Silent(exitcode.Failure)
+	}
+	return nil
+}
