@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/specstack/specstack/spec/internal/jstext"
@@ -179,6 +180,23 @@ const (
 		"capability is created, so it cannot replace this one."
 	maxRequirementText = 500 // MAX_REQUIREMENT_TEXT_LENGTH
 )
+
+// ValidateSpec validates spec id (openspec/specs/ID/spec.md) as OpenSpec
+// 1.13.2's validateSpec does (ValidateSpecContent); with strict a WARNING
+// fails it too. The file is read through ReadFile: a link out of the
+// repository is ErrOutside, a spec.md that is not a regular file an error.
+func (r Root) ValidateSpec(id string, strict bool) (Report, error) {
+	raw, err := r.ReadFile(filepath.Join(r.SpecsDir(), filepath.FromSlash(id), "spec.md"))
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Change: id, Issues: ValidateSpecContent(id, string(raw))}
+	rep.Valid = !HasErrors(rep.Issues, strict)
+	if rep.Issues == nil {
+		rep.Issues = []Issue{}
+	}
+	return rep, nil
+}
 
 // minPurposeLength is OpenSpec's MIN_PURPOSE_LENGTH.
 const minPurposeLength = 50

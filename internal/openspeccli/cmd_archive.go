@@ -122,7 +122,7 @@ func runArchive(c *cli.Context) error {
 	}
 	// OpenSpec's root; with none, the directory is its implicit root.
 	r, err := openOSRoot(c, true)
-	if errors.Is(err, errStore) {
+	if errors.Is(err, errRealCLI) {
 		return passThrough(c, invocation(c))
 	}
 	if err != nil {

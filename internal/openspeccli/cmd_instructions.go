@@ -147,10 +147,7 @@ func instructionsJSON(r spec.Root, artifact, change string) (any, error) {
 // existing change that is not nested, no user schema of that name;
 // errNotNative otherwise.
 func builtinSchemaDir(r spec.Root, change string) (string, error) {
-	if _, _, declared := r.StoreDeclared(); declared {
-		return "", errNotNative
-	}
-	if lookupChange(r, change) != nil || r.NestedChanges(change) != nil || userSchema(spec.SpecDriven.Name) {
+	if !plainChange(r, change) || userSchema(spec.SpecDriven.Name) {
 		return "", errNotNative
 	}
 	dir, err := openspec.SchemaDir(spec.SpecDriven.Name, openspecVersion)
@@ -158,6 +155,14 @@ func builtinSchemaDir(r spec.Root, change string) (string, error) {
 		return "", errNotNative
 	}
 	return dir, nil
+}
+
+// plainChange reports whether change is one the instructions verbs read
+// natively: an existing change, not a namespace folder, in a root that
+// declares no store.
+func plainChange(r spec.Root, change string) bool {
+	_, _, store := r.StoreDeclared()
+	return !store && lookupChange(r, change) == nil && r.NestedChanges(change) == nil
 }
 
 // userSchema reports whether the user's OpenSpec data directory holds a

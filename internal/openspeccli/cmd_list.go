@@ -67,7 +67,7 @@ func runList(c *cli.Context) error {
 		implicit = serr == nil
 	}
 	r, err := openOSRoot(c, implicit)
-	if errors.Is(err, errStore) {
+	if errors.Is(err, errRealCLI) {
 		return passThrough(c, invocation(c))
 	}
 	if errors.Is(err, spec.ErrNoRoot) {

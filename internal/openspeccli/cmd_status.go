@@ -54,7 +54,7 @@ func runStatus(c *cli.Context) error {
 			return passThrough(c, invocation(c))
 		}
 		r, err := openOSRoot(c, true)
-		if errors.Is(err, errStore) {
+		if errors.Is(err, errRealCLI) {
 			return passThrough(c, invocation(c))
 		}
 		if err != nil {

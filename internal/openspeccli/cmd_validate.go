@@ -117,7 +117,7 @@ func runValidate(c *cli.Context) error {
 	}
 	name := args[0]
 	r, err := openOSRoot(c, true)
-	if errors.Is(err, errStore) {
+	if errors.Is(err, errRealCLI) {
 		return passThrough(c, invocation(c))
 	}
 	if err != nil {

@@ -150,7 +150,7 @@ func archiveInstructionsJSON(r spec.Root, change string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, _, declared := r.StoreDeclared(); declared || change == "archive" || lookupChange(r, change) != nil || r.NestedChanges(change) != nil {
+	if change == "archive" || !plainChange(r, change) {
 		return nil, errNotNative
 	}
 	if fi, err := os.Lstat(r.ChangeDir(change)); err != nil || !fi.IsDir() {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -42,21 +41,16 @@ func changeReport(r spec.Root, name string, strict bool) (spec.Report, error) {
 // repository: the real CLI reports how reading it failed.
 var errSpecUnread = errors.New("spec.md cannot be read natively")
 
-// specReport validates spec id (openspec/specs/ID/spec.md) as OpenSpec
-// 1.13.2's validateSpec does. A spec.md linked out of the repository is
-// refused (exit 6); one that cannot be read otherwise is errSpecUnread.
+// specReport is spec.Root.ValidateSpec, a spec.md linked out of the
+// repository refused (exit 6) and one that cannot be read otherwise
+// errSpecUnread.
 func specReport(r spec.Root, id string, strict bool) (spec.Report, error) {
-	raw, err := r.ReadFile(filepath.Join(r.SpecsDir(), filepath.FromSlash(id), "spec.md"))
+	rep, err := r.ValidateSpec(id, strict)
 	if errors.Is(err, spec.ErrOutside) {
-		return spec.Report{}, classify(err)
+		return rep, classify(err)
 	}
 	if err != nil {
-		return spec.Report{}, errSpecUnread
-	}
-	rep := spec.Report{Change: id, Issues: spec.ValidateSpecContent(id, string(raw))}
-	rep.Valid = !spec.HasErrors(rep.Issues, strict)
-	if rep.Issues == nil {
-		rep.Issues = []spec.Issue{}
+		return rep, errSpecUnread
 	}
 	return rep, nil
 }
@@ -93,7 +87,7 @@ func validateSpec(c *cli.Context, r spec.Root, id string) error {
 // real CLI.
 func validateBulk(c *cli.Context) error {
 	r, err := openOSRoot(c, true)
-	if errors.Is(err, errStore) || err == nil && r.Implicit {
+	if errors.Is(err, errRealCLI) || err == nil && r.Implicit {
 		return passThrough(c, invocation(c))
 	}
 	if err != nil {

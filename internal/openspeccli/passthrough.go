@@ -13,7 +13,8 @@ import (
 )
 
 // openspecVerbs are the verbs of the OpenSpec CLI 1.13.2 jj-openspec does
-// not implement (show is native for its text form only, showCommand): each runs the real CLI (passThrough). OpenSpec's `new`,
+// not implement (show and instructions are partly native: showCommand,
+// instructionsCommand): each runs the real CLI (passThrough). OpenSpec's `new`,
 // `doctor` and `completion` are not here: jj-openspec's own verbs of those
 // names win, and `jj-openspec cli -- new change NAME` (doctor, completion)
 // reaches OpenSpec's.

@@ -50,7 +50,7 @@ func openOSRoot(c *cli.Context, implicit bool) (spec.Root, error) {
 	}
 	r, err := spec.FindOpenSpecRoot(dir)
 	if errors.Is(err, spec.ErrNoRoot) && machineStores() {
-		return spec.Root{}, errStore
+		return spec.Root{}, errRealCLI
 	}
 	if errors.Is(err, spec.ErrNoRoot) && implicit {
 		abs, aerr := filepath.Abs(dir)
@@ -94,25 +94,25 @@ func machineStores() bool {
 	return err == nil && fi.Size() > 0
 }
 
-// errStore is a root only the real CLI reads exactly: its config declares
-// an OpenSpec store and it holds no planning files (the store is the
-// root, which only the real CLI resolves, through its registry), or, with
-// the real CLI installed, its config.yaml is YAML specstack's reader
-// cannot read (OpenSpec's may, or fails in words of its own). The verb
-// runs the real CLI.
-var errStore = errors.New("the root declares an OpenSpec store")
+// errRealCLI is a root only the real CLI reads exactly, so the OpenSpec
+// verb runs it: its config declares an OpenSpec store and it holds no
+// planning files (the store is the root, which only the real CLI
+// resolves, through its registry), or, with the real CLI installed, its
+// config.yaml is YAML specstack's reader cannot read (OpenSpec's may, or
+// fails in words of its own).
+var errRealCLI = errors.New("only the real OpenSpec CLI reads this root")
 
 // declaredStore answers a store: declaration in r's config as OpenSpec
 // 1.13.2 does: beside specs/ or changes/ it is ignored with OpenSpec's
 // warning on stderr; in a config-only openspec/ it names the root,
-// errStore. A config.yaml specstack cannot read is errStore too when the
+// errRealCLI. A config.yaml specstack cannot read is errRealCLI too when the
 // real CLI is installed and the invocation is OpenSpec's (archive's
 // --dry-run and --no-drift-check are jj-openspec's own); otherwise the
 // verb goes on, warning in its own words.
 func declaredStore(c *cli.Context, r spec.Root) error {
 	if r.ConfigUnparsed() && !c.Bool("dry-run") && !c.Bool("no-drift-check") {
 		if _, err := openspec.Path(); err == nil {
-			return errStore
+			return errRealCLI
 		}
 	}
 	store, file, ok := r.StoreDeclared()
@@ -120,7 +120,7 @@ func declaredStore(c *cli.Context, r spec.Root) error {
 	case !ok:
 		return nil
 	case !r.PlanningShape():
-		return errStore
+		return errRealCLI
 	case store != "":
 		fmt.Fprintf(cliapp.Stderr(c), "Warning: %s declares store '%s', but this directory is a real OpenSpec root; the declaration is ignored.\n", file, store)
 	}
