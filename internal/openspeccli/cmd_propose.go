@@ -20,7 +20,7 @@ import (
 func authorCommands() []*cli.Command {
 	usage := map[string]string{
 		"propose": "a worker drafts a new change's artifacts in a workspace on trunk(), surfaced on change/<slug>",
-		"new":     "like propose: a worker creates a new change's artifacts, surfaced on change/<slug>",
+		"new":     "like propose: a worker creates a new change's artifacts, surfaced on change/<slug> (`new change NAME` is OpenSpec's)",
 		"ff":      "a worker completes a change's missing artifacts in a workspace on trunk(), surfaced on change/<slug>",
 	}
 	var cmds []*cli.Command
@@ -64,9 +64,40 @@ workspace kept; run again to retry).`,
 			Action: runAuthor,
 		})
 	}
+	newCmd := cmds[1]
+	newCmd.Description += `
+
+"new change NAME [FLAGS]" is OpenSpec's new change, the form its skills run:
+the real OpenSpec CLI scaffolds openspec/changes/NAME/ (.openspec.yaml,
+README.md with --description), its output and exit code passed on.`
+	openSpecNewChange(newCmd)
 	// relay's first leg is exactly propose: it is listed with the
 	// authoring verbs.
 	return append(cmds, relayCommand())
+}
+
+// openSpecNewChange makes `new change NAME [FLAGS]`, the form OpenSpec's
+// skills run before writing any artifact, OpenSpec's own `new change`:
+// the whole invocation runs the real CLI (passThrough), which scaffolds
+// the change folder and its .openspec.yaml. Any other `new CHANGE` is
+// jj-openspec's authoring verb; `propose change` authors a change that is
+// named "change".
+func openSpecNewChange(cmd *cli.Command) {
+	act := cmd.Action
+	cmd.Action = func(c *cli.Context) error {
+		if args := invocation(c)[1:]; len(args) > 0 && args[0] == "change" {
+			return passThrough(c, invocation(c))
+		}
+		return act(c)
+	}
+	// A flag jj-openspec's new does not define, before the word change
+	// (`new --store ID change NAME`): OpenSpec's too.
+	cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
+		if strings.Contains(err.Error(), "flag provided but not defined") && slices.Contains(invocation(c)[1:], "change") {
+			return passThrough(c, invocation(c))
+		}
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
 }
 
 func runAuthor(c *cli.Context) error {

@@ -14,10 +14,10 @@ import (
 
 // openspecVerbs are the verbs of the OpenSpec CLI 1.13.2 jj-openspec does
 // not implement (show and instructions are partly native: showCommand,
-// instructionsCommand): each runs the real CLI (passThrough). OpenSpec's `new`,
+// instructionsCommand): each runs the real CLI (passThrough). OpenSpec's
 // `doctor` and `completion` are not here: jj-openspec's own verbs of those
-// names win, and `jj-openspec cli -- new change NAME` (doctor, completion)
-// reaches OpenSpec's.
+// names win, and `jj-openspec cli -- doctor` (completion) reaches
+// OpenSpec's. `new change NAME` is OpenSpec's (openSpecNewChange).
 var openspecVerbs = []string{"view", "update", "change", "spec", "config", "schema", "schemas", "store", "context", "workset", "templates", "feedback"}
 
 // passThroughCommands are openspecVerbs as commands that hand their whole

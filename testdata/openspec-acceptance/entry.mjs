@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const NATIVE = new Set(['list', 'status', 'validate', 'archive', 'show', 'init', 'instructions']);
+const NATIVE = new Set(['list', 'status', 'validate', 'archive', 'show', 'init', 'instructions', 'new']);
 
 export async function runCli(argv = process.argv) {
   const args = argv.slice(2);
