@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/specstack/specstack/internal/confine"
 	"github.com/specstack/specstack/internal/xec"
 )
 
@@ -47,7 +48,7 @@ type AddWorkspaceOptions struct {
 }
 
 var gitNeedsNoColocate = sync.OnceValue(func() bool {
-	out, err := xec.Output(context.Background(), xec.Cmd{Name: "git", Args: []string{"--version"}})
+	out, err := xec.Output(context.Background(), xec.Cmd{Name: "git", Args: []string{"--version"}, Timeout: CallTimeout})
 	if err != nil {
 		return true
 	}
@@ -148,8 +149,8 @@ func (p *Pool) Release(ctx context.Context, w *Workspace) error {
 	if err := p.Repo.WorkspaceForget(ctx, w.Name); err != nil && !errors.Is(err, ErrNoWorkspace) {
 		return fmt.Errorf("release %s: %w", w.Name, err)
 	}
-	if err := os.RemoveAll(w.Path); err != nil {
-		return fmt.Errorf("release %s: remove %s: %w", w.Name, w.Path, err)
+	if err := confine.RemoveUnder(p.Dir, w.Path); err != nil {
+		return fmt.Errorf("release %s: %w", w.Name, err)
 	}
 	return nil
 }

@@ -152,6 +152,8 @@ func (e *NotRegularError) Error() string {
 
 func kind(m fs.FileMode) string {
 	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	case m.IsDir():
 		return "a directory"
 	case m&fs.ModeNamedPipe != 0:
@@ -162,4 +164,40 @@ func kind(m fs.FileMode) string {
 		return "a device"
 	}
 	return "a special file"
+}
+
+// RemoveUnder removes path and everything in it, only when it is strictly
+// inside dir: a path that is dir itself, climbs out of it ("..", a
+// sibling sharing its prefix), or reaches it through a symbolic link on
+// the way is refused, naming both, and nothing is removed. For folders a
+// ledger or record names (a workspace), which a damaged or hostile record
+// could point anywhere. A path that does not exist is no error.
+func RemoveUnder(dir, path string) error {
+	dir, p := filepath.Clean(dir), filepath.Clean(path)
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("%s is not inside %s: not removed (remove it yourself if it is yours)", path, dir)
+	}
+	// Every folder between dir and p must be a folder, not a link that
+	// could lead elsewhere (p itself may be a link: RemoveAll removes the
+	// link, not what it points to).
+	parts := strings.Split(rel, string(filepath.Separator))
+	cur := dir
+	for _, part := range parts[:len(parts)-1] {
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s: %s on the way is %s, not a folder: not removed", path, cur, kind(fi.Mode()))
+		}
+	}
+	if err := os.RemoveAll(p); err != nil {
+		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	return nil
 }

@@ -105,3 +105,58 @@ func TestRegularFileRefusesADirectory(t *testing.T) {
 		t.Errorf("error %q, want %q", err, want)
 	}
 }
+
+func TestRemoveUnder(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "ws")
+	mkdir := func(p string) string {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(p, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "sub", "f"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	victim := mkdir(filepath.Join(base, "victim"))
+	sibling := mkdir(dir + "-sibling") // shares dir's prefix
+	task := mkdir(filepath.Join(dir, "task-1"))
+	deep := mkdir(filepath.Join(dir, "a", "b"))
+	if err := os.Symlink(base, filepath.Join(dir, "up")); err != nil {
+		t.Fatal(err)
+	}
+	refused := []string{
+		filepath.Join(dir, "..", "victim"),
+		sibling,
+		dir,
+		dir + "/",
+		filepath.Join(dir, "up", "victim"), // through a link on the way
+		"relative/path",
+	}
+	for _, p := range refused {
+		err := RemoveUnder(dir, p)
+		if err == nil || !strings.Contains(err.Error(), "not removed") {
+			t.Errorf("RemoveUnder(%s): %v, want a refusal saying not removed", p, err)
+		}
+	}
+	for _, p := range []string{victim, sibling, dir} {
+		if _, err := os.Stat(filepath.Join(p)); err != nil {
+			t.Errorf("%s: %v: a refused removal removed it", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(victim, "sub", "f")); err != nil {
+		t.Errorf("the victim's file: %v", err)
+	}
+	for _, p := range []string{task, deep, filepath.Join(dir, "up"), filepath.Join(dir, "gone")} {
+		if err := RemoveUnder(dir, p); err != nil {
+			t.Errorf("RemoveUnder(%s): %v", p, err)
+		}
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is still there (%v)", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(base, "victim", "sub", "f")); err != nil {
+		t.Errorf("removing the link up removed what it points to: %v", err)
+	}
+}

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/specstack/specstack/gitx"
+	"github.com/specstack/specstack/internal/confine"
 )
 
 // GitBackend is the part of a Backend on git worktrees that gh-specstack
@@ -118,11 +118,8 @@ func (b *GitBackend) remove(ctx context.Context, ws Workspace) error {
 		}
 	}
 	if fileExists(ws.Path) {
-		if !strings.HasPrefix(ws.Path, b.Dir+string(filepath.Separator)) {
-			return fmt.Errorf("worktree directory %s is outside %s: remove it yourself", ws.Path, b.Dir)
-		}
-		if err := os.RemoveAll(ws.Path); err != nil {
-			return fmt.Errorf("remove worktree directory: %w", err)
+		if err := confine.RemoveUnder(b.Dir, ws.Path); err != nil {
+			return fmt.Errorf("worktree directory: %w", err)
 		}
 	}
 	if err := b.Repo.WorktreePrune(ctx); err != nil {

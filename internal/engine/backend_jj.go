@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/specstack/specstack/internal/confine"
 	"github.com/specstack/specstack/jjx"
 )
 
@@ -191,11 +191,8 @@ func (b *JJBackend) remove(ctx context.Context, ws Workspace, known map[string]b
 		delete(known, ws.Name)
 	}
 	if fileExists(ws.Path) {
-		if !strings.HasPrefix(ws.Path, b.Pool.Dir+string(filepath.Separator)) {
-			return fmt.Errorf("workspace directory %s is outside %s: remove it yourself", ws.Path, b.Pool.Dir)
-		}
-		if err := os.RemoveAll(ws.Path); err != nil {
-			return fmt.Errorf("remove workspace directory: %w", err)
+		if err := confine.RemoveUnder(b.Pool.Dir, ws.Path); err != nil {
+			return fmt.Errorf("workspace directory: %w", err)
 		}
 	}
 	return nil
@@ -472,7 +469,7 @@ func (b *JJBackend) ReleaseAll(ctx context.Context, wss []Workspace) error {
 		}
 	}
 	for _, n := range names {
-		os.RemoveAll(b.Path(n))
+		confine.RemoveUnder(b.Pool.Dir, b.Path(n)) // the names are the pool's own
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/specstack/specstack/internal/confine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/plural"
 )
@@ -216,17 +217,22 @@ func (r *Runner) Abort(ctx context.Context, yes bool) error {
 	if err := u.RestoreOp(ctx, r.Doc.Header.StartOp); err != nil {
 		return fmt.Errorf("restore operation %s: %w", short(r.Doc.Header.StartOp), err)
 	}
+	// Only folders inside the pool's: a ledger naming any other folder
+	// (damaged, or edited) is not obeyed; the folder is named, kept.
 	dir := filepath.Dir(r.Backend.Path("task"))
-	for _, t := range st.Tasks {
-		if t.Path != "" && strings.HasPrefix(t.Path, dir) {
-			os.RemoveAll(t.Path)
+	var kept []error
+	for _, n := range slices.Sorted(maps.Keys(st.Tasks)) {
+		if p := st.Tasks[n].Path; p != "" {
+			if err := confine.RemoveUnder(dir, p); err != nil {
+				kept = append(kept, fmt.Errorf("task %d's workspace: %w", n, err))
+			}
 		}
 	}
 	r.removeWorkspacesDir()
 	if err := r.record(Event{Payload: Aborted{Op: r.Doc.Header.StartOp}}); err != nil {
 		return err
 	}
-	return live
+	return errors.Join(append([]error{live}, kept...)...)
 }
 
 // cancelRemote cancels, for abort, the runs an executor still works on

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/specstack/specstack/internal/confine"
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/workflow/apply"
@@ -431,12 +432,8 @@ func (r *PipelineRun) workspacesDir(root string) string {
 // record names, only when it is inside wsDir (as the engine removes
 // only its pool's folders): a record naming any other folder is refused.
 func removeWorkspaceDir(wsDir, path string) error {
-	rel, err := filepath.Rel(wsDir, path)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return fmt.Errorf("workspace folder %s is outside the workspaces folder %s: not removed; remove it yourself", path, wsDir)
-	}
-	if err := os.RemoveAll(path); err != nil {
-		return fmt.Errorf("remove %s: %w", path, err)
+	if err := confine.RemoveUnder(wsDir, path); err != nil {
+		return fmt.Errorf("workspace folder: %w", err)
 	}
 	return nil
 }
