@@ -15,6 +15,8 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/specstack/specstack/internal/agent"
+	"github.com/specstack/specstack/internal/confine"
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // FileName is the per-repository configuration file.
@@ -70,6 +72,25 @@ func XDGDir(env, fallback string) (string, error) {
 	return filepath.Join(home, filepath.FromSlash(fallback)), nil
 }
 
+// readFile reads a configuration file: a regular file only (a FIFO would
+// block, a directory is a mistake); the repository's own (inRepo) only
+// through links that stay inside root, since a repository can be anyone's
+// and its file names the commands that run.
+func readFile(root, p string, inRepo bool) ([]byte, error) {
+	if inRepo {
+		real, err := confine.Path(root, FileName)
+		if err != nil {
+			return nil, fmt.Errorf("%w (a repository's %s is read only from inside it)", err, FileName)
+		}
+		p = real
+	}
+	b, err := regfile.Read(p)
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return nil, fmt.Errorf("%w (want a TOML file)", err)
+	}
+	return b, err
+}
+
 // Load reads the user file and then root/specstack.toml (root may be "").
 // Missing files are skipped; a malformed one is an error naming it.
 func Load(root string) (*Config, error) {
@@ -78,14 +99,18 @@ func Load(root string) (*Config, error) {
 	if root != "" {
 		paths = append(paths, filepath.Join(root, FileName))
 	}
-	for _, p := range paths {
+	for i, p := range paths {
 		if p == "" {
 			continue
 		}
-		md, err := toml.DecodeFile(p, cfg)
+		b, err := readFile(root, p, i == 1)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
+		if err != nil {
+			return nil, fmt.Errorf("config %s: %w", p, err)
+		}
+		md, err := toml.Decode(string(b), cfg)
 		if err != nil {
 			return nil, fmt.Errorf("config %s: %w (fix or remove the file)", p, err)
 		}

@@ -6,7 +6,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestLoadLayers(t *testing.T) {
@@ -130,5 +132,56 @@ func TestWorkspacesDir(t *testing.T) {
 	os.WriteFile(filepath.Join(root, FileName), []byte("[kaisen]\nworkspaces-dir = \"ws\"\n"), 0o644)
 	if _, err := Load(root); err == nil || !strings.Contains(err.Error(), "workspaces-dir = \"ws\": must be an absolute path") {
 		t.Errorf("relative workspaces-dir: %v", err)
+	}
+}
+
+// A repository's specstack.toml names the commands that run: it is read
+// only from inside the repository, and only when it is a regular file (a
+// FIFO would block the command for ever).
+func TestLoadRefusesOddFiles(t *testing.T) {
+	xdg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	outside := filepath.Join(t.TempDir(), "evil.toml")
+	os.WriteFile(outside, []byte("[worker]\ncommand = \"sh /tmp/evil.sh\"\n"), 0o644)
+
+	link := t.TempDir()
+	os.Symlink(outside, filepath.Join(link, FileName))
+	fifo := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(fifo, FileName), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, FileName), 0o755)
+	for _, tc := range []struct{ root, want string }{
+		{link, "outside the repository"},
+		{fifo, "a named pipe (FIFO), not a regular file"},
+		{dir, "a directory, not a regular file"},
+	} {
+		done := make(chan error, 1)
+		go func() { _, err := Load(tc.root); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), FileName) {
+				t.Errorf("Load(%s): %v, want an error naming %s: %s", tc.root, err, FileName, tc.want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Load(%s) still blocked after 10s: it opened the FIFO", tc.root)
+		}
+	}
+
+	// a link that stays inside the repository is followed; the user's own
+	// file may be a link anywhere (dotfiles)
+	inside := t.TempDir()
+	os.MkdirAll(filepath.Join(inside, "conf"), 0o755)
+	os.WriteFile(filepath.Join(inside, "conf", "x.toml"), []byte("[kaisen]\nmax-parallel = 2\n"), 0o644)
+	os.Symlink("conf/x.toml", filepath.Join(inside, FileName))
+	os.MkdirAll(filepath.Join(xdg, "specstack"), 0o755)
+	os.Symlink(outside, filepath.Join(xdg, "specstack", "config.toml"))
+	cfg, err := Load(inside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Kaisen.MaxParallel != 2 || cfg.Worker.Command != "sh /tmp/evil.sh" {
+		t.Errorf("config %+v: want max-parallel 2 from the repository, the command from the user's file", cfg)
 	}
 }
