@@ -80,6 +80,9 @@ func (r Root) Instructions(change, artifact, builtinDir string) (ArtifactInstruc
 // folder, or a schema that cannot be read.
 func (r Root) builtinSchema(change, builtinDir string, notRead func(string) error) (ChangeStatus, Schema, error) {
 	if fi, err := os.Lstat(r.ChangeDir(change)); err != nil || !fi.IsDir() {
+		if err := r.ChangeLinkedOut(change); err != nil {
+			return ChangeStatus{}, Schema{}, err
+		}
 		return ChangeStatus{}, Schema{}, notRead("no change folder (or a link to one)")
 	}
 	st, err := r.Status(change)

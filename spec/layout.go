@@ -138,6 +138,21 @@ func (r Root) ChangeNames() ([]string, error) {
 	return names, nil
 }
 
+// ChangeLinkedOut is the *LinkError (wrapping ErrOutside) for a change
+// folder that is a symbolic link leading out of the repository, nil for
+// any other: a verb that would hand such a change to a reader that
+// follows links (the real OpenSpec CLI) refuses it instead.
+func (r Root) ChangeLinkedOut(change string) error {
+	fi, err := os.Lstat(r.ChangeDir(change))
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	if _, err := r.Resolve(r.ChangeDir(change)); errors.Is(err, ErrOutside) {
+		return err
+	}
+	return nil
+}
+
 // CheckChange returns an error wrapping ErrChangeNotFound, naming the
 // available changes, unless name is an existing change directory.
 func (r Root) CheckChange(name string) error {

@@ -45,12 +45,25 @@ func runInstructions(c *cli.Context) error {
 		return cli.ShowCommandHelp(c.Lineage()[1], c.Command.Name)
 	}
 	pass := func() error { return passThrough(c, append([]string{"instructions"}, args...)) }
-	artifact, change, ok := instructionsArgs(args)
-	if !ok {
-		return pass()
-	}
 	r, err := openRoot(c)
 	if err != nil || r.Implicit {
+		return pass()
+	}
+	// A change folder linked out of the repository: the real CLI would
+	// read through it, in any form. Exit 6, naming it.
+	for i, a := range args {
+		name, ok := strings.CutPrefix(a, "--change=")
+		if a == "--change" && i+1 < len(args) {
+			name, ok = args[i+1], true
+		}
+		if ok && name != "" {
+			if err := r.ChangeLinkedOut(name); err != nil {
+				return classify(err)
+			}
+		}
+	}
+	artifact, change, ok := instructionsArgs(args)
+	if !ok {
 		return pass()
 	}
 	var doc any

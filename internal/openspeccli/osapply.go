@@ -154,7 +154,7 @@ func archiveInstructionsJSON(r spec.Root, change string) (any, error) {
 		return nil, errNotNative
 	}
 	if fi, err := os.Lstat(r.ChangeDir(change)); err != nil || !fi.IsDir() {
-		return nil, errNotNative // a linked change folder: the real CLI's to judge
+		return nil, errNotNative // a change folder linked inside: the real CLI's to judge
 	}
 	return append(operationFields(ordered{{"changeName", change}}, context, guidance), field{"root", rootOf(r)}), nil
 }
