@@ -54,7 +54,7 @@ func TestEventCodec(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "run.toml")
-			if err := os.WriteFile(path, []byte("schema = 1\n\n[[event]]\n"+tt.stored+"\n"), 0o644); err != nil {
+			if err := os.WriteFile(path, []byte("schema = 1\n\n[header]\nrun_id = \"r1\"\nstart_op = \"o1\"\n\n[[event]]\n"+tt.stored+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			d, err := ledger.Read[Header, Event](path)
@@ -123,9 +123,9 @@ func FuzzDecodeEvent(f *testing.F) {
 			f.Add(data)
 		}
 	}
-	f.Add([]byte("schema = 1\n[header]\ntasks = [{num = 1}]\nwaves = [[1, 2]]\n[[event]]\nkind = \"collected\"\ntask = 1\n[[event]]\nkind = \"dispatched\"\nrole = \"reviewer\"\n"))
-	f.Add([]byte("[[event]]\nkind = \"apply-pr\"\nexit_code = 3\n[[event]]\nkind = \"nobody-knows\"\n[event.agent]\ncost_usd = nan\n"))
-	f.Add([]byte("[[event]]\nkind = \"provisioned\"\ntask = 7\n[[event]]\n"))
+	f.Add([]byte("schema = 1\n[header]\nrun_id = \"r\"\nstart_op = \"o\"\ntasks = [{num = 1}, {num = 2}]\nwaves = [[1, 2]]\n[[event]]\nkind = \"collected\"\ntask = 1\n[[event]]\nkind = \"dispatched\"\nrole = \"reviewer\"\n"))
+	f.Add([]byte("schema = 1\n[header]\nrun_id = \"r\"\nstart_op = \"o\"\n[[event]]\nkind = \"apply-pr\"\nexit_code = 3\n[[event]]\nkind = \"nobody-knows\"\n[event.agent]\ncost_usd = nan\n"))
+	f.Add([]byte("schema = 1\n[header]\nrun_id = \"r\"\nstart_op = \"o\"\ntasks = [{num = 7}]\nwaves = [[7]]\n[[event]]\nkind = \"provisioned\"\ntask = 7\n[[event]]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := ledger.Decode[Header, Event]("fuzz.toml", data)
 		if err != nil {
@@ -134,6 +134,9 @@ func FuzzDecodeEvent(f *testing.F) {
 		st := Fold(d)
 		_ = st.Finished()
 		if err := BuildLog(d).Text(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if err := BuildCoverage(d, "artifacts").Text(io.Discard); err != nil {
 			t.Fatal(err)
 		}
 		once, err := d.Encode()
@@ -152,6 +155,36 @@ func FuzzDecodeEvent(f *testing.F) {
 			t.Fatalf("encoding is not stable:\n%s\nthen\n%s", once, twice)
 		}
 	})
+}
+
+// A header a reader cannot rely on (a ledger emptied or cut short, waves
+// naming tasks that are not recorded, a task recorded twice) is refused as
+// damaged when it is read: before, status and resume dereferenced the
+// missing tasks, and an empty ledger resumed as a complete run of 0 tasks.
+func TestDecodeDamagedHeader(t *testing.T) {
+	const ok = "schema = 1\n[header]\nrun_id = \"r\"\nstart_op = \"o\"\n"
+	for _, tc := range []struct{ name, data, want string }{
+		{"empty file", "", "schema 0: not a specstack ledger"},
+		{"no schema", "[header]\nrun_id = \"r\"\n", "schema 0: not a specstack ledger"},
+		{"no header", "schema = 1\n", "header: no run_id"},
+		{"no start op", "schema = 1\n[header]\nrun_id = \"r\"\n", "header: no start_op"},
+		{"wave names a task not recorded", ok + "tasks = [{num = 1}, {num = 2}]\nwaves = [[1, 2, 99]]\n", "wave 1 names task 99, which is not recorded"},
+		{"task recorded twice", ok + "tasks = [{num = 1}, {num = 1}]\nwaves = [[1]]\n", "task 1 is recorded twice"},
+		{"task 0", ok + "tasks = [{num = 0}]\nwaves = [[0]]\n", "a task numbered 0"},
+		{"task in two waves", ok + "tasks = [{num = 1}, {num = 2}]\nwaves = [[1], [1, 2]]\n", "task 1 is in wave 1 and wave 2"},
+		{"empty wave", ok + "tasks = [{num = 1}]\nwaves = [[1], []]\n", "wave 2 has no task"},
+		{"unknown dependency", ok + "tasks = [{num = 1, deps = [5]}]\nwaves = [[1]]\n", "task 1 depends on task 5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ledger.Decode[Header, Event]("run.toml", []byte(tc.data))
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "run.toml") || !strings.Contains(err.Error(), "move it aside") {
+				t.Fatalf("Decode: %v, want an error naming run.toml: %s ... move it aside", err, tc.want)
+			}
+		})
+	}
+	if _, err := ledger.Decode[Header, Event]("run.toml", []byte(ok+"tasks = [{num = 1}, {num = 2, deps = [1]}]\nwaves = [[1], [2]]\n")); err != nil {
+		t.Fatalf("a sound header: %v", err)
+	}
 }
 
 // A damaged event is an error naming the file, the event and the line,

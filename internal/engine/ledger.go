@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/specstack/specstack/internal/agent"
@@ -34,6 +36,52 @@ type Header struct {
 	Waves          [][]int  `toml:"waves"`
 	Options        Options  `toml:"options"`
 	Warnings       []string `toml:"warnings,omitempty"`
+}
+
+// Check is ledger.Checker: what every reader relies on holds (a run ID,
+// the operation abort restores, every task numbered once, every task a
+// wave or a dependency names recorded, each in one wave), else the
+// ledger is damaged.
+func (h *Header) Check() error {
+	if h.RunID == "" {
+		return errors.New("no run_id")
+	}
+	if h.StartOp == "" {
+		return errors.New("no start_op (the operation abort restores)")
+	}
+	tasks := map[int]bool{}
+	for _, t := range h.Tasks {
+		if t.Num < 1 {
+			return fmt.Errorf("a task numbered %d (tasks are numbered from 1)", t.Num)
+		}
+		if tasks[t.Num] {
+			return fmt.Errorf("task %d is recorded twice", t.Num)
+		}
+		tasks[t.Num] = true
+	}
+	for _, t := range h.Tasks {
+		for _, d := range t.Deps {
+			if !tasks[d] {
+				return fmt.Errorf("task %d depends on task %d, which is not recorded", t.Num, d)
+			}
+		}
+	}
+	inWave := map[int]int{}
+	for i, nums := range h.Waves {
+		if len(nums) == 0 {
+			return fmt.Errorf("wave %d has no task", i+1)
+		}
+		for _, n := range nums {
+			if !tasks[n] {
+				return fmt.Errorf("wave %d names task %d, which is not recorded", i+1, n)
+			}
+			if w, ok := inWave[n]; ok {
+				return fmt.Errorf("task %d is in wave %d and wave %d", n, w, i+1)
+			}
+			inWave[n] = i + 1
+		}
+	}
+	return nil
 }
 
 // Options are the run's settings, fixed at start so resume behaves the

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 
 func testDoc() *Doc {
 	return ledger.New[Header, Event](Header{
-		RunID: "abcd1234", Plan: "plan.md", BaselineCommit: "base0",
+		RunID: "abcd1234", StartOp: "op0", Plan: "plan.md", BaselineCommit: "base0",
 		Tasks: []Task{{Num: 1, Title: "one", Files: []string{"a"}}, {Num: 2, Title: "two", Files: []string{"b"}}, {Num: 3, Title: "three", Files: []string{"a"}}},
 		Waves: [][]int{{1, 2}, {3}},
 	})
@@ -299,5 +300,32 @@ func TestRecordTogether(t *testing.T) {
 	}
 	if len(d.Events) != n {
 		t.Errorf("%d events in the ledger, want %d", len(d.Events), n)
+	}
+}
+
+// A task workspace's name is one folder name under the workspaces folder
+// whatever the orchestrating workspace is called (jj allows "a/../b",
+// spaces, anything) or the ledger says.
+func TestWorkspaceNameSafe(t *testing.T) {
+	d := testDoc()
+	d.Header.Binary = "jj-kaisen"
+	for ws, want := range map[string]string{
+		"default":         "kaisen-default-abcd1234-task-3",
+		"feature_x.2":     "kaisen-feature_x.2-abcd1234-task-3",
+		"x/../../y z":     "kaisen-x-..-..-y-z-abcd1234-task-3",
+		"sp;$(id)":        "kaisen-sp---id--abcd1234-task-3",
+		"開発":              "kaisen----abcd1234-task-3",
+		"../../etc":       "kaisen-..-..-etc-abcd1234-task-3",
+		"tab\there\n\x00": "kaisen-tab-here---abcd1234-task-3",
+	} {
+		d.Header.Workspace = ws
+		r := &Runner{Doc: d}
+		got := r.WorkspaceName(3)
+		if got != want {
+			t.Errorf("workspace %q: task workspace %q, want %q", ws, got, want)
+		}
+		if filepath.Base(got) != got || strings.ContainsAny(got, "/\\\x00") {
+			t.Errorf("workspace %q: task workspace %q is not one folder name", ws, got)
+		}
 	}
 }

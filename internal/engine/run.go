@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
@@ -267,7 +269,20 @@ func workspacePrefix(d *Doc) string {
 	if prefix == "" {
 		prefix = "run"
 	}
-	return fmt.Sprintf("%s-%s-%s-", prefix, d.Header.Workspace, d.Header.RunID)
+	return fmt.Sprintf("%s-%s-%s-", nameSafe(prefix), nameSafe(d.Header.Workspace), nameSafe(d.Header.RunID))
+}
+
+// nameSafe is s with every character but ASCII letters, digits, '.', '_'
+// and '-' replaced by '-': a jj workspace may be named anything ("a/b",
+// "../x", spaces), and a task workspace's name is a folder's name under
+// the workspaces folder, never a path.
+func nameSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf && (r == '.' || r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return '-'
+	}, s)
 }
 
 func (r *Runner) worker() string   { return pick(r.Worker, r.Doc.Header.Options.Worker) }

@@ -68,6 +68,9 @@ func Decode[H, E any](path string, data []byte) (*Doc[H, E], error) {
 		if err := checkSchema(path, d.Schema); err != nil {
 			return nil, err
 		}
+		if err := checkHeader(&d.Header); err != nil {
+			return nil, damaged(err)
+		}
 		return d, nil
 	}
 	var raw storedDoc[H, toml.Primitive]
@@ -85,12 +88,35 @@ func Decode[H, E any](path string, data []byte) (*Doc[H, E], error) {
 			return nil, damaged(fmt.Errorf("event %d: %w", i+1, err))
 		}
 	}
+	if err := checkHeader(&d.Header); err != nil {
+		return nil, damaged(err)
+	}
 	return d, nil
 }
 
 func checkSchema(path string, schema int) error {
 	if schema > SchemaVersion {
 		return fmt.Errorf("read ledger %s: schema %d: %w (this build reads %d; upgrade specstack)", path, schema, ErrNewerSchema, SchemaVersion)
+	}
+	if schema < 1 {
+		return fmt.Errorf("read ledger %s: schema %d: not a specstack ledger (empty, or cut short; every ledger this build writes says schema = %d); move it aside to start over", path, schema, SchemaVersion)
+	}
+	return nil
+}
+
+// Checker is implemented by a header that can tell whether what was read
+// holds together (the numbers its fields refer to exist, what every run
+// has is there): a ledger whose header fails it is damaged, refused
+// before any reader relies on it.
+type Checker interface {
+	Check() error
+}
+
+func checkHeader(h any) error {
+	if c, ok := h.(Checker); ok {
+		if err := c.Check(); err != nil {
+			return fmt.Errorf("header: %w", err)
+		}
 	}
 	return nil
 }

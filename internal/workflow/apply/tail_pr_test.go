@@ -25,7 +25,7 @@ func TestTailPRNumber(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "run.toml")
-			doc := "schema = 1\n\n[header]\nrun_id = \"r1\"\n\n[[event]]\n" + tt.event
+			doc := "schema = 1\n\n[header]\nrun_id = \"r1\"\nstart_op = \"o1\"\n\n[[event]]\n" + tt.event
 			if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -44,7 +44,7 @@ func TestTailPRNumber(t *testing.T) {
 // What apply records for a pull request is written as pr, not exit_code.
 func TestTailPRRecordedInItsField(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.toml")
-	d := ledger.New[engine.Header, engine.Event](engine.Header{RunID: "r1"})
+	d := ledger.New[engine.Header, engine.Event](engine.Header{RunID: "r1", StartOp: "o1"})
 	if err := d.Append(path, engine.Event{Payload: engine.PROpened{Action: "created", URL: "https://github.com/acme/app/pull/3", Number: 3}}); err != nil {
 		t.Fatal(err)
 	}
