@@ -29,7 +29,7 @@ func Find(ctx context.Context) (string, string, error) {
 	if err != nil {
 		return "", "", fmt.Errorf("%w: install git >= %s", ErrNotFound, MinVersion)
 	}
-	out, err := xec.Output(ctx, xec.Cmd{Name: bin, Args: []string{"--version"}})
+	out, err := xec.Output(ctx, xec.Cmd{Name: bin, Args: []string{"--version"}, Timeout: ReadTimeout})
 	if err != nil {
 		return bin, "", unusable(bin, "", fmt.Errorf("git --version: %w", err))
 	}

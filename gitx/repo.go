@@ -342,9 +342,11 @@ func (r *Repo) RemoteURL(ctx context.Context, name string) (string, error) {
 	return "", fmt.Errorf("remote %q of %s has no URL", name, r.Dir)
 }
 
-// git runs the git CLI in the repository and returns stdout.
+// git runs the git CLI in the repository and returns stdout, under
+// NetworkTimeout: the bound of a process that may talk to a remote
+// (fetch) or write many files (checkout, worktree add).
 func (r *Repo) git(ctx context.Context, args ...string) ([]byte, error) {
-	return xec.Output(ctx, xec.Cmd{Name: r.bin(), Args: args, Dir: r.Dir, Env: r.Env})
+	return r.gitWithin(ctx, NetworkTimeout, args...)
 }
 
 // gitWithin is git bounded by timeout.

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/internal/version"
@@ -114,7 +115,7 @@ func checkVersion(ctx context.Context, bin string) (Version, error) {
 	cache := versionCacheFile(bin)
 	v, ok := cachedVersion(cache)
 	if !ok {
-		out, err := xec.Output(ctx, xec.Cmd{Name: bin, Args: []string{"--version"}})
+		out, err := xec.Output(ctx, xec.Cmd{Name: bin, Args: []string{"--version"}, Timeout: CallTimeout})
 		if err != nil {
 			return Version{}, unusable(bin, "", fmt.Errorf("jj --version: %w", err))
 		}
@@ -145,7 +146,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if root := findWorkspace(dir); root != "" {
 		return &Repo{Root: root, Bin: bin}, nil
 	}
-	out, err := xec.Output(ctx, xec.Cmd{Name: bin, Dir: dir, Args: []string{"--no-pager", "--color=never", "--ignore-working-copy", "workspace", "root"}})
+	out, err := xec.Output(ctx, xec.Cmd{Name: bin, Dir: dir, Args: []string{"--no-pager", "--color=never", "--ignore-working-copy", "workspace", "root"}, Timeout: CallTimeout})
 	if err != nil {
 		return nil, fmt.Errorf("%s is %w (run `jj git init` or pass --repo): %w", dir, ErrNotWorkspace, err)
 	}
@@ -178,6 +179,12 @@ func (r *Repo) At(root string) *Repo {
 	return &Repo{Root: root, Bin: r.Bin, Env: r.Env, Strict: r.Strict, held: r.held}
 }
 
+// CallTimeout bounds every jj process: jj waits for a working-copy or
+// operation lock another process holds without a limit of its own, and a
+// push or fetch talks to a remote. Generous, for a large repository's
+// first snapshot; a caller's context may end it sooner.
+const CallTimeout = 10 * time.Minute
+
 func (r *Repo) globalArgs() []string {
 	return []string{"--no-pager", "--color=never", "-R", r.Root,
 		"--config", "ui.conflict-marker-style=" + MarkerStyle}
@@ -204,7 +211,7 @@ func (r *Repo) run(ctx context.Context, extraEnv []string, args []string) ([]byt
 	}
 	argv := append(r.globalArgs(), args...)
 	env := append(append([]string{}, r.Env...), extraEnv...)
-	c := xec.Cmd{Name: r.Bin, Args: argv, Dir: r.Root, Env: env}
+	c := xec.Cmd{Name: r.Bin, Args: argv, Dir: r.Root, Env: env, Timeout: CallTimeout}
 	var warnings *capped
 	if r.Strict && (len(args) == 0 || args[0] != "--ignore-working-copy") {
 		warnings = &capped{max: xec.MaxStderr}

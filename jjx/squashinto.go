@@ -19,7 +19,7 @@ func (r *Repo) SquashInto(ctx context.Context, o SquashOptions) (conflicted bool
 		defer exclusive.RUnlock()
 	}
 	var stderr bytes.Buffer
-	err = xec.Run(ctx, xec.Cmd{Name: r.Bin, Args: append(r.globalArgs(), args...), Dir: r.Root, Env: r.Env, Stderr: &stderr})
+	err = xec.Run(ctx, xec.Cmd{Name: r.Bin, Args: append(r.globalArgs(), args...), Dir: r.Root, Env: r.Env, Stderr: &stderr, Timeout: CallTimeout})
 	if err != nil {
 		return false, &Error{Op: args, Err: err}
 	}

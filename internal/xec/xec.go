@@ -139,6 +139,9 @@ func Run(ctx context.Context, c Cmd) error {
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		e.Err = fmt.Errorf("%w (%w)", ctxErr, err)
+		if errors.Is(ctxErr, context.DeadlineExceeded) && c.Timeout > 0 {
+			e.Err = fmt.Errorf("no result within %s, killed: %w", c.Timeout, e.Err)
+		}
 	}
 	return e
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/exitcode"
@@ -28,6 +29,9 @@ func DefaultDir() (string, error) {
 // ghMissing says how to get gh: the distribution's package first, else
 // the specstack source tree's `make install` (it installs gh when none
 // is on PATH).
+// ghTimeout bounds each gh process this package runs (it may ask GitHub).
+const ghTimeout = 2 * time.Minute
+
 const ghMissing = "gh is not on PATH: install the GitHub CLI from your distribution " +
 	"(Debian and Ubuntu: `sudo apt install gh`; Fedora: `sudo dnf install gh`; macOS: `brew install gh`; others: https://cli.github.com), " +
 	"or run `make install` in the specstack source tree (it installs gh beside gh-specstack when none is on PATH); then run install-extension again"
@@ -62,7 +66,7 @@ func Install(ctx context.Context, dir string, w io.Writer) error {
 			return fmt.Errorf("link %s to %s: %w", link, exe, err)
 		}
 	}
-	out, err := xec.Output(ctx, xec.Cmd{Name: gh, Args: []string{"extension", "list"}})
+	out, err := xec.Output(ctx, xec.Cmd{Name: gh, Args: []string{"extension", "list"}, Timeout: ghTimeout})
 	if err != nil {
 		return exitcode.Wrap(exitcode.Missing, fmt.Errorf("gh extension list (is gh logged in? run gh auth login or set GH_TOKEN): %w", err))
 	}
@@ -72,7 +76,7 @@ func Install(ctx context.Context, dir string, w io.Writer) error {
 			return nil
 		}
 	}
-	if _, err := xec.Output(ctx, xec.Cmd{Name: gh, Args: []string{"extension", "install", "."}, Dir: dir}); err != nil {
+	if _, err := xec.Output(ctx, xec.Cmd{Name: gh, Args: []string{"extension", "install", "."}, Dir: dir, Timeout: ghTimeout}); err != nil {
 		return fmt.Errorf("gh extension install %s: %w", dir, err)
 	}
 	fmt.Fprintf(w, "installed: gh specstack runs %s (extension directory %s)\n", exe, dir)

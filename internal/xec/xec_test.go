@@ -1,0 +1,28 @@
+package xec
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A process that outlives its Timeout is killed, and the error says so:
+// the bound, and that the deadline (not the program) ended it.
+func TestRunTimeout(t *testing.T) {
+	err := Run(context.Background(), Cmd{Name: "sleep", Args: []string{"30"}, Timeout: 200 * time.Millisecond})
+	if err == nil {
+		t.Fatal("sleep 30 under a 200ms timeout succeeded")
+	}
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no result within 200ms, killed") {
+		t.Errorf("error %q: want it to wrap context.DeadlineExceeded and say no result within 200ms, killed", err)
+	}
+	// a context that is cancelled is not called a timeout
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = Run(ctx, Cmd{Name: "sleep", Args: []string{"30"}, Timeout: time.Minute})
+	if err == nil || strings.Contains(err.Error(), "no result within") || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v, want context.Canceled without a timeout message", err)
+	}
+}
