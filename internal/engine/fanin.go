@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/google/renameio/v2"
 
 	"github.com/specstack/specstack/conflict"
 	"github.com/specstack/specstack/internal/confine"
@@ -447,7 +450,13 @@ func (r *Runner) resolveConflictsOf(ctx context.Context, w int, culprit func(fil
 		if path.Base(f) == "tasks.md" {
 			res := conflict.ResolveFile(parsed, conflict.Strategy{Kind: conflict.Tasks})
 			if len(res.Left) == 0 && res.Changed {
-				if err := os.WriteFile(p, res.Content, 0o644); err != nil {
+				// Replaced whole or not at all (a kill mid-write must not
+				// leave @'s tasks.md cut short), its mode kept.
+				mode := fs.FileMode(0o644)
+				if fi, err := os.Stat(p); err == nil {
+					mode = fi.Mode().Perm()
+				}
+				if err := renameio.WriteFile(p, res.Content, mode); err != nil {
 					return fmt.Errorf("write resolved %s: %w", f, err)
 				}
 				r.logf("task %d: %s conflict reconciled", t.Num, f)
