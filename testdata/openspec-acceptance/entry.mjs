@@ -7,12 +7,15 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const NATIVE = new Set(['list', 'status', 'validate', 'archive', 'show', 'init', 'instructions', 'new']);
+const NATIVE = new Set(['list', 'status', 'validate', 'archive', 'show', 'init', 'instructions']);
 
 export async function runCli(argv = process.argv) {
   const args = argv.slice(2);
   const verb = args.find((a) => !a.startsWith('-'));
-  if (verb !== undefined && NATIVE.has(verb)) {
+  // `new change ...` is OpenSpec's new change in jj-openspec too; any
+  // other `new` (its help included) is jj-openspec's own authoring verb.
+  const newChange = verb === 'new' && args[args.indexOf('new') + 1] === 'change';
+  if (verb !== undefined && (NATIVE.has(verb) || newChange)) {
     const r = spawnSync(process.env.JJ_OPENSPEC, args, { stdio: 'inherit' });
     if (r.error) {
       console.error(`acceptance entry: cannot run ${process.env.JJ_OPENSPEC}: ${r.error.message}`);
