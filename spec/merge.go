@@ -91,7 +91,7 @@ func Merge(id, changeName, delta, target string, exists bool) (*Merged, error) {
 		if rc.removed {
 			extra := ""
 			if rc.removedAs != "" {
-				extra = fmt.Sprintf(" (REMOVED spells it %q)", rc.removedAs)
+				extra = fmt.Sprintf(" (REMOVED spells it \"%s\")", rc.removedAs)
 			}
 			return fail("%s validation failed - requirement present in multiple sections (RENAMED and REMOVED) for header \"### Requirement: %s\"%s", id, r.From, extra)
 		}

@@ -91,7 +91,7 @@ func mainSpecStructureIssues(content string) []structureIssue {
 			continue
 		}
 		if isDeltaHeader(line) {
-			out = append(out, structureIssue{i + 1, fmt.Sprintf("Main spec contains delta header %q. Delta headers are only valid inside openspec/changes/<name>/specs/<capability-path>/spec.md and truncate the parsed ## Requirements section.", trimmed)})
+			out = append(out, structureIssue{i + 1, fmt.Sprintf("Main spec contains delta header \"%s\". Delta headers are only valid inside openspec/changes/<name>/specs/<capability-path>/spec.md and truncate the parsed ## Requirements section.", trimmed)})
 			continue
 		}
 		m, ok := strictRequirementHeader(line)
@@ -99,12 +99,12 @@ func mainSpecStructureIssues(content string) []structureIssue {
 			continue
 		}
 		if reqIdx < 0 || i <= reqIdx || i >= reqEnd {
-			out = append(out, structureIssue{i + 1, fmt.Sprintf("Requirement header %q appears outside the main ## Requirements section. Main specs only parse requirements inside that section, so this requirement is currently invisible to validate, list, and archive.", trimmed)})
+			out = append(out, structureIssue{i + 1, fmt.Sprintf("Requirement header \"%s\" appears outside the main ## Requirements section. Main specs only parse requirements inside that section, so this requirement is currently invisible to validate, list, and archive.", trimmed)})
 			continue
 		}
 		name := NormalizeRequirementName(m)
 		if prev, dup := seen[name]; dup {
-			out = append(out, structureIssue{i + 1, fmt.Sprintf("Requirement header %q duplicates the requirement declared on line %d. Requirement names must be unique so spec updates cannot discard one block while updating another.", trimmed, prev)})
+			out = append(out, structureIssue{i + 1, fmt.Sprintf("Requirement header \"%s\" duplicates the requirement declared on line %d. Requirement names must be unique so spec updates cannot discard one block while updating another.", trimmed, prev)})
 		} else {
 			seen[name] = i + 1
 		}
@@ -159,7 +159,7 @@ func ValidateSpecContent(name, content string) []Issue {
 	}
 	for i, b := range ExtractRequirementsSection(content).Blocks {
 		body := requirementBody(strings.Split(b.Raw, "\n")[1:])
-		prefix := fmt.Sprintf("Requirement %q", b.Name)
+		prefix := fmt.Sprintf("Requirement \"%s\"", b.Name)
 		switch {
 		case body == "":
 			out = append(out, Issue{Level: LevelError, Path: fmt.Sprintf("requirements[%d]", i), Message: shallMessage(prefix, b.Name, false)})

@@ -162,7 +162,7 @@ func numberingIssues(content string) []numbering {
 		tg := strings.SplitN(t.ID, ".", 2)[0]
 		e := numbering{line: i + 1, id: t.ID}
 		if strings.TrimLeft(tg, "0") != strings.TrimLeft(group, "0") && !(allZero(tg) && allZero(group)) {
-			e.msg = fmt.Sprintf("Task %q is under group %s, but its leading number points to group %s. Move it to group %s or renumber it.", t.ID, group, tg, tg)
+			e.msg = fmt.Sprintf("Task \"%s\" is under group %s, but its leading number points to group %s. Move it to group %s or renumber it.", t.ID, group, tg, tg)
 		}
 		out = append(out, e)
 	}

@@ -108,14 +108,14 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 			if u.Side == "TO" {
 				missing = "FROM"
 			}
-			add(LevelError, entry, u.Line, "RENAMED %s: %q has no matching %s: line. Write each rename as a FROM: line followed immediately by its TO: line.", u.Side, u.Name, missing)
+			add(LevelError, entry, u.Line, "RENAMED %s: \"%s\" has no matching %s: line. Write each rename as a FROM: line followed immediately by its TO: line.", u.Side, u.Name, missing)
 		}
 		for _, o := range plan.Orphans {
 			where := `above the first "## " section`
 			if o.HasSec {
 				where = fmt.Sprintf("under \"## %s\"", o.Section)
 			}
-			add(LevelWarning, entry, o.Line, "Requirement %q is %s, which is not a delta section, so it is ignored. Move it under \"## ADDED Requirements\", \"## MODIFIED Requirements\", \"## REMOVED Requirements\", or \"## RENAMED Requirements\".", o.Name, where)
+			add(LevelWarning, entry, o.Line, "Requirement \"%s\" is %s, which is not a delta section, so it is ignored. Move it under \"## ADDED Requirements\", \"## MODIFIED Requirements\", \"## REMOVED Requirements\", or \"## RENAMED Requirements\".", o.Name, where)
 		}
 		var names []string
 		for _, s := range []struct {
@@ -138,31 +138,31 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 			text := requirementBody(strings.Split(b.Raw, "\n")[1:])
 			switch {
 			case text == "" && containsShallOrMust(b.Name):
-				add(LevelError, entry, 0, "%s", shallMessage(fmt.Sprintf("%s %q", op, b.Name), b.Name, false))
+				add(LevelError, entry, 0, "%s", shallMessage(fmt.Sprintf("%s \"%s\"", op, b.Name), b.Name, false))
 			case text == "":
-				add(LevelError, entry, 0, "%s %q is missing requirement text", op, b.Name)
+				add(LevelError, entry, 0, "%s \"%s\" is missing requirement text", op, b.Name)
 			case !containsShallOrMust(text):
-				add(LevelWarning, entry, 0, "%s", shallMessage(fmt.Sprintf("%s %q", op, b.Name), b.Name, true))
+				add(LevelWarning, entry, 0, "%s", shallMessage(fmt.Sprintf("%s \"%s\"", op, b.Name), b.Name, true))
 			}
 			if n, empty := countScenarios(strings.Split(b.Raw, "\n")[1:]); n < 1 {
 				hint := ""
 				if empty > 0 {
 					hint = ` (a scenario header with no body under it does not count; add its steps, e.g. "- **WHEN** ..." and "- **THEN** ...")`
 				}
-				add(LevelError, entry, 0, "%s %q must include at least one scenario%s", op, b.Name, hint)
+				add(LevelError, entry, 0, "%s \"%s\" must include at least one scenario%s", op, b.Name, hint)
 			}
 		}
 		for i, b := range plan.Added {
 			totalDeltas++
 			if c.dupAdded[i] {
-				add(LevelError, entry, 0, "Duplicate requirement in ADDED: %q", b.Name)
+				add(LevelError, entry, 0, "Duplicate requirement in ADDED: \"%s\"", b.Name)
 			}
 			checkBlock("ADDED", b)
 		}
 		for i, b := range plan.Modified {
 			totalDeltas++
 			if c.dupModified[i] {
-				add(LevelError, entry, 0, "Duplicate requirement in MODIFIED: %q", b.Name)
+				add(LevelError, entry, 0, "Duplicate requirement in MODIFIED: \"%s\"", b.Name)
 			}
 			checkBlock("MODIFIED", b)
 		}
@@ -176,35 +176,35 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 		for i, n := range plan.Removed {
 			totalDeltas++
 			if c.dupRemoved[i] {
-				add(LevelError, entry, 0, "Duplicate requirement in REMOVED: %q", n)
+				add(LevelError, entry, 0, "Duplicate requirement in REMOVED: \"%s\"", n)
 			}
 		}
 		for i, rn := range plan.Renamed {
 			totalDeltas++
 			if c.dupFrom[i] {
-				add(LevelError, entry, 0, "Duplicate FROM in RENAMED: %q", rn.From)
+				add(LevelError, entry, 0, "Duplicate FROM in RENAMED: \"%s\"", rn.From)
 			}
 			if c.dupTo[i] {
-				add(LevelError, entry, 0, "Duplicate TO in RENAMED: %q", rn.To)
+				add(LevelError, entry, 0, "Duplicate TO in RENAMED: \"%s\"", rn.To)
 			}
 		}
 		for _, b := range c.both {
-			add(LevelError, entry, 0, "Requirement present in both %s and %s: %q", b.a, b.b, b.name)
+			add(LevelError, entry, 0, "Requirement present in both %s and %s: \"%s\"", b.a, b.b, b.name)
 		}
 		for i, rn := range plan.Renamed {
 			rc := c.renames[i]
 			if rc.modified {
-				add(LevelError, entry, 0, "MODIFIED references old name from RENAMED. Use new header for %q", rn.To)
+				add(LevelError, entry, 0, "MODIFIED references old name from RENAMED. Use new header for \"%s\"", rn.To)
 			}
 			if rc.addedTarget {
-				add(LevelError, entry, 0, "RENAMED TO collides with ADDED for %q", rn.To)
+				add(LevelError, entry, 0, "RENAMED TO collides with ADDED for \"%s\"", rn.To)
 			}
 			if rc.removed {
 				extra := ""
 				if rc.removedAs != "" {
-					extra = fmt.Sprintf(" (REMOVED spells it %q)", rc.removedAs)
+					extra = fmt.Sprintf(" (REMOVED spells it \"%s\")", rc.removedAs)
 				}
-				add(LevelError, entry, 0, "Requirement present in both RENAMED and REMOVED: %q%s", rn.From, extra)
+				add(LevelError, entry, 0, "Requirement present in both RENAMED and REMOVED: \"%s\"%s", rn.From, extra)
 			}
 		}
 	}
@@ -375,7 +375,7 @@ func (r Root) scenarioLoss(plan DeltaPlan, id, entry string) ([]Issue, error) {
 		if len(missing) == 0 {
 			continue
 		}
-		out = append(out, Issue{Level: LevelError, Path: entry, Message: fmt.Sprintf("MODIFIED %q omits scenario(s) the current spec still has: %s. %s Copy the omitted scenarios into the MODIFIED block (a MODIFIED requirement replaces the whole block, so archive refuses to drop them).", mod.Name, quoteList(missing), scenarioBalance(cn, mn))})
+		out = append(out, Issue{Level: LevelError, Path: entry, Message: fmt.Sprintf("MODIFIED \"%s\" omits scenario(s) the current spec still has: %s. %s Copy the omitted scenarios into the MODIFIED block (a MODIFIED requirement replaces the whole block, so archive refuses to drop them).", mod.Name, quoteList(missing), scenarioBalance(cn, mn))})
 	}
 	return out, nil
 }
@@ -475,7 +475,7 @@ func (r Root) taskIssues(change string) ([]Issue, error) {
 							if f.path != d.path {
 								where = fmt.Sprintf("in %s on line %d", f.path, f.line)
 							}
-							out = append(out, Issue{Level: LevelWarning, Path: d.path, Line: n.line, Message: fmt.Sprintf("Task ID %q is duplicated; it was first declared %s.", n.id, where)})
+							out = append(out, Issue{Level: LevelWarning, Path: d.path, Line: n.line, Message: fmt.Sprintf("Task ID \"%s\" is duplicated; it was first declared %s.", n.id, where)})
 						} else {
 							first[n.id] = struct {
 								path string

@@ -14,7 +14,7 @@ import (
 // real CLI and jj-openspec must validate and archive them alike.
 
 var (
-	reqNames  = []string{"Login", "login", "Logout", "Session  expiry", "Session expiry", "Audit", "Tokens ###", "Café"}
+	reqNames  = []string{"Login", "login", "Logout", "Session  expiry", "Session expiry", "Audit", "Tokens ###", "Café", `"Remember me" option`, `Paths under C:\temp`}
 	scenNames = []string{"Ok", "Wrong", "Edge", "Ok"}
 )
 
