@@ -14,6 +14,10 @@ var osFence = mdline.Fence{Indent: jstext.IsSpace, MaxIndent: -1, Closes: jstext
 // opening and closing fence lines included, as OpenSpec does.
 func osFenceMask(lines []string) []bool { return osFence.Mask(lines) }
 
+// FenceMask is osFenceMask for other packages: which of lines are in a
+// fenced code block, as OpenSpec reads Markdown.
+func FenceMask(lines []string) []bool { return osFenceMask(lines) }
+
 // commonMarkFence is a fence as a Markdown renderer sees it,
 // /^ {0,3}(`{3,}|~{3,})(.*)/, closed by a run with no info string.
 var commonMarkFence = mdline.Fence{
