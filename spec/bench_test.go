@@ -22,7 +22,7 @@ const benchDelta = "## ADDED Requirements\n\n### Requirement: New\nThe system SH
 func BenchmarkMerge(b *testing.B) {
 	target := benchSpec(50)
 	for b.Loop() {
-		if _, err := Merge("cap", "bench", benchDelta, target, true); err != nil {
+		if _, err := Merge("cap", "bench", benchDelta, target, "/r/openspec/specs/cap/spec.md", true); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -39,8 +39,9 @@ type Merged struct {
 // (target; exists=false when there is none), exactly as OpenSpec 1.13's
 // buildUpdatedSpec does: RENAMED → REMOVED → MODIFIED → ADDED, already
 // applied operations are no-ops, a new spec takes only ADDED, and a
-// MODIFIED block may not drop a scenario.
-func Merge(id, changeName, delta, target string, exists bool) (*Merged, error) {
+// MODIFIED block may not drop a scenario. targetPath is the main spec's
+// path as OpenSpec names it in a warning (absolute, under the real root).
+func Merge(id, changeName, delta, target, targetPath string, exists bool) (*Merged, error) {
 	fail := func(format string, args ...any) (*Merged, error) {
 		return nil, &MergeError{Capability: id, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -115,7 +116,7 @@ func Merge(id, changeName, delta, target string, exists bool) (*Merged, error) {
 	if exists {
 		if hasDeltaPurpose {
 			if p, ok := purposeSection(target); ok && p != deltaPurpose {
-				warn("%s - delta Purpose ignored; %s already has one. Edit the main spec directly to change it.", id, id)
+				warn("%s - delta Purpose ignored; %s already has one. Edit %s directly to change it.", id, id, targetPath)
 			}
 		}
 	} else {

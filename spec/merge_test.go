@@ -117,7 +117,7 @@ func TestMerge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := Merge("auth", "ch", tt.delta, tt.target, tt.target != "")
+			m, err := Merge("auth", "ch", tt.delta, tt.target, "/r/openspec/specs/auth/spec.md", tt.target != "")
 			if tt.wantErr != "" {
 				var me *MergeError
 				if err == nil || !errors.As(err, &me) || !strings.Contains(err.Error(), tt.wantErr) {
@@ -212,7 +212,7 @@ func FuzzMerge(f *testing.F) {
 	f.Add("## ADDED Requirements\n### Requirement: N\nThe system SHALL n.\n\n#### Scenario: n\n- x\n", baseSpec)
 	f.Add("## MODIFIED Requirements\n### Requirement: Login\nThe system SHALL.\n#### Scenario: Ok\n- a\n#### Scenario: Wrong\n- b\n", baseSpec)
 	f.Fuzz(func(t *testing.T, delta, target string) {
-		m, err := Merge("cap", "ch", delta, target, true)
+		m, err := Merge("cap", "ch", delta, target, "/r/openspec/specs/cap/spec.md", true)
 		if err != nil {
 			var me *MergeError
 			if !errors.As(err, &me) {

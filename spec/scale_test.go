@@ -42,7 +42,7 @@ func linear(t *testing.T, what string, allocs, bytes float64) {
 // again, nor removing one copy the order of all.
 func TestMergeScalesLinearly(t *testing.T) {
 	a, b := growth(t, 250, func(n int) {
-		m, err := Merge("cap", "big", bigDelta(n), benchSpec(n), true)
+		m, err := Merge("cap", "big", bigDelta(n), benchSpec(n), "/r/openspec/specs/cap/spec.md", true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -407,7 +407,12 @@ func (r Root) mergeOne(change string, sf SpecFile) (*SpecUpdate, error) {
 	default:
 		return nil, err
 	}
-	m, err := Merge(sf.ID, change, string(delta), u.Old, u.Exists)
+	realDir, err := filepath.EvalSymlinks(r.Dir)
+	if err != nil {
+		realDir = r.Dir
+	}
+	shown := filepath.Join(realDir, "openspec", "specs", filepath.FromSlash(sf.ID), "spec.md")
+	m, err := Merge(sf.ID, change, string(delta), u.Old, shown, u.Exists)
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,7 @@ var openSpecParity = map[string]string{
 	module + "/spec.ChangeSummary":              "openspec list --json: completedTasks, totalTasks, lastModified",
 	module + "/internal/openspeccli.jsonChange": "openspec list --json, its change entries",
 	module + "/spec.SpecSummary":                "openspec list --specs --json: requirementCount",
+	module + "/internal/openspeccli.osArchived": "openspec archive --json, its archive: archivedAs, specsUpdated",
 }
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)

@@ -274,10 +274,31 @@ func TestParity(t *testing.T) {
 					if d := diffTrees(wantTree, tree(t, c)); d != "" {
 						t.Errorf("archive %s --no-drift-check: trees differ:\n%s", change, d)
 					}
+					// An archive that succeeds: the same --json document
+					// (archivedAs, specsUpdated, totals, warnings), the roots
+					// aside.
+					if wantCode == 0 {
+						d, e := t.TempDir(), t.TempDir()
+						extract(t, file, d)
+						extract(t, file, e)
+						wantJSON, _, _ := realOpenSpec(t, d, "archive", change, "--yes", "--json")
+						gotJSON, _, _ := jjOpenSpec("--repo", e, "archive", change, "--yes", "--json")
+						if w, g := rootsAside(wantJSON, d), rootsAside(gotJSON, e); w != g {
+							t.Errorf("archive %s --yes --json:\nopenspec:\n%s\njj-openspec:\n%s", change, w, g)
+						}
+					}
 				})
 			}
 		})
 	}
+}
+
+// rootsAside is out with dir (and its real path) written ROOT.
+func rootsAside(out, dir string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		out = strings.ReplaceAll(out, real, "ROOT")
+	}
+	return strings.ReplaceAll(out, dir, "ROOT")
 }
 
 // refusalIssues reads the issues archive (either tool's) prints when delta

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -65,7 +66,10 @@ a claim already there (another archive, by either tool, or a stale one)
 refuses, exit 1, naming it.
 Its text is OpenSpec's ("Specs to update:", "Applying changes to …",
 "Totals: …", "Change 'CHANGE' archived as '…'."), but for OpenSpec's
-"Proposal warnings" block, which jj-openspec does not check.
+"Proposal warnings" block, which jj-openspec does not check. With --json
+it prints OpenSpec's document: {archive: {change, archivedAs, path,
+specsUpdated, totals, warnings}, root}; --dry-run --json is
+jj-openspec's own (the specs, their counts and the diff).
 --dry-run prints the unified diff of every spec it would change and writes
 nothing (and takes no lock). --skip-specs moves the change without touching
 the specs.
@@ -175,7 +179,46 @@ func runArchive(c *cli.Context) error {
 	if dry {
 		rep.Diff = plan.Diff()
 	}
-	return cliapp.Emit(c, rep, func(w io.Writer) error { return writeArchive(w, cliapp.Stderr(c), rep, len(plan.Incomplete)) })
+	text := func(w io.Writer) error { return writeArchive(w, cliapp.Stderr(c), rep, len(plan.Incomplete)) }
+	if dry {
+		return cliapp.Emit(c, rep, text) // --dry-run is jj-openspec's own: its own document
+	}
+	return cliapp.Emit(c, osArchiveDoc(r, rep), text)
+}
+
+// osArchived is OpenSpec 1.13.2's archive result, the "archive" of its
+// --json document: specsUpdated when a spec was written or retired,
+// totals when there were specs to update (not with --skip-specs), the
+// merge's warnings and a note for each retired capability.
+type osArchived struct {
+	Change       string       `json:"change"`
+	ArchivedAs   string       `json:"archivedAs"`
+	Path         string       `json:"path"`
+	SpecsUpdated bool         `json:"specsUpdated"`
+	Totals       *spec.Counts `json:"totals,omitempty"`
+	Warnings     []string     `json:"warnings,omitempty"`
+}
+
+// osArchiveResult is OpenSpec's archive --json document.
+type osArchiveResult struct {
+	Archive osArchived `json:"archive"`
+	Root    listRoot   `json:"root"`
+}
+
+func osArchiveDoc(r spec.Root, rep archiveReport) osArchiveResult {
+	root := rootOf(r)
+	a := osArchived{Change: rep.Change, ArchivedAs: rep.ArchivedAs, Path: filepath.Join(root.Path, filepath.FromSlash(rep.Path))}
+	if !rep.SkipSpecs && len(rep.Specs) > 0 {
+		a.Totals = &rep.Totals
+		a.Warnings = append(a.Warnings, rep.Warnings...)
+		for _, s := range rep.Specs {
+			a.SpecsUpdated = a.SpecsUpdated || s.Changed || s.Action == "retire"
+			if s.Action == "retire" {
+				a.Warnings = append(a.Warnings, fmt.Sprintf("%s - capability retired; deleted the main spec (all requirements removed, declared by retire_capabilities) at %s. Its section(s) went with it: Purpose. If it was committed, restore it with: git checkout HEAD -- \":(top)%s\"", s.ID, s.Path, s.Path))
+			}
+		}
+	}
+	return osArchiveResult{a, root}
 }
 
 // nameRequired is OpenSpec's refusal of an archive naming no change: it
