@@ -60,8 +60,17 @@ func Archive(ctx context.Context, r spec.Root, name string, o ArchiveOptions) (*
 		// OpenSpec asks its questions before it applies the deltas: a
 		// delta that cannot be applied, or a spec rebuilt invalid, is
 		// found only once they are answered.
-		if plan != nil && !o.Yes && !o.DryRun && (errors.As(err, new(*spec.MergeError)) || errors.As(err, new(*spec.RebuiltInvalidError))) {
-			if cerr := confirm(name, o, plan); cerr != nil {
+		if plan != nil && !o.Yes && !o.DryRun {
+			var cerr error
+			switch {
+			case errors.As(err, new(*spec.MergeError)) || errors.As(err, new(*spec.RebuiltInvalidError)):
+				cerr = confirm(name, o, plan, true)
+			case errors.Is(err, spec.ErrArchiveExists):
+				// OpenSpec checks the destination between its two
+				// questions.
+				cerr = confirm(name, o, plan, false)
+			}
+			if cerr != nil {
 				return nil, cerr
 			}
 		}
@@ -72,7 +81,7 @@ func Archive(ctx context.Context, r spec.Root, name string, o ArchiveOptions) (*
 	}
 	if !o.DryRun {
 		if !o.Yes {
-			if err := confirm(name, o, plan); err != nil {
+			if err := confirm(name, o, plan, true); err != nil {
 				return nil, err
 			}
 		}
@@ -94,8 +103,9 @@ func Archive(ctx context.Context, r spec.Root, name string, o ArchiveOptions) (*
 // asks before it writes (unchecked tasks, then the specs it would
 // update). The plan was made as if Yes, so unchecked tasks are in
 // plan.Incomplete. Where no answer can be read it refuses as OpenSpec
-// does: its code, message and fix.
-func confirm(name string, o ArchiveOptions, p *spec.ArchivePlan) error {
+// does: its code, message and fix. The spec question only when specs is
+// set.
+func confirm(name string, o ArchiveOptions, p *spec.ArchivePlan, specs bool) error {
 	rerun := "openspec archive " + name
 	if o.SkipSpecs {
 		rerun += " --skip-specs"
@@ -130,7 +140,7 @@ func confirm(name string, o ArchiveOptions, p *spec.ArchivePlan) error {
 			return err
 		}
 	}
-	if n := len(p.Specs) + len(p.Unmerged); n > 0 && !o.SkipSpecs {
+	if n := len(p.Specs) + len(p.Unmerged); n > 0 && !o.SkipSpecs && specs {
 		return ask("Proceed with spec updates?", func() *Blocked {
 			if o.JSON {
 				return &Blocked{Code: "archive_confirmation_required", Message: fmt.Sprintf("Updating %d spec(s) requires confirmation: rerun with --yes.", n), Fix: "openspec archive <change-name> --json --yes"}
