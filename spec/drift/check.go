@@ -386,12 +386,17 @@ func (p *Project) findings(d *delta) []Finding {
 		case ok:
 			f := add(Stale, "ADDED", name, "the live spec holds another requirement of this name")
 			if d.base.Known && hasBlock(base, name) {
-				f.Detail = "the requirement already existed at the base"
+				f.Detail = existedAtBase
 			}
 		}
 	}
 	return out
 }
+
+// existedAtBase details an ADDED finding whose name the spec already
+// held at the change's base: the author's mistake (MODIFIED was meant),
+// not the spec moving under the change.
+const existedAtBase = "the requirement already existed at the base"
 
 func hasBlock(m map[string]spec.Block, name string) bool {
 	_, ok := m[name]

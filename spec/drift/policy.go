@@ -67,6 +67,12 @@ func Refuse(ctx context.Context, r spec.Root, name string) (stop bool, err error
 	}
 	var stale []string
 	for _, f := range rep.Findings {
+		// An ADDED name the spec held before the change was written (or
+		// with no base to tell) is not drift: OpenSpec's validation
+		// refuses it in its own words ("already exists"), exit 1.
+		if f.Op == "ADDED" && (f.Base == "" || f.Detail == existedAtBase) {
+			continue
+		}
 		if f.Kind == Stale && f.Change == name {
 			stale = append(stale, strings.TrimRight(Describe(f), "\n"))
 		}
