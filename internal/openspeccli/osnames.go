@@ -93,6 +93,11 @@ func lookupArchiveChange(r spec.Root, name string) error {
 		return &specwrite.Blocked{Code: "archive_change_symlink", Message: fmt.Sprintf("Change '%s' is a symbolic link. Replace it with a real directory before archiving.", name)}
 	}
 	if name != "archive" && isChangeDir(r, name) {
+		if nested := r.NestedChanges(name); nested != nil {
+			// A folder that wraps changes: archiving it would bury them.
+			return &specwrite.Blocked{Code: "archive_change_is_namespace_folder", Message: fmt.Sprintf("Cannot archive '%s': %s", name, spec.DescribeNested(name, nested)),
+				Fix: fmt.Sprintf("Rename openspec/changes/%s/ to a flat change directory, then archive it.", nested[0])}
+		}
 		return nil
 	}
 	names, err := r.ChangeNames()
