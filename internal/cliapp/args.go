@@ -13,6 +13,9 @@ import (
 // ErrFlagNotDefined: Args met a flag the command does not define.
 var ErrFlagNotDefined = errors.New("flag provided but not defined")
 
+// ErrFlagNeedsArgument: Args met a flag that takes a value, with none.
+var ErrFlagNeedsArgument = errors.New("flag needs an argument")
+
 // Args returns the command's positional arguments after applying flags
 // written among or after them ("archive CHANGE --yes", "plan 12 --json"):
 // urfave/cli stops parsing flags at the first argument. Flags found there
@@ -45,7 +48,7 @@ func Args(c *cli.Context) ([]string, error) {
 			}
 		} else if !hasValue {
 			if i+1 >= len(args) {
-				return nil, exitcode.New(exitcode.Usage, "%s: flag needs an argument: %s", c.Command.Name, a)
+				return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w: %s", c.Command.Name, ErrFlagNeedsArgument, a))
 			}
 			i++
 			value = args[i]

@@ -64,7 +64,8 @@ func passThrough(c *cli.Context, args []string) error {
 
 // fallBackOnUnknownFlags makes each OpenSpec verb in cmds hand an
 // invocation with a flag it does not define (OpenSpec's rarer flags:
-// init --tools, --store, validate --report, …) to the real CLI whole,
+// init --tools, --store, validate --report, …), or a flag missing its
+// value, to the real CLI whole (which answers in commander's words),
 // instead of failing with "flag provided but not defined". Each must
 // read its arguments (cliapp.Args) before doing anything else.
 func fallBackOnUnknownFlags(cmds []*cli.Command, verbs ...string) {
@@ -74,7 +75,7 @@ func fallBackOnUnknownFlags(cmds []*cli.Command, verbs ...string) {
 				continue
 			}
 			cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
-				if !strings.Contains(err.Error(), "flag provided but not defined") {
+				if !strings.Contains(err.Error(), "flag provided but not defined") && !strings.Contains(err.Error(), "flag needs an argument") {
 					return exitcode.Wrap(exitcode.Usage, err)
 				}
 				return passThrough(c, invocation(c))
@@ -84,7 +85,7 @@ func fallBackOnUnknownFlags(cmds []*cli.Command, verbs ...string) {
 			act := cmd.Action
 			cmd.Action = func(c *cli.Context) error {
 				err := act(c)
-				if errors.Is(err, cliapp.ErrFlagNotDefined) {
+				if errors.Is(err, cliapp.ErrFlagNotDefined) || errors.Is(err, cliapp.ErrFlagNeedsArgument) {
 					return passThrough(c, invocation(c))
 				}
 				return err
