@@ -261,7 +261,7 @@ func TestYAMLiteBlockScalars(t *testing.T) {
 // as the yaml package OpenSpec uses reads them (each want checked against
 // it), and what it refuses is an error.
 func TestYAMLiteFlowCollections(t *testing.T) {
-	for _, tc := range []struct{ doc, want string }{
+	checkYAMLiteValues(t, []yamlCase{
 		{"v: []", `[]`},
 		{"v: [a, b]", `["a","b"]`},
 		{`v: ['a, b', "c]"]`, `["a, b","c]"]`},
@@ -276,7 +276,42 @@ func TestYAMLiteFlowCollections(t *testing.T) {
 		{"v: [a, b", ""},
 		{"v: {a: 1, a: 2}", ""},
 		{"v: [a] b", ""},
-	} {
+	})
+}
+
+// Plain and quoted values as the yaml package OpenSpec uses reads them
+// (the wants were checked against it): a quote opens a quoted value only
+// where a value starts, so an apostrophe in a plain value does not hide a
+// comment; double-quoted escapes; a value YAML refuses (a second ": ", an
+// indicator) is an error, so the file goes to the real CLI.
+func TestYAMLiteScalars(t *testing.T) {
+	checkYAMLiteValues(t, []yamlCase{
+		{"v: It's a Go CLI # note", `"It's a Go CLI"`},
+		{`v: "it's # not a comment" # but this is`, `"it's # not a comment"`},
+		{`v: 'it''s # still' # comment`, `"it's # still"`},
+		{`v: a:b and c-d are words`, `"a:b and c-d are words"`},
+		{`v: url http://x.y/z#frag`, `"url http://x.y/z#frag"`},
+		{`v: "caf\u00e9 \x41\t\"q\" \\ \/ \e"`, `"café A\t\"q\" \\ / \u001b"`},
+		{`v: "\U0001F600"`, `"😀"`},
+		{"v: [\"a # b\", it's]", `["a # b","it's"]`},
+		{"v: Tech stack: Go", ""},
+		{"v: trailing colon:", ""},
+		{"v: @team", ""},
+		{"v: `x`", ""},
+		{"v: - x", ""},
+		{"v: %x", ""},
+		{`v: "bad \q escape"`, ""},
+		{`v: "short \x4"`, ""},
+	})
+}
+
+// yamlCase is a one-key document and the JSON of its value v ("": the
+// document is an error).
+type yamlCase struct{ doc, want string }
+
+func checkYAMLiteValues(t *testing.T, cases []yamlCase) {
+	t.Helper()
+	for _, tc := range cases {
 		v, err := parseYAMLite(tc.doc)
 		if tc.want == "" {
 			if err == nil {

@@ -60,18 +60,48 @@ func parseYAMLite(content string) (any, error) {
 }
 
 func stripYAMLComment(s string) string {
-	inS, inD := false, false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
-		case c == '\'' && !inD:
-			inS = !inS
-		case c == '"' && !inS:
-			inD = !inD
-		case c == '#' && !inS && !inD && (i == 0 || s[i-1] == ' ' || s[i-1] == '\t'):
+		case (c == '\'' || c == '"') && scalarStart(s, i):
+			// A quoted scalar: skip to its closing quote ('' and \"
+			// escape one); a quote inside a plain scalar ("It's") is
+			// just a character.
+			for i++; i < len(s); i++ {
+				if c == '"' && s[i] == '\\' {
+					i++
+				} else if s[i] == c {
+					if c == '\'' && i+1 < len(s) && s[i+1] == '\'' {
+						i++
+						continue
+					}
+					break
+				}
+			}
+		case c == '#' && (i == 0 || s[i-1] == ' ' || s[i-1] == '\t'):
 			return s[:i]
 		}
 	}
 	return s
+}
+
+// scalarStart reports whether position i of line s can start a scalar:
+// the line's start, or after a key's ": ", a sequence's "- ", or a flow
+// collection's "[", "{" or ",", spaces aside.
+func scalarStart(s string, i int) bool {
+	j := i
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	if j == 0 {
+		return true
+	}
+	switch s[j-1] {
+	case '[', '{', ',':
+		return true
+	case ':', '-':
+		return j < i // ": x", "- x"; a colon or hyphen inside a word is not one
+	}
+	return false
 }
 
 type yamlParser struct {
@@ -197,6 +227,11 @@ func (p *yamlParser) mapping(indent int) (any, error) {
 			}
 			out[key] = v
 		default:
+			if plainScalar(val) && (strings.Contains(val, ": ") || strings.HasSuffix(val, ":")) {
+				// "context: Tech stack: Go": YAML reads a second mapping
+				// there, which a block mapping's value may not hold.
+				return nil, fmt.Errorf("line %d: nested mapping in a compact mapping", l.num)
+			}
 			v, err := yamlScalar(val, l.num)
 			if err != nil {
 				return nil, err
@@ -204,6 +239,12 @@ func (p *yamlParser) mapping(indent int) (any, error) {
 			out[key] = v
 		}
 	}
+}
+
+// plainScalar reports whether s (a value, trimmed) is written plain: not
+// quoted, not a flow collection, not a block scalar.
+func plainScalar(s string) bool {
+	return s != "" && !strings.ContainsRune("'\"[{|>", rune(s[0]))
 }
 
 func splitYAMLKey(s string) (key, val string, ok bool) {
@@ -236,6 +277,11 @@ func yamlScalar(s string, num int) (any, error) {
 		return flowCollection(s, num)
 	case strings.HasPrefix(s, "&"), strings.HasPrefix(s, "*"), strings.HasPrefix(s, "!"):
 		return nil, fmt.Errorf("line %d: unsupported YAML %q", num, s)
+	case strings.HasPrefix(s, "@"), strings.HasPrefix(s, "`"), strings.HasPrefix(s, "%"),
+		s == "-", strings.HasPrefix(s, "- "), strings.HasPrefix(s, "? "), strings.HasPrefix(s, ": "):
+		// Indicators no plain scalar may start with (YAML's reserved
+		// @ and `, a directive's %, a block entry, key or value).
+		return nil, fmt.Errorf("line %d: a plain value may not start with %q", num, s[:1])
 	case strings.HasPrefix(s, "'"):
 		if len(s) < 2 || !strings.HasSuffix(s, "'") {
 			return nil, fmt.Errorf("line %d: unterminated string", num)
@@ -245,8 +291,11 @@ func yamlScalar(s string, num int) (any, error) {
 		if len(s) < 2 || !strings.HasSuffix(s, "\"") {
 			return nil, fmt.Errorf("line %d: unterminated string", num)
 		}
-		r := strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\n`, "\n", `\t`, "\t")
-		return r.Replace(s[1 : len(s)-1]), nil
+		v, err := unescapeDouble(s[1 : len(s)-1])
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", num, err)
+		}
+		return v, nil
 	}
 	switch s {
 	case "true", "True", "TRUE":
@@ -503,4 +552,42 @@ func (f *flowScanner) next(closing byte) error {
 		return f.fail("unexpected " + strconv.Quote(f.s[f.i:f.i+1]))
 	}
 	return nil
+}
+
+// unescapeDouble is a double-quoted scalar's content with YAML's escapes
+// read: \0 \a \b \t \n \v \f \r \e \" \/ \\ \N \_ \L \P, a
+// backslash-space, and \xXX, \uXXXX, \UXXXXXXXX. Any other escape is an
+// error, as it is to YAML.
+func unescapeDouble(s string) (string, error) {
+	if !strings.Contains(s, `\`) {
+		return s, nil
+	}
+	simple := map[byte]string{'0': "\x00", 'a': "\a", 'b': "\b", 't': "\t", '\t': "\t", 'n': "\n", 'v': "\v", 'f': "\f", 'r': "\r",
+		'e': "\x1b", ' ': " ", '"': `"`, '/': "/", '\\': `\`, 'N': "\u0085", '_': "\u00a0", 'L': "\u2028", 'P': "\u2029"}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 >= len(s) {
+			return "", fmt.Errorf("a double-quoted string ends in a backslash")
+		}
+		i++
+		if r, ok := simple[s[i]]; ok {
+			b.WriteString(r)
+			continue
+		}
+		n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[s[i]]
+		if n == 0 || i+n >= len(s) {
+			return "", fmt.Errorf("invalid escape \\%c in a double-quoted string", s[i])
+		}
+		code, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32)
+		if err != nil {
+			return "", fmt.Errorf("invalid escape \\%s in a double-quoted string", s[i:i+1+n])
+		}
+		b.WriteRune(rune(code))
+		i += n
+	}
+	return b.String(), nil
 }
