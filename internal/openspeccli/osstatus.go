@@ -14,6 +14,7 @@ import (
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/openspec"
 	"github.com/specstack/specstack/internal/specwrite"
 	"github.com/specstack/specstack/spec"
 )
@@ -125,6 +126,13 @@ func runOSStatus(c *cli.Context, r spec.Root, name string) error {
 	if errors.Is(err, spec.ErrOutside) {
 		return classify(err) // nothing read through the link: exit 6, naming it
 	}
+	if errors.Is(err, errChangeUnread) {
+		// Metadata or a schema specstack's reader words otherwise: the
+		// real CLI's reader answers, in its words, when it is installed.
+		if _, perr := openspec.Path(); perr == nil {
+			return passThrough(c, invocation(c))
+		}
+	}
 	if !cliapp.JSON(c) {
 		fmt.Fprintln(cliapp.Stderr(c), "- Loading change status...")
 	}
@@ -141,6 +149,11 @@ func runOSStatus(c *cli.Context, r spec.Root, name string) error {
 	return writeOSStatus(c.App.Writer, doc)
 }
 
+// errChangeUnread marks a status refusal that comes from reading the
+// change's metadata or schema, whose problems OpenSpec's own readers
+// word (YAML and zod messages): the real CLI answers those.
+var errChangeUnread = errors.New("the change's metadata or schema is read by the real CLI")
+
 // osStatusOf builds OpenSpec's status document of change name, or a
 // *specwrite.Blocked with OpenSpec's message.
 func osStatusOf(r spec.Root, name string) (*osStatusDoc, error) {
@@ -155,11 +168,11 @@ func osStatusOf(r spec.Root, name string) (*osStatusDoc, error) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, &specwrite.Blocked{Code: "change_error", Message: err.Error()}
+		return nil, errors.Join(errChangeUnread, &specwrite.Blocked{Code: "change_error", Message: err.Error()})
 	}
 	s, err := r.LoadSchema(st.Schema)
 	if err != nil {
-		return nil, &specwrite.Blocked{Code: "change_error", Message: err.Error()}
+		return nil, errors.Join(errChangeUnread, &specwrite.Blocked{Code: "change_error", Message: err.Error()})
 	}
 	root := rootOf(r)
 	d := &osStatusDoc{ChangeName: name, SchemaName: st.Schema, Root: &root, PlanningHome: planningHomeOf(root)}
