@@ -184,6 +184,8 @@ func openSpecKeys(line string) []string {
 		return []string{"completedTasks", "totalTasks", "lastModified", "requirementCount"}
 	case strings.HasPrefix(line, "jj openspec validate "):
 		return []string{"durationMs", "byType"}
+	case strings.HasPrefix(line, "jj openspec archive ") && !strings.Contains(line, "--dry-run"):
+		return []string{"archivedAs", "specsUpdated"}
 	}
 	return nil
 }
