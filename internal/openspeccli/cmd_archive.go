@@ -168,15 +168,6 @@ func runArchive(c *cli.Context) error {
 	if me := (*spec.MergeError)(nil); errors.As(err, &me) && plan != nil {
 		return refuseUnmerged(c, plan, me, archiveDoc)
 	}
-	if errors.Is(err, spec.ErrArchiveExists) && plan != nil && plan.ArchiveName != "" {
-		// OpenSpec's refusal, after the task status it has printed.
-		var pre strings.Builder
-		fmt.Fprintf(&pre, "Task status: %s\n", plan.Progress)
-		if n := len(plan.Incomplete); n > 0 && c.Bool("yes") {
-			fmt.Fprintf(&pre, "Warning: %d incomplete task(s) found. Continuing due to --yes flag.\n", n)
-		}
-		return osFailure(c, &specwrite.Blocked{Code: "archive_target_exists", Message: fmt.Sprintf("Archive '%s' already exists.", plan.ArchiveName), Stdout: pre.String()}, archiveDoc)
-	}
 	if err != nil {
 		return osFailure(c, err, archiveDoc)
 	}
@@ -301,10 +292,7 @@ func writeArchive(w, stderr io.Writer, rep archiveReport, incomplete int) error 
 // a spec: the task status, the incomplete tasks --yes passes over and
 // the specs it will update.
 func archivePreamble(b *strings.Builder, rep archiveReport, incomplete int) {
-	fmt.Fprintf(b, "Task status: %s\n", rep.Tasks)
-	if incomplete > 0 {
-		fmt.Fprintf(b, "Warning: %d incomplete task(s) found. Continuing due to --yes flag.\n", incomplete)
-	}
+	b.WriteString(specwrite.TaskStatus(rep.Tasks, incomplete, true))
 	if rep.SkipSpecs {
 		b.WriteString("Skipping spec updates (--skip-specs flag provided).\n")
 	} else {

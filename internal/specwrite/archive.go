@@ -74,6 +74,11 @@ func Archive(ctx context.Context, r spec.Root, name string, o ArchiveOptions) (*
 				return nil, cerr
 			}
 		}
+		if errors.Is(err, spec.ErrArchiveExists) && plan != nil && plan.ArchiveName != "" {
+			// OpenSpec's refusal, after the task status it has printed.
+			return plan, &Blocked{Code: "archive_target_exists", Message: fmt.Sprintf("Archive '%s' already exists.", plan.ArchiveName),
+				Stdout: TaskStatus(plan.Progress, len(plan.Incomplete), o.Yes)}
+		}
 		return plan, Classify(err)
 	}
 	if driftErr != nil {
@@ -126,7 +131,7 @@ func confirm(name string, o ArchiveOptions, p *spec.ArchivePlan, specs bool) err
 	}
 	// Without an answer OpenSpec has printed the task status and its
 	// question (on stdout) when it refuses.
-	status := fmt.Sprintf("Task status: %s\n", p.Progress)
+	status := TaskStatus(p.Progress, 0, false)
 	if n := len(p.Incomplete); n > 0 {
 		question := fmt.Sprintf("Warning: %d incomplete task(s) found. Continue?", n)
 		err := ask(question, func() *Blocked {
@@ -150,6 +155,16 @@ func confirm(name string, o ArchiveOptions, p *spec.ArchivePlan, specs bool) err
 		})
 	}
 	return nil
+}
+
+// TaskStatus is the task status OpenSpec 1.13.2's archive prints first,
+// and, when incomplete tasks are passed over with yes, its warning.
+func TaskStatus(progress spec.TaskProgress, incomplete int, yes bool) string {
+	s := fmt.Sprintf("Task status: %s\n", progress)
+	if incomplete > 0 && yes {
+		s += fmt.Sprintf("Warning: %d incomplete task(s) found. Continuing due to --yes flag.\n", incomplete)
+	}
+	return s
 }
 
 // SpecsToUpdate is OpenSpec 1.13.2's list of the specs an archive will
