@@ -73,11 +73,11 @@ func XDGDir(env, fallback string) (string, error) {
 }
 
 // readFile reads a configuration file: a regular file only (a FIFO would
-// block, a directory is a mistake); the repository's own (inRepo) only
-// through links that stay inside root, since a repository can be anyone's
-// and its file names the commands that run.
-func readFile(root, p string, inRepo bool) ([]byte, error) {
-	if inRepo {
+// block, a directory is a mistake); the repository's own (root's
+// specstack.toml) only through links that stay inside root, since a
+// repository can be anyone's and its file names the commands that run.
+func readFile(root, p string) ([]byte, error) {
+	if root != "" && p == filepath.Join(root, FileName) {
 		real, err := confine.Path(root, FileName)
 		if err != nil {
 			return nil, fmt.Errorf("%w (a repository's %s is read only from inside it)", err, FileName)
@@ -99,11 +99,11 @@ func Load(root string) (*Config, error) {
 	if root != "" {
 		paths = append(paths, filepath.Join(root, FileName))
 	}
-	for i, p := range paths {
+	for _, p := range paths {
 		if p == "" {
 			continue
 		}
-		b, err := readFile(root, p, i == 1)
+		b, err := readFile(root, p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
