@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 )
 
 // workerGroup reports whether process group pgid holds a process started
@@ -17,7 +18,7 @@ func workerGroup(pgid int, pidFile string) bool {
 		if g, err := syscall.Getpgid(pid); err != nil || g != pgid {
 			return false
 		}
-		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		env, err := readEnviron(pid)
 		return err == nil && bytes.Contains(append([]byte{0}, env...), want)
 	}
 	if started(pgid) {
@@ -33,4 +34,17 @@ func workerGroup(pgid int, pidFile string) bool {
 		}
 	}
 	return false
+}
+
+// readEnviron is a process's environment as it was exec'd. A process in
+// the middle of an exec (a worker's shell exec'ing its last command)
+// shows an empty one for a moment: it is read again, a few times.
+func readEnviron(pid int) ([]byte, error) {
+	for try := 0; ; try++ {
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		if err != nil || len(env) > 0 || try == 4 {
+			return env, err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
