@@ -41,30 +41,56 @@ var ErrNotRead = errors.New("not read natively")
 // of the repository anywhere under the change is ErrOutside; a missing
 // proposal.md is fs.ErrNotExist.
 func (r Root) ReadChangeDoc(change string) (ChangeDoc, error) {
+	p, err := r.parseChange(change)
+	if err != nil {
+		return ChangeDoc{}, err
+	}
+	if p.why == "" || p.what == "" {
+		return ChangeDoc{}, fmt.Errorf("change %q: %w: its proposal has no Why or What Changes section", change, ErrNotRead)
+	}
+	return p.doc, nil
+}
+
+// parsedChange is what ChangeParser.parseChangeWithDeltas reads: the
+// proposal's Why and What Changes sections as written ("" when missing
+// or empty; then doc is not read, as OpenSpec throws there) and the
+// change's title and deltas.
+type parsedChange struct {
+	why, what string
+	doc       ChangeDoc
+}
+
+func (r Root) parseChange(change string) (parsedChange, error) {
 	dir := r.ChangeDir(change)
 	linked, err := r.treeLinks(dir)
 	if err != nil {
-		return ChangeDoc{}, err
+		return parsedChange{}, err
 	}
 	raw, err := r.ReadFile(filepath.Join(dir, "proposal.md"))
 	if err != nil {
-		return ChangeDoc{}, err
+		return parsedChange{}, err
 	}
 	lines := strings.Split(jstext.NormalizeNewlines(string(raw), true), "\n")
 	secs := parseMDSections(lines, osFenceMask(lines))
-	why, what := findMDSection(secs, "Why"), findMDSection(secs, "What Changes")
-	if why == nil || why.content == "" || what == nil || what.content == "" {
-		return ChangeDoc{}, fmt.Errorf("change %q: %w: its proposal has no Why or What Changes section", change, ErrNotRead)
+	var p parsedChange
+	if why := findMDSection(secs, "Why"); why != nil {
+		p.why = why.content
+	}
+	if what := findMDSection(secs, "What Changes"); what != nil {
+		p.what = what.content
+	}
+	if p.why == "" || p.what == "" {
+		return p, nil
 	}
 	specs := filepath.Join(dir, "specs")
 	if linked {
-		return ChangeDoc{}, fmt.Errorf("change %q: %w: a link under %s", change, ErrNotRead, dir)
+		return p, fmt.Errorf("change %q: %w: a link under %s", change, ErrNotRead, dir)
 	}
 	files, err := discoverSpecs(specs, false) // OpenSpec's discovery: a non-file spec.md is skipped
 	if err != nil {
-		return ChangeDoc{}, fmt.Errorf("change %q: %w: %w", change, ErrNotRead, err)
+		return p, fmt.Errorf("change %q: %w: %w", change, ErrNotRead, err)
 	}
-	doc := ChangeDoc{Title: changeTitle(string(raw), change)}
+	p.doc = ChangeDoc{Title: changeTitle(string(raw), change)}
 	sections := false
 	for _, f := range files {
 		b, err := r.ReadFile(f.Path)
@@ -73,12 +99,12 @@ func (r Root) ReadChangeDoc(change string) (ChangeDoc, error) {
 		}
 		plan := ParseDelta(string(b))
 		sections = sections || plan.HasSections()
-		doc.Deltas = append(doc.Deltas, specDeltas(f.ID, plan)...)
+		p.doc.Deltas = append(p.doc.Deltas, specDeltas(f.ID, plan)...)
 	}
 	if !sections {
-		doc.Deltas = proseDeltas(what.content)
+		p.doc.Deltas = proseDeltas(p.what)
 	}
-	return doc, nil
+	return p, nil
 }
 
 // specDeltas is ChangeParser.parseSpecDeltas: ADDED, MODIFIED, REMOVED

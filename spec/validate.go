@@ -250,7 +250,7 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 	}
 	marker := r.skipSpecsMarker(change)
 	if marker.invalid != "" {
-		add(LevelError, ".openspec.yaml", 0, "skip_specs is set but .openspec.yaml is not valid change metadata, so the marker is not honored. Fix the metadata (%s)", marker.invalid)
+		add(LevelError, ".openspec.yaml", 0, "%s", markerInvalidMessage(marker.invalid))
 	}
 	specsHaveFiles := false
 	if marker.declared {
@@ -265,7 +265,7 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 		case marker.declared && !specsHaveFiles:
 			add(LevelInfo, "file", 0, "skip_specs is set in .openspec.yaml: change declares no spec-level behavior changes, zero deltas accepted")
 		case !marker.declared:
-			add(LevelError, "file", 0, "Change must have at least one delta. No deltas found. Ensure your change has a specs/ directory with capability folders (e.g. specs/http-server/spec.md) containing .md files that use delta headers (## ADDED/MODIFIED/REMOVED/RENAMED Requirements) and that each requirement includes at least one \"#### Scenario:\" block. If this change intentionally modifies no specs (pure refactor, tooling, docs), set \"skip_specs: true\" in the change's .openspec.yaml instead. Tip: run \"openspec change show <change-id> --json --deltas-only\" to inspect parsed deltas.")
+			add(LevelError, "file", 0, "%s", msgNoDeltas)
 		}
 	}
 	if opts.Tasks {

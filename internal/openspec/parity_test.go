@@ -251,6 +251,9 @@ func TestParity(t *testing.T) {
 							t.Errorf("archive %s refused: the issues printed differ:\nopenspec:\n%s\njj-openspec:\n%s", change, want, got)
 						}
 					}
+					if want, got := proposalWarnings(wantOut), proposalWarnings(gotOut); want != got {
+						t.Errorf("archive %s: the proposal warnings differ:\nopenspec:\n%s\njj-openspec:\n%s", change, want, got)
+					}
 					if (wantCode == 0) != expect[change][1] {
 						t.Errorf("openspec archived=%v but the corpus file records %v: update its expect line", wantCode == 0, expect[change][1])
 					}
@@ -320,6 +323,25 @@ func refusalIssues(stdout string) (issues string, refused bool) {
 		}
 	}
 	return b.String(), true
+}
+
+// proposalWarnings is the "Proposal warnings" block archive (either
+// tool's) prints first, its heading and lines; "" when there is none.
+func proposalWarnings(stdout string) string {
+	const heading = "Proposal warnings in proposal.md (non-blocking):\n"
+	i := strings.Index(stdout, heading)
+	if i < 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(heading)
+	for _, l := range strings.SplitAfter(stdout[i+len(heading):], "\n") {
+		if !strings.HasPrefix(l, "  ") {
+			break
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 func lines(is []issue) string {

@@ -64,9 +64,10 @@ A change with nothing to ask (tasks done, no specs) archives. While it
 writes it holds OpenSpec's claim, openspec/changes/archive/.openspec-archive.lock;
 a claim already there (another archive, by either tool, or a stale one)
 refuses, exit 1, naming it.
-Its text is OpenSpec's ("Specs to update:", "Applying changes to …",
-"Totals: …", "Change 'CHANGE' archived as '…'."), but for OpenSpec's
-"Proposal warnings" block, which jj-openspec does not check. With --json
+Its text is OpenSpec's ("Proposal warnings in proposal.md
+(non-blocking):" when its check of the proposal fails, "Specs to
+update:", "Applying changes to …", "Totals: …", "Change 'CHANGE'
+archived as '…'."). With --json
 it prints OpenSpec's document: {archive: {change, archivedAs, path,
 specsUpdated, totals, warnings}, root}; --dry-run --json is
 jj-openspec's own (the specs, their counts and the diff).
@@ -150,6 +151,11 @@ func runArchive(c *cli.Context) error {
 	if err := lookupArchiveChange(r, name); err != nil {
 		return osFailure(c, err, archiveDoc)
 	}
+	if !dry && !cliapp.JSON(c) {
+		if err := proposalWarnings(c, r, name); err != nil {
+			return err
+		}
+	}
 	o := specwrite.ArchiveOptions{Yes: c.Bool("yes"), SkipSpecs: c.Bool("skip-specs"), DryRun: dry, NoDriftCheck: c.Bool("no-drift-check"), JSON: cliapp.JSON(c)}
 	if cliapp.CanPrompt(c) {
 		o.Ask = func(q string) (bool, error) { return cliapp.Confirm(c, q) }
@@ -219,6 +225,31 @@ func osArchiveDoc(r spec.Root, rep archiveReport) osArchiveResult {
 		}
 	}
 	return osArchiveResult{a, root}
+}
+
+// proposalWarnings prints, as OpenSpec 1.13.2's archive does before all
+// else, what its validation of the change's proposal finds, which never
+// blocks the archive. A proposal jj-openspec cannot read as OpenSpec does
+// gets no warnings: the archive reports what stops it.
+func proposalWarnings(c *cli.Context, r spec.Root, name string) error {
+	issues, err := r.ProposalWarnings(name)
+	if err != nil {
+		issues = nil // the archive itself reports an unreadable change
+	}
+	if len(issues) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("\nProposal warnings in proposal.md (non-blocking):\n")
+	for _, i := range issues {
+		mark := "⚠" // OpenSpec marks errors and warnings alike
+		if i.Level == spec.LevelInfo {
+			mark = "ℹ"
+		}
+		fmt.Fprintf(&b, "  %s %s\n", mark, i.Message)
+	}
+	_, err = io.WriteString(c.App.Writer, b.String())
+	return err
 }
 
 // nameRequired is OpenSpec's refusal of an archive naming no change: it
