@@ -126,16 +126,12 @@ func runArchive(c *cli.Context) error {
 		return tooManyArgs(c, 1, len(args))
 	}
 	// OpenSpec's root; with none, the directory is its implicit root.
-	r, err := openOSRoot(c, true)
-	if errors.Is(err, errRealCLI) {
-		return passThrough(c, invocation(c))
-	}
-	if err != nil {
-		return err
-	}
-	if err := warnConfig(c, r); err != nil {
-		return err
-	}
+	return withOSRoot(c, true, func(r spec.Root) error { return archiveOn(c, r, args) })
+}
+
+// archiveOn archives the change args name (none: OpenSpec's refusal) in
+// OpenSpec's root r.
+func archiveOn(c *cli.Context, r spec.Root, args []string) error {
 	dry := c.Bool("dry-run")
 	archiveDoc := func(st []osStatus) any {
 		return struct {

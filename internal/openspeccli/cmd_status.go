@@ -1,7 +1,6 @@
 package openspeccli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/spec"
 )
 
 func statusCommand() *cli.Command {
@@ -53,20 +53,12 @@ func runStatus(c *cli.Context) error {
 		if c.IsSet("schema") || !c.IsSet("change") && !c.Bool("all") || c.IsSet("change") && c.Bool("all") {
 			return passThrough(c, invocation(c))
 		}
-		r, err := openOSRoot(c, true)
-		if errors.Is(err, errRealCLI) {
-			return passThrough(c, invocation(c))
-		}
-		if err != nil {
-			return err
-		}
-		if err := warnConfig(c, r); err != nil {
-			return err
-		}
-		if c.Bool("all") {
-			return runOSStatusAll(c, r)
-		}
-		return runOSStatus(c, r, c.String("change"))
+		return withOSRoot(c, true, func(r spec.Root) error {
+			if c.Bool("all") {
+				return runOSStatusAll(c, r)
+			}
+			return runOSStatus(c, r, c.String("change"))
+		})
 	}
 	if args, err := cliapp.Args(c); err != nil {
 		return err

@@ -1,7 +1,6 @@
 package openspeccli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -115,17 +114,12 @@ func runValidate(c *cli.Context) error {
 	if len(args) != 1 {
 		return passThrough(c, invocation(c))
 	}
-	name := args[0]
-	r, err := openOSRoot(c, true)
-	if errors.Is(err, errRealCLI) {
-		return passThrough(c, invocation(c))
-	}
-	if err != nil {
-		return err
-	}
-	if err := warnConfig(c, r); err != nil {
-		return err
-	}
+	return withOSRoot(c, true, func(r spec.Root) error { return validateItem(c, r, args[0]) })
+}
+
+// validateItem is "validate ITEM": a change or a spec, as OpenSpec
+// resolves the name.
+func validateItem(c *cli.Context, r spec.Root, name string) error {
 	typ, err := itemType(c, r, name, c.String("type"), "validate")
 	if err != nil || typ == "" {
 		return err

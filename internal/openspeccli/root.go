@@ -43,6 +43,23 @@ func openRoot(c *cli.Context) (spec.Root, error) {
 // holds, the directory itself (its real path) is the root, as OpenSpec's
 // status, validate and archive take it (root.source "implicit"); else no
 // root is exit 7 (missing), as openRoot's.
+// withOSRoot runs an OpenSpec verb on OpenSpec's root (openOSRoot's),
+// after printing config.yaml's warning; where only the real CLI can
+// find the root, the invocation goes to it.
+func withOSRoot(c *cli.Context, implicit bool, run func(spec.Root) error) error {
+	r, err := openOSRoot(c, implicit)
+	if errors.Is(err, errRealCLI) {
+		return passThrough(c, invocation(c))
+	}
+	if err != nil {
+		return err
+	}
+	if err := warnConfig(c, r); err != nil {
+		return err
+	}
+	return run(r)
+}
+
 func openOSRoot(c *cli.Context, implicit bool) (spec.Root, error) {
 	dir, err := cliapp.RepoDir(c)
 	if err != nil {
