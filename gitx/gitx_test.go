@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/specstack/specstack/gitx"
 	"github.com/specstack/specstack/internal/testenv"
@@ -377,5 +378,41 @@ func TestBareRepository(t *testing.T) {
 	}
 	if got, err := bare.Resolve(t.Context(), "main"); err != nil || got != head {
 		t.Errorf("bare Resolve(main) = %s %v", got, err)
+	}
+}
+
+// TestRefReadsWhileGitWritesAnother: git writes a ref through a lock
+// file it creates empty and then fills and renames into place; go-git
+// reads every file under refs/, lock files too. A read of one ref never
+// fails on another's lock; a listing waits the lock out (a run's
+// background baseline read its ref while the run pushed: "ref file is
+// empty").
+func TestRefReadsWhileGitWritesAnother(t *testing.T) {
+	f := newFixture(t)
+	head := run(t, f.dir, "rev-parse", "HEAD")
+	run(t, f.dir, "branch", "other")
+	lock := filepath.Join(f.dir, ".git", "refs", "heads", "ticket.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sha, ok, err := f.repo.Ref(t.Context(), "refs/heads/other"); err != nil || !ok || sha != head {
+		t.Errorf("Ref(refs/heads/other) = %s, %v, %v with a lock file beside it; want %s", sha, ok, err, head)
+	}
+	if _, ok, err := f.repo.Ref(t.Context(), "refs/heads/missing"); err != nil || ok {
+		t.Errorf("Ref(refs/heads/missing) = %v, %v; want not found", ok, err)
+	}
+	// git finishes the write: the lock becomes the ref.
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		if err := os.WriteFile(lock, []byte(head+"\n"), 0o644); err == nil {
+			_ = os.Rename(lock, strings.TrimSuffix(lock, ".lock"))
+		}
+	}()
+	branches, err := f.repo.Branches(t.Context())
+	if err != nil {
+		t.Fatalf("Branches while a ref is written: %v", err)
+	}
+	if branches["other"] != head {
+		t.Errorf("Branches = %v; want other at %s", branches, head)
 	}
 }

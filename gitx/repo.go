@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/specstack/specstack/internal/xec"
 )
@@ -161,17 +163,24 @@ func (r *Repo) CurrentBranch(ctx context.Context) (string, error) {
 
 // Ref returns the SHA a full ref name ("refs/heads/main") points at,
 // through a symbolic ref, and whether it exists.
+// It reads that ref alone: a ref git is writing elsewhere in the
+// repository meanwhile is no concern of it.
 func (r *Repo) Ref(ctx context.Context, name string) (string, bool, error) {
-	refs, err := r.forEachRef(ctx, name)
+	if err := ctx.Err(); err != nil {
+		return "", false, err
+	}
+	g, err := r.open()
 	if err != nil {
+		return "", false, err
+	}
+	ref, err := g.reference(plumbing.ReferenceName(name), true)
+	switch {
+	case errors.Is(err, plumbing.ErrReferenceNotFound):
+		return "", false, nil // missing, or a symbolic ref to nothing
+	case err != nil:
 		return "", false, fmt.Errorf("read ref %s in %s: %w", name, r.Dir, err)
 	}
-	for _, ref := range refs {
-		if ref.name == name {
-			return ref.sha, true, nil
-		}
-	}
-	return "", false, nil
+	return ref.Hash().String(), true, nil
 }
 
 // Branches lists local branch names with their SHAs.
@@ -216,7 +225,7 @@ func (r *Repo) forEachRef(ctx context.Context, pattern string) ([]ref, error) {
 	if err != nil {
 		return nil, err
 	}
-	iter, err := g.s.IterReferences()
+	iter, err := iterReferences(ctx, g)
 	if err != nil {
 		return nil, err
 	}
@@ -241,6 +250,24 @@ func (r *Repo) forEachRef(ctx context.Context, pattern string) ([]ref, error) {
 	})
 	slices.SortFunc(refs, func(a, b ref) int { return strings.Compare(a.name, b.name) })
 	return refs, err
+}
+
+// iterReferences is every ref of the repository. go-git reads every file
+// under refs/, the lock files of refs git is writing too, and fails on
+// one git has just created empty: read again, a few times, until git
+// has renamed it into place.
+func iterReferences(ctx context.Context, g *store) (storer.ReferenceIter, error) {
+	for try := 0; ; try++ {
+		iter, err := g.s.IterReferences()
+		if !errors.Is(err, dotgit.ErrEmptyRefFile) || try == 20 {
+			return iter, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // MergeBase returns a best common ancestor of a and b, or "" when they
