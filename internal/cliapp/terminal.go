@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 )
 
 // Streams are an app's standard streams and how it tells a terminal from
@@ -18,7 +19,7 @@ type Streams struct {
 	Out io.Writer // stdout
 	Err io.Writer // stderr: where prompts ask
 	// IsTerminal reports whether stream (one of In, Out, Err) is an
-	// interactive terminal. nil: an *os.File that is a character device.
+	// interactive terminal. nil: an *os.File open on a terminal.
 	IsTerminal func(stream any) bool
 }
 
@@ -26,14 +27,14 @@ type Streams struct {
 const isTerminalKey = "cliapp.isTerminal"
 
 // IsTerminal is the default terminal check: stream is an *os.File open
-// on a character device.
+// on a terminal. A character device is not enough: /dev/null is one, and
+// a script's `</dev/null 2>/dev/null` must never be asked a question.
 func IsTerminal(stream any) bool {
 	f, ok := stream.(*os.File)
 	if !ok || f == nil {
 		return false
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return term.IsTerminal(int(f.Fd()))
 }
 
 func isTerminal(c *cli.Context, stream any) bool {

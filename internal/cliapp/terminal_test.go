@@ -57,9 +57,15 @@ func TestConfirmSequence(t *testing.T) {
 	}
 }
 
-// TestIsTerminal: a regular file and a pipe are not terminals, whatever
-// is not an *os.File neither.
+// TestIsTerminal: a regular file, a pipe and /dev/null (a character
+// device, which a script's `</dev/null` gives) are not terminals,
+// whatever is not an *os.File neither.
 func TestIsTerminal(t *testing.T) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
 	f, err := os.CreateTemp(t.TempDir(), "x")
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +77,7 @@ func TestIsTerminal(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	for _, s := range []any{f, r, w, &bytes.Buffer{}, nil} {
+	for _, s := range []any{null, f, r, w, &bytes.Buffer{}, nil} {
 		if cliapp.IsTerminal(s) {
 			t.Errorf("IsTerminal(%T) = true", s)
 		}
