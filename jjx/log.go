@@ -51,6 +51,11 @@ func (r *Repo) logWith(ctx context.Context, revset, tmpl string) ([]Commit, erro
 	if err != nil {
 		return nil, err
 	}
+	return decodeLog(out)
+}
+
+// decodeLog reads jj log's output of logTemplate.
+func decodeLog(out []byte) ([]Commit, error) {
 	ls, err := decodeLines[logLine](out)
 	if err != nil {
 		return nil, err

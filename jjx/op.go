@@ -140,3 +140,47 @@ func itoa(n int) string {
 	}
 	return string(b)
 }
+
+// ChangesSince lists, newest first, the visible revisions of changes
+// operation op did not know: work that restoring op would hide. own is a
+// revset of revisions left out (a run's own); so are empty revisions
+// with no description (a workspace's fresh working copy), whose loss
+// loses nothing.
+func (r *Repo) ChangesSince(ctx context.Context, op, own string) ([]Commit, error) {
+	out, err := r.callRead(ctx, "--at-op", op, "log", "--no-graph", "-r", "visible_heads()", "-T", `commit_id ++ "\n"`)
+	if err != nil {
+		return nil, err
+	}
+	then := Union(lines(out)...)
+	// Without a snapshot: a stale working copy must not stop the read,
+	// and its files are not changes.
+	out, err = r.callRead(ctx, "log", "--no-graph", "-r", "(all() ~ "+Ancestors(then)+") ~ ("+own+") ~ (empty() & description(exact:\"\"))", "-T", logTemplate)
+	if err != nil {
+		return nil, err
+	}
+	news, err := decodeLog(out)
+	if err != nil || len(news) == 0 {
+		return nil, err
+	}
+	// A change op knew that was rewritten since (a squash into @) is
+	// not new work.
+	ids := make([]string, len(news))
+	for i, c := range news {
+		ids[i] = c.ChangeID
+	}
+	out, err = r.callRead(ctx, "--at-op", op, "log", "--no-graph", "-r", PresentUnion(ids...), "-T", `change_id ++ "\n"`)
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{}
+	for _, id := range lines(out) {
+		known[id] = true
+	}
+	var res []Commit
+	for _, c := range news {
+		if !known[c.ChangeID] {
+			res = append(res, c)
+		}
+	}
+	return res, nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
@@ -28,7 +29,11 @@ func (r *Runner) abortLoss(ctx context.Context, st *State) error {
 	if err != nil {
 		return fmt.Errorf("abort: compare @ with the run's last record of it (%s): %w", short(st.Checkpoint), err)
 	}
-	if !st.Complete && len(files) == 0 {
+	others, err := r.othersWork(ctx, st)
+	if err != nil {
+		return err
+	}
+	if !st.Complete && len(files) == 0 && len(others) == 0 {
 		return nil
 	}
 	var merged []string
@@ -46,10 +51,7 @@ func (r *Runner) abortLoss(ctx context.Context, st *State) error {
 		parts = append(parts, fmt.Sprintf("run %s is complete: abort would undo the tasks it merged: %s", r.Doc.Header.RunID, mergedText))
 	}
 	if len(files) > 0 {
-		listed := files
-		if len(listed) > maxListed {
-			listed = append(listed[:maxListed:maxListed], fmt.Sprintf("… and %d more", len(files)-maxListed))
-		}
+		listed := capList(files)
 		lead := fmt.Sprintf("run %s: abort would lose", r.Doc.Header.RunID)
 		if st.Complete {
 			lead = "and"
@@ -59,6 +61,52 @@ func (r *Runner) abortLoss(ctx context.Context, st *State) error {
 			parts = append(parts, "and the tasks it merged: "+mergedText)
 		}
 	}
+	if len(others) > 0 {
+		lead := fmt.Sprintf("run %s: abort would hide", r.Doc.Header.RunID)
+		if len(parts) > 0 {
+			lead = "and hide"
+		}
+		parts = append(parts, fmt.Sprintf("%s work made since the run started that is none of its: %s", lead, strings.Join(capList(others), ", ")))
+		if !st.Complete && len(files) == 0 && len(merged) > 0 {
+			parts = append(parts, "and the tasks it merged: "+mergedText)
+		}
+	}
 	return exitcode.New(exitcode.NeedsChoice, "%s; re-run with --yes to abort anyway (jj op restore %s; `jj op log` keeps every operation, so the state before the abort stays reachable)",
 		strings.Join(parts, "; "), short(r.Doc.Header.StartOp))
+}
+
+// capList is at most maxListed of items, then how many more there are.
+func capList(items []string) []string {
+	if len(items) <= maxListed {
+		return items
+	}
+	return append(items[:maxListed:maxListed], fmt.Sprintf("… and %d more", len(items)-maxListed))
+}
+
+// othersWork is what others did in the repository since the run started
+// (new changes that are none of its tasks', outside its workspaces):
+// restoring its start operation would hide it. Nothing for a backend
+// that cannot tell.
+func (r *Runner) othersWork(ctx context.Context, st *State) ([]string, error) {
+	b, ok := r.Backend.(Bystander)
+	if !ok {
+		return nil, nil
+	}
+	var workspaces, changes []string
+	for _, t := range st.Tasks {
+		if t.Workspace != "" {
+			workspaces = append(workspaces, t.Workspace)
+		}
+		if t.Change != "" {
+			changes = append(changes, t.Change)
+		}
+		changes = append(changes, t.Changes...)
+	}
+	slices.Sort(workspaces)
+	slices.Sort(changes)
+	others, err := b.WorkSince(ctx, r.Doc.Header.StartOp, workspaces, slices.Compact(changes))
+	if err != nil {
+		return nil, fmt.Errorf("abort: find work made since the run started (operation %s): %w", short(r.Doc.Header.StartOp), err)
+	}
+	return others, nil
 }

@@ -110,6 +110,16 @@ type Undoer interface {
 	RecordedBy(ctx context.Context, workspace string) string
 }
 
+// Bystander is the optional part of a backend that finds what others did
+// in the repository during a run (jj): work that restoring the run's start
+// operation would hide.
+type Bystander interface {
+	// WorkSince lists, for a person, the revisions of changes made since
+	// operation op that are none of the run's: not the changes of its
+	// tasks, not in the workspaces named.
+	WorkSince(ctx context.Context, op string, workspaces, changes []string) ([]string, error)
+}
+
 // Historian is the optional part of a backend whose operation log tells
 // which workspace's operation changed the target (jj): a worker that
 // rewrote history outside its workspace (`jj abandon @-` abandons the

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -501,6 +502,26 @@ func (b *JJBackend) Abandon(ctx context.Context, commits ...string) error {
 
 func (b *JJBackend) RestoreOp(ctx context.Context, op string) error {
 	return b.Repo.OpRestore(ctx, op)
+}
+
+// WorkSince lists the revisions of changes made since op that are none
+// of the run's (Bystander): "change ID "subject"", newest first.
+func (b *JJBackend) WorkSince(ctx context.Context, op string, workspaces, changes []string) ([]string, error) {
+	own := make([]string, 0, len(workspaces)+1)
+	for _, w := range workspaces {
+		own = append(own, jjx.WorkspaceHead(w))
+	}
+	own = append(own, jjx.PresentUnion(changes...))
+	cs, err := b.Repo.ChangesSince(ctx, op, jjx.Ancestors(strings.Join(own, " | ")))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		subject, _, _ := strings.Cut(c.Description, "\n")
+		out[i] = fmt.Sprintf("change %s %q", short(c.ChangeID), cmp.Or(subject, "(no description)"))
+	}
+	return out, nil
 }
 
 // RecordedBy names the operation of workspace that recorded its working

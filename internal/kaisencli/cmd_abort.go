@@ -21,11 +21,12 @@ A run with --executor github-actions has its live runs cancelled and their
 specstack/ branches deleted first; a run that cannot be cancelled (GitHub
 unreachable) is named and abort exits 1 once the rest is undone.
 
-Aborting a complete run, or a run whose @ holds edits made since the run last
-recorded it (a person's edits, a conflict resolution), needs --yes: without
-it abort lists the tasks merged and the files changed since, changes nothing
-and exits 5.`,
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "abort even a complete run, or one whose @ was edited since"}},
+Aborting a complete run, a run whose @ holds edits made since the run last
+recorded it (a person's edits, a conflict resolution), or a run during which
+someone made changes elsewhere in the repository (which the restore would
+hide), needs --yes: without it abort lists the tasks merged, the files
+changed since and those changes, changes nothing and exits 5.`,
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "abort even a complete run, or one whose @ or repository was edited since"}},
 		Action: func(c *cli.Context) error {
 			s, err := openSession(c)
 			if err != nil {
