@@ -84,6 +84,11 @@ func SettleRun(ctx context.Context, env *Env, req RunRequest) (RunHeader, *Plan,
 	if err != nil {
 		return RunHeader{}, p, err
 	}
+	if len(p.Layers) == 0 && len(p.Excluded) == 0 && len(p.SkippedClosed) == 0 {
+		// A ticket's number given for its spec's, or a spec not split
+		// yet: nothing to build, and nothing said on GitHub.
+		return RunHeader{}, p, exitcode.New(exitcode.Usage, "issue #%d in %s has no sub-issues: a run builds a spec issue's sub-issue tickets; name the spec issue (not one of its tickets), or add its tickets as sub-issues first", p.Spec, p.Repo)
+	}
 	h := RunHeader{Spec: p.Spec, Title: p.Title, Repo: p.Repo, StackMode: p.StackMode, Base: p.Base, StartRef: p.StartRef,
 		BaseSHA: p.BaseSHA, HumanLabel: p.HumanLabel, Order: req.Order, Worker: req.Worker, Reviewer: req.Reviewer,
 		MaxParallel: req.MaxParallel, GateMaxRounds: req.GateMaxRounds, Timeout: req.Timeout.String(), MaxCost: req.MaxCost,

@@ -22,7 +22,9 @@ layers, tickets excluded for a human with their dependants, recipes) and
 records it in the ledger ($(git rev-parse --git-common-dir)/specstack/gh-specstack/run.toml)
 under the repository's lock before anything runs. On a terminal it shows the
 plan and asks; otherwise --yes is required (exit 5 without it). --dry-run
-prints the run it would do and writes nothing.
+prints the run it would do and writes nothing. An issue with no sub-issues
+(a ticket's number given for its spec's) is refused, exit 2, before
+anything is recorded or said on GitHub.
 
 Prior work (--start-ref BRANCH): the branch is layer 0, pushed once when origin
 lacks it, with its own draft pull request saying it carries work this run never
