@@ -94,6 +94,9 @@ func readFile(root, p string) ([]byte, error) {
 // Load reads the user file and then root/specstack.toml (root may be "").
 // Missing files are skipped; a malformed one is an error naming it.
 func Load(root string) (*Config, error) {
+	if v := os.Getenv(WorkspacesEnv); v != "" && !filepath.IsAbs(v) {
+		return nil, fmt.Errorf("%s=%q: must be an absolute path (task workspaces live outside every working copy): set it to one, or unset it", WorkspacesEnv, v)
+	}
 	cfg := &Config{}
 	paths := []string{UserFile()}
 	if root != "" {

@@ -133,6 +133,16 @@ func TestWorkspacesDir(t *testing.T) {
 	if _, err := Load(root); err == nil || !strings.Contains(err.Error(), "workspaces-dir = \"ws\": must be an absolute path") {
 		t.Errorf("relative workspaces-dir: %v", err)
 	}
+	// A relative $SPECSTACK_WORKSPACES would put workspaces wherever the
+	// command runs, inside a working copy too: refused, and never used.
+	os.WriteFile(filepath.Join(root, FileName), nil, 0o644)
+	t.Setenv(WorkspacesEnv, "rel/ws")
+	if _, err := Load(root); err == nil || !strings.Contains(err.Error(), `SPECSTACK_WORKSPACES="rel/ws": must be an absolute path`) {
+		t.Errorf("relative %s: %v", WorkspacesEnv, err)
+	}
+	if got := WorkspacesDir(cfg, root); !strings.HasPrefix(got, "/srv/ws/app-") {
+		t.Errorf("relative %s used: %s", WorkspacesEnv, got)
+	}
 }
 
 // A repository's specstack.toml names the commands that run: it is read

@@ -12,15 +12,13 @@ import (
 const WorkspacesEnv = "SPECSTACK_WORKSPACES"
 
 // WorkspacesBase is the directory holding every repository's workspace
-// folder: $SPECSTACK_WORKSPACES when it is an absolute path, else
-// [kaisen] workspaces-dir, else $TMPDIR/jj-workspaces. A relative
-// $SPECSTACK_WORKSPACES is taken from the current directory. cfg may be
-// nil.
+// folder: $SPECSTACK_WORKSPACES, else [kaisen] workspaces-dir, else
+// $TMPDIR/jj-workspaces. Load refuses a relative $SPECSTACK_WORKSPACES
+// (it would put workspaces wherever the command ran, a working copy
+// too); here one is passed over. cfg may be nil.
 func WorkspacesBase(cfg *Config) string {
-	if v := os.Getenv(WorkspacesEnv); v != "" {
-		if abs, err := filepath.Abs(v); err == nil {
-			return abs
-		}
+	if v := os.Getenv(WorkspacesEnv); filepath.IsAbs(v) {
+		return filepath.Clean(v)
 	}
 	if cfg != nil && cfg.Kaisen.WorkspacesDir != "" {
 		return filepath.Clean(cfg.Kaisen.WorkspacesDir)
