@@ -27,11 +27,15 @@ make test                          # provision jj, openspec, gh and the agent CL
 const maxReadmeLines = 250
 
 // TestReadme runs every ```sh block of README.md, in order, as a new user
-// pasting them would: the set-up block aside (see readmeSetUp), each block
-// is one `sh -e` script run in a scratch directory shared by all of them
-// (a block that says it runs "in the specstack checkout" runs there), in a
-// private HOME with $HOME/.local/bin first on PATH and the three binaries
-// on PATH, and must exit 0.
+// pasting them into one shell would: the set-up block aside (see
+// readmeSetUp), each block is one `sh -e` script, in a private HOME with
+// $HOME/.local/bin first on PATH and the three binaries on PATH, and must
+// exit 0. A block starts where its paragraph says: "in the specstack
+// checkout" there, "scratch directory" in the scratch directory shared by
+// all blocks; any other starts where the block before it ended, as in
+// that user's shell (the first in the scratch directory). A paragraph that
+// says the block needs `claude` on PATH runs it only where it is
+// ([agent:claude]: with REQUIRE_AGENTS, a missing claude fails).
 func TestReadme(t *testing.T) {
 	testenv.RequireJJ(t)
 	if _, err := xec.LookPath("openspec"); err != nil && os.Getenv("REQUIRE_OPENSPEC") != "" {
@@ -96,27 +100,36 @@ func readmeScript(readme string) ([]byte, error) {
 		return nil, fmt.Errorf("the README's first ```sh block is not the set-up this test knows CI runs:\n%s\nwant:\n%s", first, readmeSetUp)
 	}
 	var b strings.Builder
-	b.WriteString("# The README's ```sh blocks, in order.\nmkdir scratch\n")
+	b.WriteString("# The README's ```sh blocks, in order; each records where it ended in $WORK/cwd.\nmkdir scratch\n")
 	a := &txtar.Archive{}
 	for i, m := range blocks[1:] {
 		body := readme[m[2]:m[3]]
 		before := readme[:m[0]]
-		para := before[strings.LastIndex(strings.TrimRight(before, "\n"), "\n\n")+1:]
-		dir := "$WORK/scratch"
-		if strings.Contains(strings.ToLower(strings.Join(strings.Fields(para), " ")), "in the specstack checkout") {
+		para := strings.ToLower(strings.Join(strings.Fields(before[strings.LastIndex(strings.TrimRight(before, "\n"), "\n\n")+1:]), " "))
+		dir, start := "$WORK/scratch", ""
+		switch {
+		case strings.Contains(para, "in the specstack checkout"):
 			dir = "$CHECKOUT"
+		case strings.Contains(para, "scratch directory") || i == 0:
+		default:
+			start = `cd "$(cat "$WORK/cwd")"` + "\n"
+		}
+		cond := ""
+		if strings.Contains(para, "`claude` on path") {
+			cond = "[agent:claude] "
 		}
 		name := "block-" + strconv.Itoa(i+2) + ".sh"
-		a.Files = append(a.Files, txtar.File{Name: name, Data: []byte(body)})
+		a.Files = append(a.Files, txtar.File{Name: name, Data: []byte(start + body + `pwd > "$WORK/cwd"` + "\n")})
 		line := strings.Count(readme[:m[0]], "\n") + 1
-		fmt.Fprintf(&b, "\n# README.md line %d\ncd %s\nexec sh -e $WORK/%s\n", line, dir, name)
+		fmt.Fprintf(&b, "\n# README.md line %d\ncd %s\n%sexec sh -e $WORK/%s\n", line, dir, cond, name)
 	}
 	a.Comment = []byte(b.String())
 	return txtar.Format(a), nil
 }
 
 // TestReadmeScriptFails shows the README test catches what it is for: a
-// set-up block that is not the known one, and too few blocks.
+// set-up block that is not the known one, too few blocks, and a block that
+// assumes a directory other than the one the block before it left.
 func TestReadmeScriptFails(t *testing.T) {
 	good := "```sh\n" + readmeSetUp + "```\n"
 	for _, bad := range []string{
@@ -128,11 +141,17 @@ func TestReadmeScriptFails(t *testing.T) {
 			t.Errorf("readmeScript(%q) = nil error", bad)
 		}
 	}
-	s, err := readmeScript(good + "\nIn the specstack checkout:\n\n```sh\nx\n```\n\n```sh\ny\n```\n```sh\nz\n```\n")
+	s, err := readmeScript(good + "\nIn the specstack checkout:\n\n```sh\nx\n```\n\nIn a scratch directory:\n\n```sh\ny\n```\n```sh\nz\n```\n\nWith `claude` on PATH:\n\n```sh\nw\n```\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"cd $CHECKOUT\nexec sh -e $WORK/block-2.sh\n", "cd $WORK/scratch\nexec sh -e $WORK/block-3.sh\n", "-- block-4.sh --\nz\n"} {
+	for _, want := range []string{
+		"cd $CHECKOUT\nexec sh -e $WORK/block-2.sh\n", "-- block-2.sh --\nx\npwd > \"$WORK/cwd\"\n",
+		"cd $WORK/scratch\nexec sh -e $WORK/block-3.sh\n", "-- block-3.sh --\ny\n",
+		// z says nothing of where it runs: where y ended
+		"-- block-4.sh --\ncd \"$(cat \"$WORK/cwd\")\"\nz\npwd > \"$WORK/cwd\"\n",
+		"[agent:claude] exec sh -e $WORK/block-5.sh\n",
+	} {
 		if !strings.Contains(string(s), want) {
 			t.Errorf("script lacks %q:\n%s", want, s)
 		}

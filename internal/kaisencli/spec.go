@@ -24,11 +24,12 @@ abortable.
 A run (run, resume, gate) exits 0 when every task was merged or its change
 was empty (reported "empty"), 9 when it completed with a task not merged
 (each named with why; its workspace is kept), 8 when the final gate is red.
-While a run is live, another run, start or ledger command exits 3 naming the
-pid that holds the ledger lock; an unfinished run nobody drives makes run and
-start exit 5 (resume, abort or --fresh). abort of a complete run, or of one
-whose @ was edited since the run last recorded it, lists what would be lost
-and needs --yes (else exit 5).
+While a run is live, the verbs that change the ledger (run, start, resume,
+abort, sweep and the step verbs) exit 3 naming the pid that holds the ledger
+lock; status, log and artifacts take no lock and answer. An unfinished run
+nobody drives makes run and start exit 5 (resume, abort or --fresh). abort
+of a complete run, or of one whose @ was edited since the run last recorded
+it, lists what would be lost and needs --yes (else exit 5).
 
 Use it as "jj kaisen VERB" after:
    jj config set --user aliases.kaisen '["util","exec","--","jj-kaisen"]'`,

@@ -103,8 +103,10 @@ var exitNotes = map[string]string{
 	"jj-kaisen": `A run (run, resume, gate) exits 0 when every task was merged or its change
 was empty, 9 when it completed with a task not merged (each named with why;
 its workspace is kept), 8 when the final gate is red. While a run is live,
-another run, start or ledger command exits 3 naming the pid that holds the
-lock; an unfinished run nobody drives makes run and start exit 5 (resume,
+the verbs that change the ledger (run, start, resume, abort, sweep and the
+step verbs) exit 3 naming the pid that holds the lock; status, log and
+artifacts take no lock and answer. An unfinished run nobody drives makes
+run and start exit 5 (resume,
 abort or --fresh). A worker command whose program (or the script after sh)
 does not exist is 7, before anything is provisioned; a plan with a heading
 that looks like a task but is not one, or a task naming no files, needs --yes
@@ -117,8 +119,9 @@ so Ctrl-C reaches jj-kaisen and not jj, which would end util exec at once
 with status 1 (jj 0.46): the exit is 10, with the "resume continues" line.
 A SIGINT sent to jj's process group without a terminal still reaches jj: 1,
 and jj-kaisen's line comes after jj has exited.`,
-	"jj-openspec": `A change that does not exist is 2 (the message names those there are);
-failed validation, a delta that cannot be applied, an input that is not a
+	"jj-openspec": `A change that does not exist is 2 (the message names those there are),
+except for OpenSpec's verbs (archive, validate, status --change), which
+answer as OpenSpec: its text, exit 1. Failed validation, a delta that cannot be applied, an input that is not a
 regular file or a symbolic link out of the repository is 6; unchecked tasks
 without --yes are 5; another archive holding the lock is 3; no openspec/
 directory, no openspec on PATH for cli, or a worker command whose program

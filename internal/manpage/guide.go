@@ -46,7 +46,10 @@ func Guides() (map[string]string, error) {
 //	#### Title            a bold paragraph heading
 //	```lang ... ```       a no-fill block (.EX/.EE), verbatim
 //	- item, 1. item       a list item; following lines indented by two
-//	                      spaces or more continue it
+//	                      spaces or more continue it, and so do indented
+//	                      paragraphs and fenced blocks after a blank line
+//	                      (a fence closes at the indentation it opened at;
+//	                      that indentation is removed from its lines)
 //	| a | b |             a table (tbl), its second row the |---| rule
 //	text                  filled text; `code` and **strong** are bold,
 //	                      *emphasis* italic, [text](target) its text
@@ -59,30 +62,63 @@ func renderGuide(name, src string) (string, error) {
 	}
 	summary := strings.TrimPrefix(lines[0], "# "+name+" - ")
 	var b strings.Builder
-	b.WriteString("'\\\" t\n.TH " + name + " 7\n.nh\n.ad l\n.SH NAME\n" + escapeText(name) + " \\- " + escapeText(summary) + "\n")
+	b.WriteString("'\\\" t\n.TH " + name + " 7\n.nh\n.ad l\n")
+	for _, f := range glyphFallbacks {
+		if strings.ContainsRune(src, f.r) {
+			fmt.Fprintf(&b, ".if !c\\[u%04X] .char \\[u%04X] %s\n", f.r, f.r, f.glyph)
+		}
+	}
+	b.WriteString(".SH NAME\n" + escapeText(name) + " \\- " + escapeText(summary) + "\n")
 	var para []string
+	paraInItem := false // para continues a list item
 	flush := func() {
 		if len(para) > 0 {
-			b.WriteString(".PP\n" + inline(strings.Join(para, " ")) + "\n")
+			start := ".PP\n"
+			if paraInItem {
+				start = ".IP \"\" 4\n"
+			}
+			b.WriteString(start + inline(strings.Join(para, " ")) + "\n")
 			para = nil
 		}
 	}
+	// item: the last block at the margin was a list item, so indented
+	// blocks after it continue it.
+	item := false
 	for i := 1; i < len(lines); i++ {
 		l := lines[i]
+		text := strings.TrimLeft(l, " ")
+		indent := len(l) - len(text)
+		if text != "" && indent == 0 {
+			item = false
+		}
 		switch {
-		case strings.TrimSpace(l) == "":
+		case text == "":
 			flush()
-		case strings.HasPrefix(l, "```"):
+		case strings.HasPrefix(text, "```"):
 			flush()
+			if indent > 0 && !item {
+				return "", fmt.Errorf("line %d: an indented code block outside a list item", i+1)
+			}
+			fence := l[:indent] + "```"
 			j := i + 1
-			for j < len(lines) && !strings.HasPrefix(lines[j], "```") {
+			for j < len(lines) && !strings.HasPrefix(lines[j], fence) {
 				j++
 			}
 			if j == len(lines) {
 				return "", fmt.Errorf("line %d: a code block that never ends", i+1)
 			}
-			b.WriteString(".PP\n.RS 4\n.EX\n")
-			for _, c := range lines[i+1 : j] {
+			// Indented 4 from the text it belongs to: the margin's, or
+			// the list item's (itself 4 in).
+			rs := ".RS 4"
+			if indent > 0 {
+				rs = ".RS 8"
+			}
+			b.WriteString(".PP\n" + rs + "\n.EX\n")
+			for k, c := range lines[i+1 : j] {
+				if strings.TrimSpace(c) != "" && !strings.HasPrefix(c, l[:indent]) {
+					return "", fmt.Errorf("line %d: a line of a code block indented less than its fence", i+2+k)
+				}
+				c = strings.TrimPrefix(c, l[:indent])
 				b.WriteString(escapeUnicode(escapeLine(c)) + "\n")
 			}
 			b.WriteString(".EE\n.RE\n")
@@ -112,6 +148,7 @@ func renderGuide(name, src string) (string, error) {
 			i = j - 1
 		case listItem.MatchString(l):
 			flush()
+			item = true
 			m := listItem.FindStringSubmatch(l)
 			text := []string{m[2]}
 			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  ") && strings.TrimSpace(lines[i+1]) != "" {
@@ -124,6 +161,9 @@ func renderGuide(name, src string) (string, error) {
 			}
 			b.WriteString(".IP " + mark + " 4\n" + inline(strings.Join(text, " ")) + "\n")
 		default:
+			if len(para) == 0 {
+				paraInItem = item && indent > 0
+			}
 			para = append(para, strings.TrimSpace(l))
 		}
 	}
@@ -132,6 +172,18 @@ func renderGuide(name, src string) (string, error) {
 }
 
 var listItem = regexp.MustCompile(`^(-|\d+\.) (.*)$`)
+
+// glyphFallbacks are characters the guides quote (in a tool's output) that
+// some groff devices lack: PostScript and PDF have no U+2716, which
+// OpenSpec prints before "Error:". Where the device lacks one, the page
+// defines it as the glyph given; a terminal (-Tutf8) still shows the real
+// one.
+var glyphFallbacks = []struct {
+	r     rune
+	glyph string
+}{
+	{'\u2716', `\[mu]`},
+}
 
 // table renders a Markdown table with tbl: a bold header row, every cell
 // a text block so that long cells fill.

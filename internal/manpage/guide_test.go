@@ -61,6 +61,8 @@ func TestRenderGuide(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{
+		"# g - x\n\n  ```\nan indented fence outside a list item\n  ```\n",
+		"# g - x\n\n- item\n\n  ```\n  in\nout\n  ```\n",
 		"no title\n",
 		"# other - wrong name\n",
 		"# g - x\n\n```sh\nnever closed\n",
@@ -71,5 +73,43 @@ func TestRenderGuide(t *testing.T) {
 		if _, err := renderGuide("g", bad); err == nil {
 			t.Errorf("renderGuide(%q) = nil error, want a refusal", bad)
 		}
+	}
+}
+
+// TestRenderGuideListItemBlocks: a fenced block and a paragraph indented
+// under a list item after a blank line belong to that item, as in
+// Markdown: the block is a no-fill block with the fence's indentation
+// removed (not filled text with its backticks), the paragraph continues
+// the item.
+func TestRenderGuideListItemBlocks(t *testing.T) {
+	src := "# g - a guide\n\n- **init** `[PATH]`: lays it out.\n\n  ```console\n  $ jj openspec init\n    created `x`\n  ```\n\n  More of the item.\n- next\n\nAfter the list.\n"
+	got, err := renderGuide("g", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ".IP \\(bu 4\n\\fBinit\\fR \\fB[PATH]\\fR: lays it out.\n" +
+		".PP\n.RS 8\n.EX\n$ jj openspec init\n  created `x`\n.EE\n.RE\n" +
+		".IP \"\" 4\nMore of the item.\n" +
+		".IP \\(bu 4\nnext\n" +
+		".PP\nAfter the list.\n"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("rendered guide ends\n%s\nwant it to end\n%s", got, want)
+	}
+}
+
+// TestRenderGuideGlyphFallback: a character some groff devices lack gets
+// a fallback defined, only on a page that uses it (TestGuidesRender then
+// renders it without a warning).
+func TestRenderGuideGlyphFallback(t *testing.T) {
+	const def = ".if !c\\[u2716] .char \\[u2716] \\[mu]\n"
+	got, err := renderGuide("g", "# g - a guide\n\n```\n\u2716 Error: no\n```\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, ".ad l\n"+def) || !strings.Contains(got, "\\[u2716] Error: no\n") {
+		t.Errorf("the page lacks the fallback or the character:\n%s", got)
+	}
+	if got, _ := renderGuide("g", "# g - a guide\n\nplain\n"); strings.Contains(got, ".char") {
+		t.Errorf("a page without the character defines it:\n%s", got)
 	}
 }
