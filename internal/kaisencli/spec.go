@@ -28,8 +28,9 @@ While a run is live, the verbs that change the ledger (run, start, resume,
 abort, sweep and the step verbs) exit 3 naming the pid that holds the ledger
 lock; status, log and artifacts take no lock and answer. An unfinished run
 nobody drives makes run and start exit 5 (resume, abort or --fresh). abort
-of a complete run, or of one whose @ was edited since the run last recorded
-it, lists what would be lost and needs --yes (else exit 5).
+of a complete run, of one whose @ was edited since the run last recorded
+it, or of one during which someone made changes elsewhere in the
+repository, lists what would be lost and needs --yes (else exit 5).
 
 Use it as "jj kaisen VERB" after:
    jj config set --user aliases.kaisen '["util","exec","--","jj-kaisen"]'`,
