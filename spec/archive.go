@@ -294,14 +294,22 @@ func unaccounted(content string) []string {
 		switch {
 		case t == "":
 		case strings.HasPrefix(t, "# ") && section == "":
-		case t == "## Purpose" || t == "## Requirements":
-			section = t
-		case section == "## Purpose" && !strings.HasPrefix(t, "#"):
+		case sectionNamed(t, "purpose") || sectionNamed(t, "requirements"):
+			section = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(t, "##")))
+		case section == "purpose" && !strings.HasPrefix(t, "#"):
 		default:
 			left = append(left, t)
 		}
 	}
 	return left
+}
+
+// sectionNamed reports whether trimmed line t is a "##" header naming
+// the section name, in any case (as OpenSpec finds Purpose and
+// Requirements).
+func sectionNamed(t, name string) bool {
+	rest, ok := strings.CutPrefix(t, "##")
+	return ok && rest != strings.TrimLeft(rest, " \t") && strings.EqualFold(strings.TrimSpace(rest), name)
 }
 
 // onlyNoRequirements reports whether the one error of issues is a spec

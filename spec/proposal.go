@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"io/fs"
+	"unicode/utf8"
 
 	"github.com/specstack/specstack/spec/internal/jstext"
 )
@@ -54,8 +55,9 @@ func (r Root) ProposalWarnings(change string) ([]Issue, error) {
 	if marker.invalid != "" {
 		add(LevelError, ".openspec.yaml", markerInvalidMessage(marker.invalid))
 	}
-	// ChangeSchema, field by field in its order.
-	switch n := jsLen(jstext.Trim(p.why)); {
+	// ChangeSchema, field by field in its order; zod counts a string's
+	// length in code points.
+	switch n := utf8.RuneCountInString(jstext.Trim(p.why)); {
 	case n < minWhyLength:
 		add(LevelError, "why", "Why section must be at least 50 characters")
 	case n > maxWhyLength:

@@ -46,6 +46,8 @@ func TestProposalWarnings(t *testing.T) {
 		{"skip_specs", map[string]string{"proposal.md": proposal("short", "- none"), ".openspec.yaml": "schema: spec-driven\ncreated: 2026-01-01\nskip_specs: true\n"}, []string{short}},
 		{"skip_specs, unknown schema", map[string]string{"proposal.md": proposal("short", "- none"), ".openspec.yaml": "schema: nope\nskip_specs: true\n"},
 			[]string{"skip_specs is set but .openspec.yaml is not valid change metadata, so the marker is not honored. Fix the metadata (schema: unknown schema 'nope')", short, noDeltas}},
+		{"short why in code points", map[string]string{"proposal.md": proposal(strings.Repeat("🎉", 30), "- x"), "specs/auth/spec.md": removed}, []string{short}},
+		{"long why in UTF-16 only", map[string]string{"proposal.md": proposal(strings.Repeat("🎉", 600), "- x"), "specs/auth/spec.md": removed}, nil},
 		{"long why", map[string]string{"proposal.md": proposal(strings.Repeat("x", 1001), "- x")}, []string{"Why section should not exceed 1000 characters", noDeltas}},
 		{"blank spec name", map[string]string{"proposal.md": proposal("short", "- ** :** something here")}, []string{short, "Spec name cannot be empty", "MODIFIED Delta should include requirements"}},
 		{"no deltas", map[string]string{"proposal.md": proposal(why, "- nothing")}, []string{noDeltas}},

@@ -340,6 +340,9 @@ func refuseRebuilt(c *cli.Context, plan *spec.ArchivePlan, e *spec.RebuiltInvali
 	}
 	var b strings.Builder
 	archivePreamble(&b, archiveReport{Tasks: plan.Progress, Specs: plan.Changes()}, len(plan.Incomplete))
+	for _, warn := range plan.Warnings { // every spec is rebuilt before any is checked
+		fmt.Fprintf(&b, "⚠️  Warning: %s\n", warn)
+	}
 	fmt.Fprintf(&b, "\nValidation errors in rebuilt spec for %s (will not write changes):\n", e.Spec)
 	for _, i := range e.Issues {
 		switch i.Level {
