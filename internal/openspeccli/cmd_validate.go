@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/urfave/cli/v2"
 
@@ -257,26 +258,28 @@ func nearestMatches(input string, candidates []string, max int) []string {
 	return out
 }
 
-// levenshtein counts UTF-16 units as JavaScript strings do; names are
-// ASCII in practice, so bytes.
+// levenshtein is the edit distance of a and b in UTF-16 units, as
+// OpenSpec's (over JavaScript strings) counts it: "ééé" is 3 from "x"'s
+// neighbours, not 6.
 func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
+	prev := make([]int, len(ub)+1)
+	cur := make([]int, len(ub)+1)
 	for j := range prev {
 		prev[j] = j
 	}
-	for i := 1; i <= len(a); i++ {
+	for i := 1; i <= len(ua); i++ {
 		cur[0] = i
-		for j := 1; j <= len(b); j++ {
+		for j := 1; j <= len(ub); j++ {
 			cost := 1
-			if a[i-1] == b[j-1] {
+			if ua[i-1] == ub[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return prev[len(ub)]
 }
 
 // writeValidate prints a change's report as OpenSpec's validate does.

@@ -1,6 +1,7 @@
 package openspeccli
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -64,5 +65,18 @@ func TestInstructionsArgs(t *testing.T) {
 		if ok != tc.native || ok && (a != tc.artifact || c != tc.change) {
 			t.Errorf("instructionsArgs(%q) = %q, %q, %v; want %q, %q, %v", tc.args, a, c, ok, tc.artifact, tc.change, tc.native)
 		}
+	}
+}
+
+// TestNearestMatchesUTF16: OpenSpec ranks "Did you mean" names by edit
+// distance over UTF-16 units (JavaScript strings): "ééé" (3 units) is
+// nearer "x" than "abcd"; counted in bytes (6) it was not. Checked
+// against the real CLI: "Did you mean: ééé, abcd?".
+func TestNearestMatchesUTF16(t *testing.T) {
+	if got := nearestMatches("x", []string{"abcd", "ééé"}, 5); !slices.Equal(got, []string{"ééé", "abcd"}) {
+		t.Errorf("nearestMatches = %q; want [ééé abcd]", got)
+	}
+	if d := levenshtein("🎉", "x"); d != 2 {
+		t.Errorf(`levenshtein("🎉", "x") = %d; want 2 (a surrogate pair)`, d)
 	}
 }
