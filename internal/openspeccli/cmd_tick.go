@@ -54,6 +54,10 @@ func tickCommand(name string, checked bool) *cli.Command {
 				if !checked {
 					state = "unticked"
 				}
+				if len(out.Written) == 0 { // each box was already so: nothing written
+					_, err := fmt.Fprintf(w, "%s already %s in %s: %s\n", strings.Join(out.IDs, ", "), state, out.Change, out.Progress)
+					return err
+				}
 				_, err := fmt.Fprintf(w, "%s %s in %s: %s\n", state, strings.Join(out.IDs, ", "), out.Change, out.Progress)
 				return err
 			})
