@@ -51,15 +51,11 @@ func (r *Runner) abortLoss(ctx context.Context, st *State) error {
 		parts = append(parts, fmt.Sprintf("run %s is complete: abort would undo the tasks it merged: %s", r.Doc.Header.RunID, mergedText))
 	}
 	if len(files) > 0 {
-		listed := capList(files)
 		lead := fmt.Sprintf("run %s: abort would lose", r.Doc.Header.RunID)
 		if st.Complete {
 			lead = "and"
 		}
-		parts = append(parts, fmt.Sprintf("%s edits made in @ since the run last recorded it: %s", lead, strings.Join(listed, ", ")))
-		if !st.Complete && len(merged) > 0 {
-			parts = append(parts, "and the tasks it merged: "+mergedText)
-		}
+		parts = append(parts, fmt.Sprintf("%s edits made in @ since the run last recorded it: %s", lead, strings.Join(capList(files), ", ")))
 	}
 	if len(others) > 0 {
 		lead := fmt.Sprintf("run %s: abort would hide", r.Doc.Header.RunID)
@@ -67,9 +63,9 @@ func (r *Runner) abortLoss(ctx context.Context, st *State) error {
 			lead = "and hide"
 		}
 		parts = append(parts, fmt.Sprintf("%s work made since the run started that is none of its: %s", lead, strings.Join(capList(others), ", ")))
-		if !st.Complete && len(files) == 0 && len(merged) > 0 {
-			parts = append(parts, "and the tasks it merged: "+mergedText)
-		}
+	}
+	if !st.Complete && len(merged) > 0 {
+		parts = append(parts, "and the tasks it merged: "+mergedText)
 	}
 	return exitcode.New(exitcode.NeedsChoice, "%s; re-run with --yes to abort anyway (jj op restore %s; `jj op log` keeps every operation, so the state before the abort stays reachable)",
 		strings.Join(parts, "; "), short(r.Doc.Header.StartOp))
