@@ -279,9 +279,7 @@ func writeArchive(w, stderr io.Writer, rep archiveReport, incomplete int) error 
 	// OpenSpec 1.13.2's text, line for line.
 	archivePreamble(&b, rep, incomplete)
 	if !rep.SkipSpecs && len(rep.Specs) > 0 {
-		for _, warn := range rep.Warnings {
-			fmt.Fprintf(&b, "⚠️  Warning: %s\n", warn)
-		}
+		writeMergeWarnings(&b, rep.Warnings)
 		wrote := false
 		for _, s := range rep.Specs {
 			switch {
@@ -340,18 +338,9 @@ func refuseRebuilt(c *cli.Context, plan *spec.ArchivePlan, e *spec.RebuiltInvali
 	}
 	var b strings.Builder
 	archivePreamble(&b, archiveReport{Tasks: plan.Progress, Specs: plan.Changes()}, len(plan.Incomplete))
-	for _, warn := range plan.Warnings { // every spec is rebuilt before any is checked
-		fmt.Fprintf(&b, "⚠️  Warning: %s\n", warn)
-	}
+	writeMergeWarnings(&b, plan.Warnings) // every spec is rebuilt before any is checked
 	fmt.Fprintf(&b, "\nValidation errors in rebuilt spec for %s (will not write changes):\n", e.Spec)
-	for _, i := range e.Issues {
-		switch i.Level {
-		case spec.LevelError:
-			fmt.Fprintf(&b, "  ✗ %s\n", i.Message)
-		case spec.LevelWarning:
-			fmt.Fprintf(&b, "  ⚠ %s\n", i.Message)
-		}
-	}
+	writeIssues(&b, e.Issues)
 	if e.Hint != "" {
 		fmt.Fprintf(&b, "  → %s\n", e.Hint)
 	}
@@ -393,19 +382,33 @@ func refuseInvalidArchive(c *cli.Context, name string, issues []spec.Issue, doc 
 	}
 	var b strings.Builder
 	b.WriteString("\nValidation errors in change delta specs:\n")
-	for _, i := range issues {
-		switch i.Level {
-		case spec.LevelError:
-			fmt.Fprintf(&b, "  ✗ %s\n", i.Message)
-		case spec.LevelWarning:
-			fmt.Fprintf(&b, "  ⚠ %s\n", i.Message)
-		}
-	}
+	writeIssues(&b, issues)
 	b.WriteString("\nValidation failed. Please fix the errors before archiving.\nTo skip validation (not recommended), use --no-validate flag.\n")
 	if _, err := io.WriteString(c.App.Writer, b.String()); err != nil {
 		return err
 	}
 	return cliapp.Silent(exitcode.Failure)
+}
+
+// writeMergeWarnings writes the merge's warnings as OpenSpec's archive
+// does.
+func writeMergeWarnings(b *strings.Builder, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintf(b, "⚠️  Warning: %s\n", w)
+	}
+}
+
+// writeIssues writes the errors and warnings of a refusal as OpenSpec's
+// archive does (INFO notes are validate's alone).
+func writeIssues(b *strings.Builder, issues []spec.Issue) {
+	for _, i := range issues {
+		switch i.Level {
+		case spec.LevelError:
+			fmt.Fprintf(b, "  ✗ %s\n", i.Message)
+		case spec.LevelWarning:
+			fmt.Fprintf(b, "  ⚠ %s\n", i.Message)
+		}
+	}
 }
 
 func relTo(r spec.Root, p string) string {
