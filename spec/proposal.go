@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"unicode/utf8"
 
@@ -59,9 +60,9 @@ func (r Root) ProposalWarnings(change string) ([]Issue, error) {
 	// length in code points.
 	switch n := utf8.RuneCountInString(jstext.Trim(p.why)); {
 	case n < minWhyLength:
-		add(LevelError, "why", "Why section must be at least 50 characters")
+		add(LevelError, "why", fmt.Sprintf("Why section must be at least %d characters", minWhyLength))
 	case n > maxWhyLength:
-		add(LevelError, "why", "Why section should not exceed 1000 characters")
+		add(LevelError, "why", fmt.Sprintf("Why section should not exceed %d characters", maxWhyLength))
 	}
 	if jstext.Trim(p.what) == "" {
 		add(LevelError, "whatChanges", "What Changes section cannot be empty")
@@ -84,7 +85,7 @@ func (r Root) ProposalWarnings(change string) ([]Issue, error) {
 	case len(deltas) == 0 && !marker.declared:
 		add(LevelError, "deltas", msgNoDeltas)
 	case len(deltas) > maxDeltasPerChange:
-		add(LevelError, "deltas", "Consider splitting changes with more than 10 deltas")
+		add(LevelError, "deltas", fmt.Sprintf("Consider splitting changes with more than %d deltas", maxDeltasPerChange))
 	}
 	// applyChangeRules.
 	for _, d := range deltas {
