@@ -101,21 +101,11 @@ func validateBulk(c *cli.Context) error {
 	if !cliapp.JSON(c) && !c.Bool("no-interactive") {
 		fmt.Fprintln(cliapp.Stderr(c), "- Validating...")
 	}
+	// Specs go first: OpenSpec sorts its results by id, stably, in the
+	// order they completed, and a spec (one file read) completes before the
+	// change of the same id (a directory walk) in all but large runs, where
+	// its order varies from run to run.
 	var items []osValidateItem
-	var ids []string
-	if changes {
-		if ids, err = availableChanges(r); err != nil {
-			return classify(err)
-		}
-	}
-	for _, id := range ids {
-		start := time.Now()
-		rep, err := changeReport(r, id, c.Bool("strict"))
-		if err != nil {
-			return err
-		}
-		items = append(items, osValidateItem{ID: id, Type: "change", Valid: rep.Valid, Issues: rep.Issues, DurationMs: time.Since(start).Milliseconds()})
-	}
 	if specs {
 		summaries, err := r.ListSpecs()
 		if err != nil {
@@ -132,6 +122,20 @@ func validateBulk(c *cli.Context) error {
 			}
 			items = append(items, osValidateItem{ID: s.ID, Type: "spec", Valid: rep.Valid, Issues: rep.Issues, DurationMs: time.Since(start).Milliseconds()})
 		}
+	}
+	var ids []string
+	if changes {
+		if ids, err = availableChanges(r); err != nil {
+			return classify(err)
+		}
+	}
+	for _, id := range ids {
+		start := time.Now()
+		rep, err := changeReport(r, id, c.Bool("strict"))
+		if err != nil {
+			return err
+		}
+		items = append(items, osValidateItem{ID: id, Type: "change", Valid: rep.Valid, Issues: rep.Issues, DurationMs: time.Since(start).Milliseconds()})
 	}
 	spec.SortLocale(items, func(i osValidateItem) string { return i.ID })
 	var out osValidateReport
