@@ -26,7 +26,7 @@ CGO      := 0
 # Fuzz targets run FUZZTIME each in `make test` ("package:FuzzName"). A count
 # of inputs, not a duration: a short -fuzztime duration can expire while the
 # seed corpus is still being measured and fail with "context deadline exceeded".
-FUZZ := conflict:FuzzParse conflict:FuzzUnion conflict:FuzzMergeTasks stack:FuzzParseRecipe stack:FuzzProseBlockers spec/tasksmd:FuzzParseTaskLine spec:FuzzParseDelta spec:FuzzMerge spec:FuzzSeparability internal/plan:FuzzParsePlan internal/engine:FuzzParseFindings internal/engine:FuzzParseReport internal/engine:FuzzDecodeEvent stack:FuzzFoldRun spec/drift:FuzzMergeRequirement internal/linediff:FuzzUnified
+FUZZ := conflict:FuzzParse spec/internal/jstext:FuzzDecode conflict:FuzzUnion conflict:FuzzMergeTasks stack:FuzzParseRecipe stack:FuzzProseBlockers spec/tasksmd:FuzzParseTaskLine spec:FuzzParseDelta spec:FuzzMerge spec:FuzzSeparability internal/plan:FuzzParsePlan internal/engine:FuzzParseFindings internal/engine:FuzzParseReport internal/engine:FuzzDecodeEvent stack:FuzzFoldRun spec/drift:FuzzMergeRequirement internal/linediff:FuzzUnified
 
 .PHONY: all build install test unit fuzz bench lint man tools clean
 all: build

@@ -110,7 +110,7 @@ func (r Root) ApplyInstructions(change, builtinDir string) (ApplyInstructions, e
 		tracked = Outputs(dir, in.Tracks)
 	}
 	for _, f := range tracked {
-		b, err := r.ReadFile(f)
+		b, err := r.ReadText(f)
 		if err != nil {
 			return ApplyInstructions{}, notRead(err.Error())
 		}

@@ -380,7 +380,7 @@ func (r Root) hasDeltaSpecs(change string) (bool, error) {
 		return false, err
 	}
 	for _, f := range files {
-		b, err := r.ReadFile(f.Path)
+		b, err := r.ReadText(f.Path)
 		if errors.Is(err, regfile.ErrNotRegular) {
 			return false, err
 		}
@@ -395,7 +395,7 @@ func (r Root) hasDeltaSpecs(change string) (bool, error) {
 func (r Root) tasks(change string) (TasksFile, error) {
 	var all TasksFile
 	for _, f := range r.TaskFiles(change) {
-		b, err := r.ReadFile(f)
+		b, err := r.ReadText(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -482,7 +482,7 @@ func (p *ArchivePlan) specWrites() ([]journal.Write, error) {
 		if fi, err := os.Stat(real); err == nil {
 			mode = fi.Mode().Perm()
 		}
-		ws = append(ws, journal.Write{Path: real, Show: r.Show(u.Target), Exists: u.Exists, Old: []byte(u.Old), New: []byte(p.output(u)), Mode: mode, Delete: u.Retire})
+		ws = append(ws, journal.Write{Path: real, Show: r.Show(u.Target), Exists: u.Exists, Old: u.Raw, New: []byte(p.output(u)), Mode: mode, Delete: u.Retire})
 	}
 	return ws, nil
 }

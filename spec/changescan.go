@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/specstack/specstack/internal/regfile"
+	"github.com/specstack/specstack/spec/internal/jstext"
 )
 
 // changeScan is one walk of a change directory, made once for `list`:
@@ -107,18 +108,15 @@ func (s *changeScan) outputs(generates string) []string {
 }
 
 // read reads path, a file directly in the change or not, as
-// regfile.Read does; a file directly in the change that the walk did not
-// see is missing (an fs.ErrNotExist error), as it was for the rest of the
-// walk's answers.
+// regfile.Read does, as text (as Root.ReadText); a file directly in the
+// change that the walk did not see is missing (an fs.ErrNotExist error),
+// as it was for the rest of the walk's answers.
 func (s *changeScan) read(path string) ([]byte, error) {
-	if s == nil || filepath.Dir(path) != s.dir {
-		return regfile.Read(path)
-	}
-	name := filepath.Base(path)
-	if !s.names[name] {
+	if s != nil && filepath.Dir(path) == s.dir && !s.names[filepath.Base(path)] {
 		return nil, fmt.Errorf("stat %q: %w", path, &fs.PathError{Op: "stat", Path: path, Err: fs.ErrNotExist})
 	}
-	return regfile.Read(path)
+	b, err := regfile.Read(path)
+	return jstext.Decode(b), err
 }
 
 // hasMarkerFile is the first test of looksLikeChange: one of the files

@@ -66,7 +66,7 @@ func (r Root) parseChange(change string) (parsedChange, error) {
 	if err != nil {
 		return parsedChange{}, err
 	}
-	raw, err := r.ReadFile(filepath.Join(dir, "proposal.md"))
+	raw, err := r.ReadText(filepath.Join(dir, "proposal.md"))
 	if err != nil {
 		return parsedChange{}, err
 	}
@@ -93,7 +93,7 @@ func (r Root) parseChange(change string) (parsedChange, error) {
 	p.doc = ChangeDoc{Title: changeTitle(string(raw), change)}
 	sections := false
 	for _, f := range files {
-		b, err := r.ReadFile(f.Path)
+		b, err := r.ReadText(f.Path)
 		if err != nil {
 			continue // OpenSpec skips a spec file it cannot read
 		}

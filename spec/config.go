@@ -67,7 +67,7 @@ func (r Root) loadProjectConfig() (projectConfig, error) {
 		return c, nil
 	}
 	c.clean = false
-	raw, err := r.ReadFile(c.path)
+	raw, err := r.ReadText(c.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return projectConfig{}, nil
 	}

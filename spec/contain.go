@@ -9,6 +9,7 @@ import (
 
 	"github.com/specstack/specstack/internal/confine"
 	"github.com/specstack/specstack/internal/regfile"
+	"github.com/specstack/specstack/spec/internal/jstext"
 )
 
 // ErrOutside reports a path that leads, through a symbolic link, out of
@@ -112,4 +113,13 @@ func (r Root) ReadFile(p string) ([]byte, error) {
 		return nil, err
 	}
 	return regfile.Read(real)
+}
+
+// ReadText is ReadFile as OpenSpec reads its files: as UTF-8, each
+// ill-formed sequence read as U+FFFD (jstext.Decode), so what is shown,
+// validated and written back is what OpenSpec shows, validates and writes.
+// The verbs that keep a file's bytes (tasks tick, drift) read with ReadFile.
+func (r Root) ReadText(p string) ([]byte, error) {
+	b, err := r.ReadFile(p)
+	return jstext.Decode(b), err
 }

@@ -262,7 +262,7 @@ func (r Root) LoadSchema(name string) (Schema, error) {
 
 func (r Root) loadSchema(name string) (Schema, error) {
 	path := filepath.Join(r.OpenSpecDir(), "schemas", name, "schema.yaml")
-	raw, err := r.ReadFile(path)
+	raw, err := r.ReadText(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if name == "spec-driven" {
 			return SpecDriven, nil

@@ -138,7 +138,7 @@ func (r Root) ListSpecs() ([]SpecSummary, error) {
 	out := make([]SpecSummary, 0, len(files))
 	for _, f := range files {
 		s := SpecSummary{ID: f.ID}
-		b, err := r.ReadFile(f.Path)
+		b, err := r.ReadText(f.Path)
 		if err != nil {
 			return nil, err
 		}

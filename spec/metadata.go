@@ -9,6 +9,7 @@ import (
 
 	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/internal/regfile"
+	"github.com/specstack/specstack/spec/internal/jstext"
 )
 
 // changeMetadata is what specstack reads of a change's .openspec.yaml.
@@ -31,6 +32,7 @@ var createdDate = lazyregexp.New(`^\d{4}-\d{2}-\d{2}$`)
 // ChangeMetadataSchema, reporting the first problem in its words.
 func readChangeMetadata(changeDir string) changeMetadata {
 	raw, err := regfile.Read(filepath.Join(changeDir, ".openspec.yaml"))
+	raw = jstext.Decode(raw)
 	if errors.Is(err, fs.ErrNotExist) {
 		return changeMetadata{}
 	}
@@ -161,7 +163,7 @@ func mentionsKey(raw, key string) bool {
 // commit ID recording the main specs the change's deltas were written
 // against), or "" when there is none.
 func (r Root) ChangeBase(change string) string {
-	raw, err := r.ReadFile(filepath.Join(r.ChangeDir(change), ".openspec.yaml"))
+	raw, err := r.ReadText(filepath.Join(r.ChangeDir(change), ".openspec.yaml"))
 	if err != nil {
 		return ""
 	}

@@ -2,6 +2,8 @@ package spec
 
 import (
 	"sync"
+
+	"github.com/specstack/specstack/spec/internal/jstext"
 )
 
 // schemaMemo remembers, for one operation over many changes, the schema
@@ -57,6 +59,12 @@ func (r Root) readFile(path string) ([]byte, error) {
 		m.files[path] = f
 	}
 	return f.b, f.err
+}
+
+// readText is readFile as text, as ReadText reads it.
+func (r Root) readText(path string) ([]byte, error) {
+	b, err := r.readFile(path)
+	return jstext.Decode(b), err
 }
 
 func (m *schemaMemo) projectConfig(read func() (projectConfig, error)) (projectConfig, error) {

@@ -186,7 +186,7 @@ const (
 // fails it too. The file is read through ReadFile: a link out of the
 // repository is ErrOutside, a spec.md that is not a regular file an error.
 func (r Root) ValidateSpec(id string, strict bool) (Report, error) {
-	raw, err := r.ReadFile(filepath.Join(r.SpecsDir(), filepath.FromSlash(id), "spec.md"))
+	raw, err := r.ReadText(filepath.Join(r.SpecsDir(), filepath.FromSlash(id), "spec.md"))
 	if err != nil {
 		return Report{}, err
 	}

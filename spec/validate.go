@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/specstack/specstack/internal/regfile"
+	"github.com/specstack/specstack/spec/internal/jstext"
 	"github.com/specstack/specstack/spec/tasksmd"
 )
 
@@ -90,7 +91,7 @@ func (r Root) changeIssues(change string, opts ValidateOptions) ([]Issue, error)
 		add(LevelError, "spec.md", 0, "Delta spec found at specs/spec.md. Delta specs must live under a capability path (e.g. specs/<capability-path>/spec.md) — a file at the specs/ root is ignored when the change is applied or archived.")
 	}
 	for _, sf := range discovered {
-		b, err := r.readFile(sf.Path)
+		b, err := r.readText(sf.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -332,7 +333,7 @@ func (r Root) skipSpecsMarker(change string) skipMarker {
 // still has (following renames), as `openspec validate` does.
 func (r Root) scenarioLoss(plan DeltaPlan, id, entry string) ([]Issue, error) {
 	path := filepath.Join(r.SpecsDir(), filepath.FromSlash(id), "spec.md")
-	b, err := r.readFile(path)
+	b, err := r.readText(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
 			return nil, nil
@@ -386,7 +387,8 @@ type SpecUpdate struct {
 	Target string `json:"target"` // main spec path
 	Source string `json:"source"` // delta path
 	Exists bool   `json:"exists"`
-	Old    string `json:"-"`
+	Old    string `json:"-"` // the spec as text (ReadText)
+	Raw    []byte `json:"-"` // its bytes as read, which archive's journal checks before it writes
 	Merged *Merged
 	// Retire: the delta removes the spec's last requirement in a change
 	// declaring retire_capabilities; archive deletes the spec.
@@ -394,7 +396,7 @@ type SpecUpdate struct {
 }
 
 func (r Root) mergeOne(change string, sf SpecFile) (*SpecUpdate, error) {
-	delta, err := r.readFile(sf.Path)
+	delta, err := r.readText(sf.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -402,7 +404,7 @@ func (r Root) mergeOne(change string, sf SpecFile) (*SpecUpdate, error) {
 	old, err := r.readFile(u.Target)
 	switch {
 	case err == nil:
-		u.Exists, u.Old = true, string(old)
+		u.Exists, u.Raw, u.Old = true, old, string(jstext.Decode(old))
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR):
 	default:
 		return nil, err
@@ -433,7 +435,7 @@ func (r Root) taskIssues(change string) ([]Issue, error) {
 	var docs []doc
 	unreadable := 0
 	for _, f := range files {
-		b, err := r.ReadFile(f)
+		b, err := r.ReadText(f)
 		if err != nil {
 			if errors.Is(err, regfile.ErrNotRegular) || errors.Is(err, ErrOutside) {
 				return nil, err

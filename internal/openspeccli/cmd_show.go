@@ -270,11 +270,11 @@ func requirementOf(q spec.Requirement, scenarios bool) osRequirement {
 }
 
 // readShown reads a regular file inside the OpenSpec tree, through no
-// symbolic link out of the repository (spec.Root.ReadFile).
+// symbolic link out of the repository, as text (spec.Root.ReadText).
 func readShown(r spec.Root, file string) ([]byte, error) {
 	rel, err := filepath.Rel(r.OpenSpecDir(), file)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return nil, fmt.Errorf("%q is outside %s", file, r.OpenSpecDir())
 	}
-	return r.ReadFile(file)
+	return r.ReadText(file)
 }

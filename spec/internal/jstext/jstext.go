@@ -183,3 +183,58 @@ func NormalizeNewlines(content string, stripBOM bool) string {
 	content = strings.ReplaceAll(content, "\r\n", "\n")
 	return strings.ReplaceAll(content, "\r", "\n")
 }
+
+// Decode is b as Node reads a file as UTF-8 (fs.readFile(p, "utf-8")):
+// every ill-formed sequence becomes one U+FFFD per maximal subpart, as the
+// WHATWG Encoding standard decodes it (E2 82 followed by "A" is one U+FFFD
+// and "A"; each byte of ED A0 80 is one). Valid text is b itself.
+func Decode(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+8)
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			out = append(out, b[i])
+			i++
+			continue
+		}
+		if r, n := utf8.DecodeRune(b[i:]); r != utf8.RuneError || n > 1 {
+			out = append(out, b[i:i+n]...)
+			i += n
+			continue
+		}
+		out = utf8.AppendRune(out, utf8.RuneError)
+		i += subpart(b[i:])
+	}
+	return out
+}
+
+// subpart is the length of the maximal subpart at the start of b, an
+// ill-formed sequence: its lead byte and the continuation bytes that
+// still fit that lead (the ranges of the Encoding standard's decoder).
+func subpart(b []byte) int {
+	lo, hi, need := byte(0x80), byte(0xBF), 0
+	switch c := b[0]; {
+	case c >= 0xC2 && c <= 0xDF:
+		need = 1
+	case c == 0xE0:
+		need, lo = 2, 0xA0
+	case c == 0xED:
+		need, hi = 2, 0x9F
+	case c >= 0xE1 && c <= 0xEF:
+		need = 2
+	case c == 0xF0:
+		need, lo = 3, 0x90
+	case c == 0xF4:
+		need, hi = 3, 0x8F
+	case c >= 0xF1 && c <= 0xF3:
+		need = 3
+	}
+	n := 1
+	for n <= need && n < len(b) && b[n] >= lo && b[n] <= hi {
+		lo, hi = 0x80, 0xBF
+		n++
+	}
+	return n
+}
