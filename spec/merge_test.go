@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -231,6 +232,32 @@ func FuzzMerge(f *testing.F) {
 // yaml package OpenSpec uses reads them (each want was printed by it):
 // deeper indentation kept, final breaks clipped, stripped or kept,
 // folded lines joined.
+// The core schema's other number forms, each checked against the yaml
+// package OpenSpec 1.13.2 reads config.yaml with.
+func TestYAMLiteCoreNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		plain string
+		want  any
+	}{
+		{"0o17", 15.0}, {"0x1F", 31.0}, {"0xffffffffffffffffff", 0xffffffffffffffffff * 1.0},
+		{"0X10", "0X10"}, {"0x", "0x"}, {"0o8", "0o8"}, {"-0o7", "-0o7"}, {"+0x1", "+0x1"}, {"0x1F_0", "0x1F_0"},
+		{"12", 12.0}, {"1e3", 1000.0}, {"1_000", "1_000"}, {"0b101", "0b101"},
+		{".inf", math.Inf(1)}, {"-.Inf", math.Inf(-1)}, {"+.INF", math.Inf(1)}, {".Nan", ".Nan"},
+	} {
+		v, err := parseYAMLite("v: " + tc.plain + "\n")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.plain, err)
+		}
+		if got := v.(map[string]any)["v"]; got != tc.want {
+			t.Errorf("v: %s = %#v, want %#v", tc.plain, got, tc.want)
+		}
+	}
+	v, _ := parseYAMLite("v: .NaN\n")
+	if f, ok := v.(map[string]any)["v"].(float64); !ok || !math.IsNaN(f) {
+		t.Errorf("v: .NaN = %#v, want NaN", v)
+	}
+}
+
 func TestYAMLiteBlockScalars(t *testing.T) {
 	for _, tc := range []struct{ doc, want string }{
 		{"v: |\n  a\n  b\n", "a\nb\n"},

@@ -2,8 +2,10 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/specstack/specstack/internal/lazyregexp"
 	"github.com/specstack/specstack/spec/internal/jstext"
@@ -308,7 +310,40 @@ func yamlScalar(s string, num int) (any, error) {
 	if f, err := strconv.ParseFloat(s, 64); err == nil && yamlNumber.MatchString(s) {
 		return f, nil
 	}
-	return s, nil
+	return coreNumber(s), nil
+}
+
+// coreNumber is the rest of YAML 1.2's core schema, as the yaml package
+// OpenSpec reads with resolves it: 0o17 and 0x1F as integers, .inf,
+// -.Inf and .nan as floats; any other s stays a string.
+func coreNumber(s string) any {
+	switch s {
+	case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF":
+		return math.Inf(1)
+	case "-.inf", "-.Inf", "-.INF":
+		return math.Inf(-1)
+	case ".nan", ".NaN", ".NAN":
+		return math.NaN()
+	}
+	base := 0.0
+	switch {
+	case strings.HasPrefix(s, "0o"):
+		base = 8
+	case strings.HasPrefix(s, "0x"):
+		base = 16
+	}
+	if base == 0 || len(s) == 2 {
+		return s
+	}
+	f := 0.0 // as JavaScript's number, however many digits
+	for _, c := range s[2:] {
+		d := strings.IndexRune("0123456789abcdef", unicode.ToLower(c))
+		if d < 0 || float64(d) >= base {
+			return s
+		}
+		f = f*base + float64(d)
+	}
+	return f
 }
 
 // blockScalar is the value of a literal (|) or folded (>) block scalar
