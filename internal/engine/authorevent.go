@@ -2,6 +2,7 @@ package engine
 
 import (
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/specstack/specstack/spec"
@@ -16,7 +17,7 @@ import (
 type AuthorEvent struct{ Event }
 
 // StoredForm is the event's stored form (ledger.Stored).
-func (e AuthorEvent) StoredForm() any { return authorVocab.store(e.Event).Interface() }
+func (e AuthorEvent) StoredForm() any { return authorVocab().store(e.Event).Interface() }
 
 // Restore decodes an event from its stored form (ledger.Restorer).
 func (e *AuthorEvent) Restore(decode func(v any) error) error {
@@ -24,7 +25,7 @@ func (e *AuthorEvent) Restore(decode func(v any) error) error {
 	if err := decode(&r); err != nil {
 		return err
 	}
-	e.Event = authorVocab.load(reflect.ValueOf(r))
+	e.Event = authorVocab().load(reflect.ValueOf(r))
 	return nil
 }
 
@@ -52,7 +53,8 @@ type authorRecord struct {
 var authorPayloads = []Payload{AuthorProvisioned{}, AuthorWorked{}, Drafted{}, AuthorBookmarked{},
 	AuthorPublished{}, AuthorReleased{}, AuthorDone{}}
 
-var authorVocab = newVocabulary(reflect.TypeFor[authorRecord](), "", authorPayloads)
+// authorVocab is built on first use, as engineVocab is.
+var authorVocab = sync.OnceValue(func() *vocabulary { return newVocabulary(reflect.TypeFor[authorRecord](), "", authorPayloads) })
 
 // The payloads of an authoring run, in the order it records them.
 type (

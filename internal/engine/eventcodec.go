@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/specstack/specstack/internal/agent"
@@ -104,10 +105,12 @@ type vocabulary struct {
 	codecs                     map[string]payloadCodec
 }
 
-// engineVocab is the engine's ledger's, checked when the program
-// starts: a payload field naming no key, a key of the event's header, or
-// a key of another type panics there, in every test.
-var engineVocab = newVocabulary(reflect.TypeFor[record](), "task", payloads)
+// engineVocab is the engine's ledger's, built on first use rather than
+// at start-up (every command of the three binaries would pay for it): a
+// payload field naming no key, a key of the event's header, or a key of
+// another type panics there, and TestEventCodecEveryField builds every
+// vocabulary.
+var engineVocab = sync.OnceValue(func() *vocabulary { return newVocabulary(reflect.TypeFor[record](), "task", payloads) })
 
 func newVocabulary(rt reflect.Type, taskKey string, payloads []Payload) *vocabulary {
 	keys := map[string]int{}
@@ -153,7 +156,7 @@ func newVocabulary(rt reflect.Type, taskKey string, payloads []Payload) *vocabul
 func (e Event) StoredForm() any { return e.record() }
 
 // record converts e to its stored form.
-func (e Event) record() record { return engineVocab.store(e).Interface().(record) }
+func (e Event) record() record { return engineVocab().store(e).Interface().(record) }
 
 // store converts e to v's record (a value of v.rec).
 func (v *vocabulary) store(e Event) reflect.Value {
@@ -203,7 +206,7 @@ func (e *Event) Restore(decode func(v any) error) error {
 }
 
 // eventOf converts a stored event of the engine's ledger.
-func eventOf(r record) Event { return engineVocab.load(reflect.ValueOf(r)) }
+func eventOf(r record) Event { return engineVocab().load(reflect.ValueOf(r)) }
 
 // load converts a stored event (a value of v.rec): a kind this build
 // does not know becomes Unknown.

@@ -80,7 +80,7 @@ func TestEventCodecEveryField(t *testing.T) {
 		payloads   []Payload
 		task, wave int
 		role       string
-	}{{engineVocab, payloads, 1, 2, "r"}, {runVocab, runPayloads, 1, 0, "r"}, {authorVocab, authorPayloads, 0, 0, ""}} {
+	}{{engineVocab(), payloads, 1, 2, "r"}, {runVocab(), runPayloads, 1, 0, "r"}, {authorVocab(), authorPayloads, 0, 0, ""}} {
 		for _, p := range voc.payloads {
 			checkEveryField(t, voc.v, p, Event{Task: voc.task, Wave: voc.wave, Role: voc.role})
 		}

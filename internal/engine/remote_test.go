@@ -17,7 +17,7 @@ func TestRemoteLogEndSurvivesResume(t *testing.T) {
 	var run *RemoteRun
 	for _, p := range events {
 		// Through the ledger's codec, as a resume reads them.
-		e := runVocab.load(runVocab.store(Event{Task: 1, Role: "implementer", Payload: p}))
+		e := runVocab().load(runVocab().store(Event{Task: 1, Role: "implementer", Payload: p}))
 		run = FoldRemote(run, e.Payload)
 	}
 	if run == nil || run.LogEnd != "worker: out of disk" {

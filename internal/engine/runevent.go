@@ -2,6 +2,7 @@ package engine
 
 import (
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/specstack/specstack/internal/agent"
@@ -19,7 +20,7 @@ import (
 type RunEvent struct{ Event }
 
 // StoredForm is the event's stored form (ledger.Stored).
-func (e RunEvent) StoredForm() any { return runVocab.store(e.Event).Interface() }
+func (e RunEvent) StoredForm() any { return runVocab().store(e.Event).Interface() }
 
 // Restore decodes an event from its stored form (ledger.Restorer).
 func (e *RunEvent) Restore(decode func(v any) error) error {
@@ -27,7 +28,7 @@ func (e *RunEvent) Restore(decode func(v any) error) error {
 	if err := decode(&r); err != nil {
 		return err
 	}
-	e.Event = runVocab.load(reflect.ValueOf(r))
+	e.Event = runVocab().load(reflect.ValueOf(r))
 	return nil
 }
 
@@ -73,7 +74,8 @@ var runPayloads = []Payload{
 	RemoteDispatching{}, RemoteDispatched{}, RemoteFinished{}, RemoteSettled{},
 }
 
-var runVocab = newVocabulary(reflect.TypeFor[runRecord](), "ticket", runPayloads)
+// runVocab is built on first use, as engineVocab is.
+var runVocab = sync.OnceValue(func() *vocabulary { return newVocabulary(reflect.TypeFor[runRecord](), "ticket", runPayloads) })
 
 // The payloads of gh-specstack's run: a ticket's job (cut, worked,
 // collected, its receipts and its gate's rounds), its publish lane and

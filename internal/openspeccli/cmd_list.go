@@ -258,12 +258,12 @@ func localDate(t time.Time, getenv func(string) (string, bool)) string {
 		}
 		name = name[:i] + mod
 	}
-	ld, ok := localeDates[name]
+	ld, ok := localeDates()[name]
 	if !ok {
 		base, _, _ := strings.Cut(name, "@")
-		if ld, ok = localeDates[base]; !ok {
+		if ld, ok = localeDates()[base]; !ok {
 			lang, _, _ := strings.Cut(base, "_")
-			if ld, ok = localeDates[lang]; !ok {
+			if ld, ok = localeDates()[lang]; !ok {
 				ld = localeDate{pattern: "{y}-{mm}-{dd}"}
 			}
 		}
