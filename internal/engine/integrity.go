@@ -82,7 +82,7 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 		for _, f := range leaked {
 			if slices.Contains(t.Files, f) || slices.Contains(t.Task.Files, f) {
 				culprits = append(culprits, n)
-				reason := fmt.Sprintf("its edits landed in the orchestrating workspace's @ (%s) instead of %s", strings.Join(leaked, ", "), t.Workspace)
+				reason := fmt.Sprintf("its files changed in the orchestrating workspace's @ (%s), not in %s: its worker wrote outside its workspace, or a person edited them there", strings.Join(leaked, ", "), t.Workspace)
 				events = append(events, Event{Task: n, Wave: w, Payload: Leaked{Files: leaked, Reason: reason}})
 				break
 			}
@@ -96,7 +96,9 @@ func (r *Runner) Integrity(ctx context.Context, w int) error {
 	if rb := r.commands().Rebaseline; rb != "" {
 		next = fmt.Sprintf("put @ back with `jj restore --from %s` (or keep the edits) and run `%s`", short(st.BaselineCommit), rb)
 	}
-	reason := fmt.Sprintf("integrity check: @ of workspace %s changed since the baseline (%s): %s wrote outside its workspace; %s. "+
+	// Nothing tells a worker's write from a person's edit (either is
+	// snapshotted by the next jj command there): both are named.
+	reason := fmt.Sprintf("integrity check: @ of workspace %s changed since the baseline (%s): %s wrote outside its workspace, or a person edited there during the run; %s. "+
 		"Inspect with `jj diff --from %s --to @`; %s",
 		r.Doc.Header.Workspace, strings.Join(leaked, ", "), who, opDesc, short(st.BaselineCommit), next)
 	events = append(events, Event{Wave: w, Payload: IntegrityFailed{Files: leaked, Reason: reason}})
