@@ -200,6 +200,11 @@ func Drive(ctx context.Context, env *Env, doc *RunDoc, opts DriveOptions) (*RunS
 	}
 	if d.state.Finalized == "" {
 		if err := d.drive(ctx); err != nil {
+			if ctx.Err() != nil {
+				st := d.status()
+				st.State = engine.PhaseInterrupted
+				return st, d.interrupted(ctx.Err())
+			}
 			return d.status(), err
 		}
 	}
@@ -209,6 +214,31 @@ func Drive(ctx context.Context, env *Env, doc *RunDoc, opts DriveOptions) (*RunS
 			st.Spec, len(st.Remains))
 	}
 	return st, nil
+}
+
+// interrupted is the error of a run a signal cancelled (cause, the
+// context's error): what was in flight, and that resume goes on from
+// the ledger, which is left as a kill would leave it.
+func (d *driver) interrupted(cause error) error {
+	d.mu.Lock()
+	var nums []string
+	for _, t := range d.doc.Header.Tickets {
+		switch d.state.Tickets[t.Number].State {
+		case engine.StateWorking, engine.StateGating, engine.StatePublishing:
+			nums = append(nums, "#"+itoa(t.Number))
+		}
+	}
+	spec := d.doc.Header.Spec
+	d.mu.Unlock()
+	what := fmt.Sprintf("run of spec #%d interrupted", spec)
+	switch len(nums) {
+	case 0:
+	case 1:
+		what += " while ticket " + nums[0] + " was in flight"
+	default:
+		what += " while tickets " + strings.Join(nums, ", ") + " were in flight"
+	}
+	return exitcode.Wrap(exitcode.Interrupted, fmt.Errorf("%s: %w (gh specstack resume continues from the ledger)", what, cause))
 }
 
 func (d *driver) drive(ctx context.Context) error {

@@ -187,7 +187,7 @@ type RunStatus struct {
 	Base      string              `json:"base"`
 	BaseSHA   string              `json:"base_sha"`
 	Order     string              `json:"order"`
-	State     string              `json:"state"` // running, halted, complete, incomplete
+	State     string              `json:"state"` // running, interrupted, halted, complete, incomplete
 	Halted    string              `json:"halted,omitempty"`
 	Baseline  []engine.Baseline   `json:"baseline"`
 	Tickets   []*engine.TicketRun `json:"tickets"`

@@ -77,7 +77,9 @@ mode.
 A ticket whose worker fails, whose commands stay red, or that needs a decision
 halts the run (exit 9): nothing new starts and nothing more reaches GitHub.
 gh specstack status shows where it is; gh specstack resume continues from the
-ledger without redoing a published ticket or measuring the baseline again.`,
+ledger without redoing a published ticket or measuring the baseline again.
+Interrupted (SIGINT, SIGTERM), the run stops its workers and exits 10 naming
+the tickets in flight; gh specstack resume continues it the same way.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "worker", Usage: "the worker: an agent preset (claude, codex) or a `COMMAND` run by sh -c in each ticket's worktree (default: config worker.command)"},
 			&cli.StringFlag{Name: "reviewer", Usage: "the reviewer of the gate: an agent preset or a `COMMAND` (default: config worker.reviewer; none: no gate)"},
