@@ -2,7 +2,9 @@ package stack
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
 )
@@ -49,9 +51,18 @@ func Start(ctx context.Context, env *Env, req RunRequest, o StartOptions) (*Plan
 	return p, st, err
 }
 
-// Resume drives the run recorded in the ledger on, under the ledger lock;
-// with no run recorded it is a usage error.
-func Resume(ctx context.Context, env *Env, o DriveOptions) (*RunStatus, error) {
+// ResumeRequest is what a resume changes in the recorded run.
+type ResumeRequest struct {
+	// Worker, when set, replaces the recorded worker (implementers,
+	// fixers and the prior-work graph) for the rest of the run, and is
+	// recorded in the ledger so a later resume keeps it.
+	Worker string
+}
+
+// Resume drives the run recorded in the ledger on, under the ledger lock,
+// with req's changes recorded first; with no run recorded it is a usage
+// error.
+func Resume(ctx context.Context, env *Env, req ResumeRequest, o DriveOptions) (*RunStatus, error) {
 	l, err := ledger.Acquire(o.LedgerDir)
 	if err != nil {
 		return nil, err
@@ -64,5 +75,33 @@ func Resume(ctx context.Context, env *Env, o DriveOptions) (*RunStatus, error) {
 	if !ok {
 		return nil, exitcode.New(exitcode.Usage, "no run to resume in this repository (%s): start one with gh specstack run SPEC --worker CMD --yes", RunLedgerPath(o.LedgerDir))
 	}
+	if req.Worker != "" && req.Worker != doc.Header.Worker {
+		if err := takeWorker(env, doc, req.Worker, o); err != nil {
+			return nil, err
+		}
+	}
 	return Drive(ctx, env, doc, o)
+}
+
+// takeWorker records worker as the run's worker from now on: refused
+// (exit 2) once the run is finalized, since no worker runs in it again,
+// and, when workers run here, unless the worker can start (as run checks
+// it). Nothing is written when it is refused.
+func takeWorker(env *Env, doc *RunDoc, worker string, o DriveOptions) error {
+	if f := foldRun(doc).Finalized; f != "" {
+		return exitcode.New(exitcode.Usage, "resume --worker: the run of spec #%d is finalized (%s); no worker runs in it again: resume without --worker, or start a new run with gh specstack run SPEC --worker CMD --yes", doc.Header.Spec, f)
+	}
+	if doc.Header.Executor == "" {
+		if err := engine.NeedWorker(worker, env.VCS.Root()); err != nil {
+			return fmt.Errorf("resume --worker: %w", err)
+		}
+	}
+	doc.Header.Worker = worker
+	if err := doc.Write(RunLedgerPath(o.LedgerDir)); err != nil {
+		return fmt.Errorf("record the resumed run's worker: %w", err)
+	}
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "resume: the run of spec #%d goes on with worker %s (recorded)\n", doc.Header.Spec, worker)
+	}
+	return nil
 }

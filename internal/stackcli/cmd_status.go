@@ -3,6 +3,7 @@ package stackcli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -78,9 +79,24 @@ published tickets stay as they are, the baseline is not measured again, a
 ticket a halt or a kill left before its publish starts over in a fresh
 worktree, and one left inside the publish lane finishes it, adopting what
 already reached origin and GitHub (no second branch, pull request or stack
-entry).`,
-		Flags: []cli.Flag{maxCostFlag},
+entry).
+
+--worker replaces the worker the run was started with (a command that
+failed, a preset that suits better): it is used from then on, for every
+implementer, fixer and prior-work graph still to run, and recorded in the
+ledger, so a later resume keeps it. It is checked as run checks it before
+anything is recorded, and refused (exit 2) once the run is finalized.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "worker", Usage: "the worker from now on, recorded for later resumes: an agent preset (claude, codex) or a `COMMAND` run by sh -c in each ticket's worktree (default: the recorded one)"},
+			maxCostFlag,
+		},
 		Action: func(c *cli.Context) error {
+			var req stack.ResumeRequest
+			if c.IsSet("worker") {
+				if req.Worker = c.String("worker"); strings.TrimSpace(req.Worker) == "" {
+					return exitcode.New(exitcode.Usage, "resume --worker %q: name the worker from now on (an agent preset such as claude, or a command), or resume without --worker to keep the recorded one", req.Worker)
+				}
+			}
 			env, s, err := connect(c)
 			if err != nil {
 				return err
@@ -89,7 +105,7 @@ entry).`,
 			if err != nil {
 				return err
 			}
-			st, err := stack.Resume(c.Context, env, opts)
+			st, err := stack.Resume(c.Context, env, req, opts)
 			return emitStatus(c, st, err)
 		},
 	}
