@@ -55,7 +55,7 @@ type WaveCoverage struct {
 type TaskCoverage struct {
 	Task      int      `json:"task"`
 	Title     string   `json:"title"`
-	Outcome   string   `json:"outcome"` // merged, empty, blocked, failed, leaked, pending, provisioned, running, interrupted, collected, approved, review-failed, conflict
+	Outcome   string   `json:"outcome"` // merged, empty, blocked, failed, leaked, pending, provisioned, running, interrupted, collected, approved, review-failed, conflict, aborted
 	Status    string   `json:"status,omitempty"`
 	Why       string   `json:"why,omitempty"`
 	Change    string   `json:"change,omitempty"`
@@ -90,7 +90,7 @@ func BuildCoverage(d *Doc, artifacts string) *Coverage {
 		Receipts: append([]Receipt{}, st.Receipts...), ConfidenceOverrides: st.Overrides, Agent: st.Agent, Executor: d.Header.Options.Executor}
 	switch {
 	case st.Aborted:
-		c.Phase = "aborted"
+		c.Phase = PhaseAborted
 	case st.Complete:
 		c.Phase = "complete"
 	case st.Halted != "":
@@ -141,6 +141,11 @@ func BuildCoverage(d *Doc, artifacts string) *Coverage {
 			default:
 				tc.Outcome = "pending"
 			}
+			if st.Aborted && !finished[tc.Outcome] {
+				// Nothing runs after an abort: a task it cut short
+				// (started or not) ends here.
+				tc.Outcome = PhaseAborted
+			}
 			if t.Workspace != "" && !t.Released && !st.Aborted {
 				tc.Preserved = true
 				c.Preserved = append(c.Preserved, t.Workspace+" ("+t.Path+")")
@@ -151,6 +156,10 @@ func BuildCoverage(d *Doc, artifacts string) *Coverage {
 	}
 	return c
 }
+
+// finished are the outcomes of a task that ended before its run did;
+// an aborted run's other tasks are "aborted".
+var finished = map[string]bool{"merged": true, "empty": true, "conflict": true, "leaked": true, "failed": true, "blocked": true}
 
 // Settle tells a running run from a dead one by the ledger lock of dir:
 // a live process holding it (not this one, which reports as it ends) is
@@ -197,6 +206,10 @@ const (
 	PhaseGateFailed  = "gate-failed"
 )
 
+// PhaseAborted is an aborted run's phase, and the outcome of each of its
+// tasks the abort cut short.
+const PhaseAborted = "aborted"
+
 // Text renders the report for people.
 func (c *Coverage) Text(w io.Writer) error {
 	var b strings.Builder
@@ -226,8 +239,11 @@ func (c *Coverage) Text(w io.Writer) error {
 	}
 	for _, wv := range c.Waves {
 		state := "pending"
-		if wv.FannedIn {
+		switch {
+		case wv.FannedIn:
 			state = "fanned in"
+		case c.Phase == PhaseAborted:
+			state = PhaseAborted
 		}
 		fmt.Fprintf(&b, "wave %d (%s", wv.Wave, state)
 		if wv.NoTestSurface {

@@ -65,3 +65,47 @@ func TestCoverageOutcomes(t *testing.T) {
 		t.Errorf("all merged or empty: %v", err)
 	}
 }
+
+// TestCoverageAborted: after an abort nothing runs, so a task the abort
+// cut short (its worker running, or never started) is "aborted", and
+// one that had finished keeps its outcome; the run's phase is aborted
+// whether or not a process holds its lock.
+func TestCoverageAborted(t *testing.T) {
+	d := testDoc()
+	d.Events = []Event{
+		{Task: 1, Payload: Provisioned{Workspace: "ws1", Path: "/w/1"}},
+		{Task: 2, Payload: Provisioned{Workspace: "ws2", Path: "/w/2"}},
+		{Task: 1, Wave: 1, Role: RoleImplementer, Payload: Dispatched{}},
+		{Task: 2, Wave: 1, Role: RoleImplementer, Payload: Dispatched{}},
+		{Task: 1, Payload: Collected{Status: StatusCrashed, Reason: "worker exited 3"}},
+		{Payload: Aborted{Op: "op0"}},
+	}
+	c := BuildCoverage(d, "/art")
+	c.Settle(t.TempDir(), KaisenCommands)
+	want := map[int]string{1: "failed", 2: "aborted", 3: "aborted"}
+	for _, w := range c.Waves {
+		for _, tc := range w.Tasks {
+			if tc.Outcome != want[tc.Task] {
+				t.Errorf("task %d: outcome %q, want %q", tc.Task, tc.Outcome, want[tc.Task])
+			}
+		}
+	}
+	var b strings.Builder
+	if err := c.Text(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"run abcd1234: aborted (0/3 tasks merged)\n",
+		"wave 1 (aborted):\n",
+		`  task 2 "two": aborted` + "\n",
+		"wave 2 (aborted):\n",
+		`  task 3 "three": aborted` + "\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+	if c.Phase != "aborted" || len(c.Preserved) != 0 {
+		t.Errorf("phase %q, preserved %v; want aborted, none", c.Phase, c.Preserved)
+	}
+}

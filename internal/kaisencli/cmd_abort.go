@@ -17,6 +17,8 @@ func abortCommand() *cli.Command {
 undoing every workspace, squash and abandon of the run at once (jj op log shows
 the restore), removes the run's workspace directories and records the run as
 aborted. Briefs, reports and logs are kept in the artifacts directory.
+status then says "aborted" for the run and for every task the abort cut
+short, started or not; a task that had finished keeps its outcome.
 A run with --executor github-actions has its live runs cancelled and their
 specstack/ branches deleted first; a run that cannot be cancelled (GitHub
 unreachable) is named and abort exits 1 once the rest is undone.
