@@ -74,7 +74,9 @@ names; other unticked tasks block (exit 5) unless --yes; the change is archived 
 bookmark is set, pushed once (jj git push -b, never over another commit)
 and the pull request created or updated with the archived proposal.md as
 its body; then [openspec] tracker runs with SPECSTACK_CHANGE,
-SPECSTACK_BOOKMARK and SPECSTACK_PR_URL. --no-push stops after the bookmark;
+SPECSTACK_BOOKMARK and SPECSTACK_PR_URL. --no-push stops after the bookmark,
+its report's "publish:" line (publish_command in --json) naming the gh
+specstack command that publishes the change as apply would have;
 --no-pr (or [openspec] pr = false) pushes and opens no pull request. When a
 pull request will be opened, its needs (a GitHub repository from GH_REPO or
 origin, a token, gh-specstack) are checked before any worker runs (gh
@@ -384,6 +386,13 @@ func writeApply(w io.Writer, res *apply.Result) error {
 		fmt.Fprintf(&b, "pull request: #%d %s (%s)\n", res.PR.Number, res.PR.Action, res.PR.URL)
 	} else if res.Phase == apply.PhaseNoPR {
 		b.WriteString("pull request: none (--no-pr)\n")
+	}
+	if res.PublishCommand != "" {
+		what := "push " + p.Bookmark + " to origin and open its pull request"
+		if p.NoPR {
+			what = "push " + p.Bookmark + " to origin"
+		}
+		fmt.Fprintf(&b, "publish: not done (--no-push); to %s: %s\n", what, res.PublishCommand)
 	}
 	if res.Phase != "" {
 		fmt.Fprintf(&b, "phase: %s\n", res.Phase)

@@ -49,6 +49,11 @@ type Result struct {
 	Commit     string                 `json:"commit,omitempty"`
 	Pushed     string                 `json:"pushed,omitempty"`
 	PR         *PRView                `json:"pr,omitempty"`
+	// PublishCommand, after --no-push, is the command that publishes
+	// the change as apply would have: gh specstack pr (which pushes
+	// first), or gh specstack push with --no-pr. A pipeline member's is
+	// empty: its pipeline links the stack too.
+	PublishCommand string `json:"publish_command,omitempty"`
 }
 
 // tailState is what the ledger says of the tail so far.
@@ -232,6 +237,9 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 	}
 	if p.NoPush {
 		res.Phase = PhaseUnpushed
+		if !env.Member {
+			res.PublishCommand = publishCommand(env.Root, p, t.Archived)
+		}
 		return res, r.Record(engine.Event{Payload: engine.Applied{Status: PhaseUnpushed, Commit: head}})
 	}
 	// 5. Push once, then the pull request (both through gh-specstack).
@@ -389,14 +397,37 @@ func touchesNamed(patterns, files []string, prefix string) bool {
 // openPR creates the bookmark's pull request, or updates the open one,
 // with the archived proposal.md as its body.
 func openPR(ctx context.Context, dir string, r spec.Root, p *Plan, archived string, spent *agent.Usage) (*PRView, error) {
-	body, err := r.ReadFile(filepath.Join(r.ArchiveDir(), archived, "proposal.md"))
+	body, err := r.ReadFile(prBodyFile(r, archived))
 	if err != nil {
 		return nil, fmt.Errorf("read the archived proposal for the pull request body: %w", err)
 	}
 	if spent != nil {
 		body = fmt.Appendf(body, "\n---\nImplemented by %s.\n", spent)
 	}
-	return forge.UpsertPR(ctx, dir, forge.NewPull{Title: ImplementMessage(p.Change), Head: p.Bookmark, Base: p.PRBase, Body: string(body)})
+	pr := newPull(p)
+	pr.Body = string(body)
+	return forge.UpsertPR(ctx, dir, pr)
+}
+
+// newPull is the pull request apply opens for p, without its body.
+func newPull(p *Plan) forge.NewPull {
+	return forge.NewPull{Title: ImplementMessage(p.Change), Head: p.Bookmark, Base: p.PRBase}
+}
+
+// prBodyFile is the file the pull request's body is read from: the
+// proposal, archived as archived.
+func prBodyFile(r spec.Root, archived string) string {
+	return filepath.Join(r.ArchiveDir(), archived, "proposal.md")
+}
+
+// publishCommand is the command that publishes what an apply of p with
+// --no-push left, as apply would have: the bookmark pushed once and, but
+// with --no-pr, the pull request opened on the archived proposal.
+func publishCommand(r spec.Root, p *Plan, archived string) string {
+	if p.NoPR {
+		return forge.PushCommand(p.Bookmark)
+	}
+	return forge.PRCommand(newPull(p), prBodyFile(r, archived))
 }
 
 // TrackerTimeout bounds the tracker hook.

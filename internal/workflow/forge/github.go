@@ -144,19 +144,50 @@ type NewPull struct {
 // through `gh specstack pr`, which pushes pr.Head first when origin does
 // not have it.
 func UpsertPR(ctx context.Context, dir string, pr NewPull) (*PRView, error) {
-	args := []string{"--title", pr.Title, "--body-file", "-"}
+	args := append(prFlags(pr, "-"), "--", pr.Head)
+	var v PRView
+	if err := Run(ctx, dir, strings.NewReader(pr.Body), nil, &v, "pr", args...); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// prFlags are `gh specstack pr`'s flags opening pr, its body read from
+// bodyFile (- for standard input).
+func prFlags(pr NewPull, bodyFile string) []string {
+	args := []string{"--title", pr.Title, "--body-file", bodyFile}
 	if pr.Base != "" {
 		args = append(args, "--base", pr.Base)
 	}
 	if pr.Draft {
 		args = append(args, "--draft")
 	}
-	args = append(args, "--", pr.Head)
-	var v PRView
-	if err := Run(ctx, dir, strings.NewReader(pr.Body), nil, &v, "pr", args...); err != nil {
-		return nil, err
+	return args
+}
+
+// PushCommand is the command a person runs to push bookmark as Publish
+// does.
+func PushCommand(bookmark string) string { return command("push", bookmark) }
+
+// PRCommand is the command a person runs to open pr as UpsertPR does
+// (pushing its head first when origin lacks it), its body read from
+// bodyFile (pr.Body is not used).
+func PRCommand(pr NewPull, bodyFile string) string {
+	return command("pr", append(prFlags(pr, bodyFile), pr.Head)...)
+}
+
+// command is `gh specstack VERB ARGS` as a person types it: each
+// argument one sh word, quoted unless it holds only characters sh
+// takes literally.
+func command(verb string, args ...string) string {
+	words := []string{"gh", "specstack", verb}
+	for _, a := range args {
+		if a == "" || strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") != "" {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		words = append(words, a)
 	}
-	return &v, nil
+	return strings.Join(words, " ")
 }
 
 // Linked is the part of `gh specstack link`'s report a pipeline keeps.

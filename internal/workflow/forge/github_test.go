@@ -101,3 +101,27 @@ func TestLinkedReadsOldNames(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishCommands: the commands a person runs to publish as apply
+// does name gh specstack's verb with one sh word per argument, quoted
+// only where sh would read it otherwise.
+func TestPublishCommands(t *testing.T) {
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"push", PushCommand("feat/add-export"), "gh specstack push feat/add-export"},
+		{"pr", PRCommand(NewPull{Title: "feat(openspec): implement x", Head: "feat/x", Body: "not used"}, "/r/openspec/changes/archive/2026-01-02-x/proposal.md"),
+			"gh specstack pr --title 'feat(openspec): implement x' --body-file /r/openspec/changes/archive/2026-01-02-x/proposal.md feat/x"},
+		{"pr on a base, as a draft", PRCommand(NewPull{Title: "t", Head: "feat/y", Base: "feat/x", Draft: true}, "p.md"),
+			"gh specstack pr --title t --body-file p.md --base feat/x --draft feat/y"},
+		{"quotes and spaces", PRCommand(NewPull{Title: "it's done", Head: "feat/z"}, "/my docs/p.md"),
+			`gh specstack pr --title 'it'\''s done' --body-file '/my docs/p.md' feat/z`},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, tt.got, tt.want)
+		}
+	}
+}
