@@ -79,13 +79,44 @@ func TestJSONAndRepoFlagsEitherSide(t *testing.T) {
 			return nil
 		},
 	}}}
-	run(t, s, "--json", "-R", "/tmp/x", "show")
-	run(t, s, "show", "--json", "--repo", "/tmp/y")
+	tmp := t.TempDir()
+	for _, d := range []string{"x", "y"} {
+		if err := os.Mkdir(filepath.Join(tmp, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, s, "--json", "-R", filepath.Join(tmp, "x"), "show")
+	run(t, s, "show", "--json", "--repo", filepath.Join(tmp, "y"))
 	run(t, s, "show")
 	wd, _ := os.Getwd()
 	want := []string{"true x <nil>", "true y <nil>", "false " + filepath.Base(wd) + " <nil>"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// A --repo that names no directory is a usage error saying so; one that
+// looks like gh's OWNER/REPO says what -R means here.
+func TestRepoFlagNoDirectory(t *testing.T) {
+	s := cliapp.Spec{Name: "tool", Commands: []*cli.Command{{
+		Name: "show",
+		Action: func(c *cli.Context) error {
+			_, err := cliapp.RepoDir(c)
+			return err
+		},
+	}}}
+	t.Chdir(t.TempDir())
+	for _, tt := range []struct{ repo, want string }{
+		{"octo/widgets", "not gh's OWNER/REPO"},
+		{"./nope", "there is no directory "},
+	} {
+		code, _, stderr := run(t, s, "-R", tt.repo, "show")
+		if code != int(exitcode.Usage) || !strings.Contains(stderr, "--repo "+tt.repo+": there is no directory ") || !strings.Contains(stderr, tt.want) {
+			t.Errorf("-R %s: code %d, stderr %q", tt.repo, code, stderr)
+		}
+	}
+	if _, _, stderr := run(t, s, "-R", "./nope", "show"); strings.Contains(stderr, "OWNER/REPO") {
+		t.Errorf("-R ./nope: %q speaks of OWNER/REPO", stderr)
 	}
 }
 

@@ -3,13 +3,18 @@ package cliapp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/exitcode"
 )
 
 // JSON reports whether --json was given, before or after the command name.
@@ -40,6 +45,16 @@ func RepoDir(c *cli.Context) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("--repo %q: %w", dir, err)
+	}
+	if given := lookup(c, "repo"); given != "" {
+		if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+			hint := ""
+			if strings.Count(given, "/") == 1 && !strings.HasPrefix(given, ".") {
+				// gh's -R OWNER/REPO, typed out of habit.
+				hint = "; -R names a local directory here, not gh's OWNER/REPO (the GitHub repository comes from GH_REPO or the origin remote)"
+			}
+			return "", exitcode.New(exitcode.Usage, "--repo %s: there is no directory %s%s", given, abs, hint)
+		}
 	}
 	return abs, nil
 }
