@@ -100,6 +100,7 @@ func New(s Spec) *cli.App {
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return exitcode.Wrap(exitcode.Usage, err)
 		},
+		Action: unknownVerb,
 	}
 	app.Flags = append(app.Flags, s.Flags...)
 	app.Before = s.Before
@@ -114,6 +115,7 @@ func New(s Spec) *cli.App {
 	for _, c := range app.Commands {
 		setUsageErrors(c)
 		addCommonFlags(c)
+		setUnknownVerbs(c)
 		setHelp(s, c, "")
 	}
 	return app

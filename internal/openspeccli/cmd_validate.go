@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/editdist"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/spec"
 )
@@ -262,24 +263,7 @@ func nearestMatches(input string, candidates []string, max int) []string {
 // OpenSpec's (over JavaScript strings) counts it: "ééé" is 3 from "x"'s
 // neighbours, not 6.
 func levenshtein(a, b string) int {
-	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
-	prev := make([]int, len(ub)+1)
-	cur := make([]int, len(ub)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ua); i++ {
-		cur[0] = i
-		for j := 1; j <= len(ub); j++ {
-			cost := 1
-			if ua[i-1] == ub[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(ub)]
+	return editdist.Levenshtein(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
 }
 
 // writeValidate prints a change's report as OpenSpec's validate does.

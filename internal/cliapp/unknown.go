@@ -1,0 +1,79 @@
+package cliapp
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// unknownVerb is the action of the app and of every command made of
+// subcommands only: without arguments it prints the help, as urfave/cli
+// does; with a word that names none of the commands it is a usage error
+// (exit 2) saying so, naming the nearest command when one is close to
+// the word (closest) and where the commands are listed. urfave/cli's own
+// "No help topic for 'x'. Did you mean …?" suggests the least unlike
+// command however unlike it is.
+func unknownVerb(c *cli.Context) error {
+	if !c.Args().Present() {
+		if commandPath(c) == "" {
+			return cli.ShowAppHelp(c)
+		}
+		return cli.ShowSubcommandHelp(c)
+	}
+	word := c.Args().First()
+	var names []string
+	for _, sub := range c.Command.Subcommands {
+		if !sub.Hidden && sub.Name != "help" {
+			names = append(names, sub.Names()...)
+		}
+	}
+	msg := fmt.Sprintf("unknown command %q", word)
+	if s := closest(word, names); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	msg += " (" + helpCommand(c) + " --help lists the commands)"
+	if p := commandPath(c); p != "" {
+		msg = p + ": " + msg
+	}
+	return exitcode.New(exitcode.Usage, "%s", msg)
+}
+
+// setUnknownVerbs gives c, and each of its subcommands, that is made of
+// subcommands and has no action of its own unknownVerb as its action.
+// It runs after addCommonFlags, which gives a command with an action
+// the --json and --repo flags: a group of subcommands takes none.
+func setUnknownVerbs(c *cli.Command) {
+	if len(c.Subcommands) > 0 && c.Action == nil {
+		c.Action = unknownVerb
+	}
+	for _, sub := range c.Subcommands {
+		setUnknownVerbs(sub)
+	}
+}
+
+// commandPath is the path of c's command after the binary's name ("run",
+// "review record"), "" for the binary itself: the names of the commands
+// along c's lineage but the last, the app's own. (Not from HelpName,
+// which urfave/cli prefixes again each time an app runs the command.)
+func commandPath(c *cli.Context) string {
+	var names []string
+	for _, ctx := range c.Lineage() {
+		if ctx != nil && ctx.Command != nil {
+			names = append(names, ctx.Command.Name)
+		}
+	}
+	if len(names) > 0 {
+		names = names[:len(names)-1]
+	}
+	slices.Reverse(names)
+	return strings.Join(names, " ")
+}
+
+// helpCommand is the command line whose --help describes c's command.
+func helpCommand(c *cli.Context) string {
+	return strings.TrimSpace(c.App.Name + " " + commandPath(c))
+}
