@@ -160,3 +160,12 @@ func CommitInRange(id, from, to string) string {
 // WorkspaceHead is the working-copy commit of the workspace name, when
 // the workspace still exists.
 func WorkspaceHead(name string) string { return Present(Quote(name) + "@") }
+
+// LeftoverHead is the working-copy commit of the workspace name when
+// nobody would miss it once the workspace is forgotten: empty, the head
+// of nothing, no bookmark on it. `jj workspace forget` abandons such a
+// change only when it has no description; a described one ("baseline",
+// "#3: API" above the ticket's commit) would stay in `jj log`.
+func LeftoverHead(name string) string {
+	return WorkspaceHead(name) + " & empty() & heads(all()) & ~(bookmarks() | remote_bookmarks() | root())"
+}

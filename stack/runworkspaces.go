@@ -176,8 +176,29 @@ func (j *jjWorkspaces) Provision(ctx context.Context, ws engine.Workspace) (engi
 	return ws, err
 }
 
+// Release forgets the workspace and removes its folder, then abandons
+// its working-copy change when that is an empty, described head that
+// jj keeps (jjx.LeftoverHead): the baseline's, or the one above a
+// ticket's pushed commit. A change that holds work stays.
 func (j *jjWorkspaces) Release(ctx context.Context, ws engine.Workspace) error {
-	return j.b.Release(ctx, ws)
+	left, err := j.vcs.j.Log(ctx, jjx.LeftoverHead(ws.Name))
+	if err != nil {
+		return fmt.Errorf("release %s: read its change: %w", ws.Name, err)
+	}
+	if err := j.b.Release(ctx, ws); err != nil {
+		return err
+	}
+	var ids []string
+	for _, c := range left {
+		ids = append(ids, jjx.ID(c.CommitID))
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := j.vcs.j.Abandon(ctx, ids...); err != nil {
+		return fmt.Errorf("release %s: abandon its empty change: %w", ws.Name, err)
+	}
+	return nil
 }
 
 func (j *jjWorkspaces) Keep(ctx context.Context, ws engine.Workspace) (string, error) {
