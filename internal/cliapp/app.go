@@ -97,10 +97,8 @@ func New(s Spec) *cli.App {
 			&cli.StringFlag{Name: "repo", Aliases: []string{"R"}, Usage: "run in the repository at `DIR` instead of the current directory"},
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // Run decides the exit code
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return exitcode.Wrap(exitcode.Usage, err)
-		},
-		Action: unknownVerb,
+		OnUsageError:   onUsageError,
+		Action:         unknownVerb,
 	}
 	app.Flags = append(app.Flags, s.Flags...)
 	app.Before = s.Before
@@ -157,11 +155,11 @@ func setHelp(s Spec, c *cli.Command, parent string) {
 	}
 }
 
+func onUsageError(c *cli.Context, err error, _ bool) error { return UsageError(c, err) }
+
 func setUsageErrors(c *cli.Command) {
 	if c.OnUsageError == nil {
-		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-			return exitcode.Wrap(exitcode.Usage, err)
-		}
+		c.OnUsageError = onUsageError
 	}
 	for _, sub := range c.Subcommands {
 		setUsageErrors(sub)
@@ -195,8 +193,9 @@ func RunStreams(s Spec, args []string, st Streams) int {
 	}
 	app.Writer = stdout
 	app.ErrWriter = stderr
+	app.Metadata = map[string]any{argsKey: args[min(1, len(args)):]}
 	if st.IsTerminal != nil {
-		app.Metadata = map[string]any{isTerminalKey: st.IsTerminal}
+		app.Metadata[isTerminalKey] = st.IsTerminal
 	}
 	if n := len(args); n >= 2 && args[n-1] == CompletionFlag {
 		complete(app, args, stdout)

@@ -2,7 +2,6 @@ package cliapp
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -10,10 +9,12 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 )
 
-// ErrFlagNotDefined: Args met a flag the command does not define.
+// ErrFlagNotDefined is a FlagError's Err: a flag the command does not
+// define.
 var ErrFlagNotDefined = errors.New("flag provided but not defined")
 
-// ErrFlagNeedsArgument: Args met a flag that takes a value, with none.
+// ErrFlagNeedsArgument is a FlagError's Err: a flag that takes a value,
+// given none.
 var ErrFlagNeedsArgument = errors.New("flag needs an argument")
 
 // Args returns the command's positional arguments after applying flags
@@ -40,7 +41,8 @@ func Args(c *cli.Context) ([]string, error) {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		ctx, f := lookupFlag(c, name)
 		if f == nil {
-			return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w: %s", c.Command.Name, ErrFlagNotDefined, a))
+			flag, _, _ := strings.Cut(a, "=")
+			return nil, newFlagError(c, flag, false)
 		}
 		if _, isBool := f.(*cli.BoolFlag); isBool {
 			if !hasValue {
@@ -48,7 +50,7 @@ func Args(c *cli.Context) ([]string, error) {
 			}
 		} else if !hasValue {
 			if i+1 >= len(args) {
-				return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w: %s", c.Command.Name, ErrFlagNeedsArgument, a))
+				return nil, newFlagError(c, a, true)
 			}
 			i++
 			value = args[i]

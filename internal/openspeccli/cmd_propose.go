@@ -96,7 +96,7 @@ func openSpecNewChange(cmd *cli.Command) {
 		if strings.Contains(err.Error(), "flag provided but not defined") && slices.Contains(invocation(c)[1:], "change") {
 			return passThrough(c, invocation(c))
 		}
-		return exitcode.Wrap(exitcode.Usage, err)
+		return cliapp.UsageError(c, err)
 	}
 }
 
