@@ -110,10 +110,12 @@ func New(s Spec) *cli.App {
 	if s.Skill != "" {
 		app.Commands = append(app.Commands, skillCommand(s))
 	}
+	stateDefaultsOnce(app.Flags)
 	for _, c := range app.Commands {
 		setUsageErrors(c)
 		addCommonFlags(c)
 		setUnknownVerbs(c)
+		stateCommandDefaultsOnce(c)
 		setHelp(s, c, "")
 	}
 	return app

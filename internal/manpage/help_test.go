@@ -60,3 +60,49 @@ func TestEveryVerbHelpEndsWithExample(t *testing.T) {
 		walk("", app.Commands)
 	}
 }
+
+// TestOneDefaultPerFlag: no flag of the three binaries prints urfave's
+// "(default: …)" after a default its usage states ("(default: [worker]
+// max-cost, else no limit) (default: 0)"), in --help (each flag's line
+// is cli.FlagStringer's) or in the man pages.
+func TestOneDefaultPerFlag(t *testing.T) {
+	for _, s := range Specs() {
+		app := cliapp.New(s)
+		for _, f := range app.Flags {
+			if line := cli.FlagStringer(f); twoDefaults(line) {
+				t.Errorf("%s --help: %s", s.Name, line)
+			}
+		}
+		var walk func(path string, cs []*cli.Command)
+		walk = func(path string, cs []*cli.Command) {
+			for _, c := range cs {
+				p := path + " " + c.Name
+				for _, f := range c.Flags {
+					if line := cli.FlagStringer(f); twoDefaults(line) {
+						t.Errorf("%s%s --help: %s", s.Name, p, line)
+					}
+				}
+				walk(p, c.Subcommands)
+			}
+		}
+		walk("", app.Commands)
+	}
+	pages, err := Pages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, page := range pages {
+		for _, line := range strings.Split(page, "\n") {
+			if strings.HasPrefix(line, `\fB-`) && twoDefaults(line) {
+				t.Errorf("%s: %s", name, line)
+			}
+		}
+	}
+}
+
+// twoDefaults reports whether a flag's line ends in "(default: …)" after
+// text that already speaks of a default.
+func twoDefaults(line string) bool {
+	i := strings.LastIndex(line, "(default: ")
+	return i >= 0 && strings.HasSuffix(line, ")") && strings.Contains(line[:i], "default")
+}
