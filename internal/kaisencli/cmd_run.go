@@ -3,6 +3,7 @@ package kaisencli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -198,7 +199,10 @@ driven so far in step mode. Squashed tasks are never run again; a worker a
 killed run left behind is stopped, and its task collected from its report
 or started again in the same workspace. Clears nothing.
 
---rebaseline accepts @ as it is now after a failed integrity check. Exits as
+--worker, --reviewer and --test replace the recorded commands for the rest
+of the run and are recorded, so a later resume keeps them (a plain resume
+uses the run's). --rebaseline accepts @ as it is now after a failed
+integrity check. Exits as
 "run" does: 9 when the run completes with a task not merged, naming each and
 why.`,
 		Flags: append(overrideFlags(), &cli.BoolFlag{Name: "rebaseline", Usage: "accept @ as it is now as the integrity baseline"}, heartbeatFlag),
@@ -232,8 +236,12 @@ why.`,
 			if err := r.CheckTestsStart(c.Context); err != nil {
 				return err
 			}
-			if err := r.Resume(); err != nil {
+			took := takeOverrides(&r.Doc.Header.Options, c)
+			if err := r.Resume(); err != nil { // records the header with took
 				return err
+			}
+			if len(took) > 0 {
+				fmt.Fprintf(cliapp.Stderr(c), "resume: run %s goes on with %s (recorded: a later resume keeps it)\n", r.Doc.Header.RunID, strings.Join(took, ", "))
 			}
 			return finish(c, r, drive(c, r))
 		},

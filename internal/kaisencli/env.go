@@ -131,6 +131,23 @@ func overrideFlags() []cli.Flag {
 	}
 }
 
+// takeOverrides puts the --worker, --reviewer and --test that c gives
+// and o does not record yet into o (the run's header, written with the
+// resume's event) and says which, as "worker CMD".
+func takeOverrides(o *engine.Options, c *cli.Context) []string {
+	var took []string
+	for _, f := range []struct {
+		name string
+		rec  *string
+	}{{"worker", &o.Worker}, {"reviewer", &o.Reviewer}, {"test", &o.Test}} {
+		if v := c.String(f.name); v != "" && v != *f.rec {
+			*f.rec = v
+			took = append(took, f.name+" "+v)
+		}
+	}
+	return took
+}
+
 // options builds the run's options from flags over configuration.
 func (s *session) options(c *cli.Context, tasks []engine.Task) (engine.Options, error) {
 	o := engine.Options{
