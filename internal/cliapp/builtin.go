@@ -18,7 +18,8 @@ func doctorCommand(binary string, own func(context.Context, string, *doctor.Repo
 		Description: "Checks what " + binary + " needs: the jj and git found on PATH against the minimum versions,\n" +
 			"the kind of repository (jj, jj-colocated, git), where ledgers are kept and which config files were read.\n" +
 			"It warns when jj's user.name or user.email is not set, naming the `jj config set --user` commands,\n" +
-			"and names the folder task workspaces are created in (SPECSTACK_WORKSPACES or [kaisen] workspaces-dir).\n" +
+			"and names the folder task workspaces are created in and what set it (SPECSTACK_WORKSPACES, else\n" +
+			"[kaisen] workspaces-dir and the file holding it, else the default, $TMPDIR/jj-workspaces).\n" +
 			"jj-kaisen in a git repository without jj is a problem (its verbs need jj workspaces). jj-openspec and\n" +
 			"gh-specstack report what publishing needs (gh-specstack, a GitHub repository, a token) on a github line,\n" +
 			"each thing missing a warning (jj-openspec apply --no-push works without them), and all three whether\n" +

@@ -35,6 +35,10 @@ type Config struct {
 
 	// Files lists the files read, in order.
 	Files []string `toml:"-"`
+	// workspacesDirFile is the file whose [kaisen] workspaces-dir the
+	// configuration holds (the last of Files to set it), for
+	// WorkspacesSetting.
+	workspacesDirFile string
 }
 
 // WorkerConfig names the commands that carry judgement.
@@ -125,8 +129,11 @@ func Load(root string) (*Config, error) {
 				return nil, fmt.Errorf("config %s: [github] timeout = %q: %w", p, cfg.GitHub.Timeout, err)
 			}
 		}
-		if md.IsDefined("kaisen", "workspaces-dir") && !filepath.IsAbs(cfg.Kaisen.WorkspacesDir) {
-			return nil, fmt.Errorf("config %s: [kaisen] workspaces-dir = %q: must be an absolute path (workspaces live outside every working copy)", p, cfg.Kaisen.WorkspacesDir)
+		if md.IsDefined("kaisen", "workspaces-dir") {
+			if !filepath.IsAbs(cfg.Kaisen.WorkspacesDir) {
+				return nil, fmt.Errorf("config %s: [kaisen] workspaces-dir = %q: must be an absolute path (workspaces live outside every working copy)", p, cfg.Kaisen.WorkspacesDir)
+			}
+			cfg.workspacesDirFile = p
 		}
 		if md.IsDefined("kaisen", "heartbeat") {
 			if d, err := time.ParseDuration(cfg.Kaisen.Heartbeat); err != nil || d < 0 {

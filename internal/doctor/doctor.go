@@ -38,8 +38,11 @@ type Report struct {
 	JJUser *jjx.Identity `json:"jj_user,omitempty"`
 	// WorkspacesDir is where jj-kaisen and jj-openspec create this
 	// repository's task workspaces.
-	WorkspacesDir string   `json:"workspaces_dir,omitempty"`
-	ConfigFiles   []string `json:"config_files"`
+	WorkspacesDir string `json:"workspaces_dir,omitempty"`
+	// WorkspacesSetting is the setting WorkspacesDir's parent comes
+	// from (config.WorkspacesSetting; "" for the default), for Text.
+	WorkspacesSetting string   `json:"-"`
+	ConfigFiles       []string `json:"config_files"`
 	// GitHub is what publishing needs (jj-openspec, gh-specstack); nil
 	// where the binary does not publish or doctor could not look.
 	GitHub *GitHub `json:"github,omitempty"`
@@ -182,6 +185,7 @@ func Gather(ctx context.Context, binary, version, dir string) *Report {
 		rep.ConfigFiles = append(rep.ConfigFiles, cfg.Files...)
 		if root != "" && binary != "gh-specstack" {
 			rep.WorkspacesDir = config.WorkspacesDir(cfg, root)
+			rep.WorkspacesSetting = config.WorkspacesSetting(cfg)
 		}
 	}
 	return rep
@@ -200,7 +204,7 @@ func (r *Report) Text() string {
 		line("jj user", r.JJUser.String())
 	}
 	if r.WorkspacesDir != "" {
-		line("workspaces", r.WorkspacesDir+" (set by "+config.WorkspacesEnv+" or [kaisen] workspaces-dir)")
+		line("workspaces", r.WorkspacesDir+" ("+workspacesOrigin(r.WorkspacesSetting)+")")
 	}
 	if len(r.ConfigFiles) == 0 {
 		line("config", "none read (specstack.toml, "+config.UserFile()+")")
@@ -226,6 +230,15 @@ func (r *Report) Text() string {
 		b.WriteString("ok\n")
 	}
 	return b.String()
+}
+
+// workspacesOrigin says where the workspaces' folder comes from: the
+// setting that chose it, or the default and what would change it.
+func workspacesOrigin(setting string) string {
+	if setting != "" {
+		return "set by " + setting
+	}
+	return "the default; set " + config.WorkspacesEnv + " or [kaisen] workspaces-dir to move it"
 }
 
 func toolText(t Tool) string {
