@@ -385,9 +385,13 @@ func writeApply(w io.Writer, res *apply.Result) error {
 	if res.PR != nil {
 		fmt.Fprintf(&b, "pull request: #%d %s (%s)\n", res.PR.Number, res.PR.Action, res.PR.URL)
 	} else if res.Phase == apply.PhaseNoPR {
-		b.WriteString("pull request: none (--no-pr)\n")
+		b.WriteString("pull request: none (--no-pr)")
+		if res.PublishCommand != "" {
+			fmt.Fprintf(&b, "; to open it: %s", res.PublishCommand)
+		}
+		b.WriteString("\n")
 	}
-	if res.PublishCommand != "" {
+	if res.PublishCommand != "" && res.Phase == apply.PhaseUnpushed {
 		what := "push " + p.Bookmark + " to origin and open its pull request"
 		if p.NoPR {
 			what = "push " + p.Bookmark + " to origin"

@@ -49,10 +49,10 @@ type Result struct {
 	Commit     string                 `json:"commit,omitempty"`
 	Pushed     string                 `json:"pushed,omitempty"`
 	PR         *PRView                `json:"pr,omitempty"`
-	// PublishCommand, after --no-push, is the command that publishes
-	// the change as apply would have: gh specstack pr (which pushes
-	// first), or gh specstack push with --no-pr. A pipeline member's is
-	// empty: its pipeline links the stack too.
+	// PublishCommand is the command that does what --no-push or --no-pr
+	// left undone, as apply would have done it: gh specstack pr (which
+	// pushes first), or gh specstack push with both flags. A pipeline
+	// member's is empty: its pipeline links the stack too.
 	PublishCommand string `json:"publish_command,omitempty"`
 }
 
@@ -259,6 +259,9 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 	engine.CrashPoint("apply-pushed")
 	if p.NoPR {
 		res.Phase = PhaseNoPR
+		if !env.Member {
+			res.PublishCommand = forge.PRCommand(newPull(p), prBodyFile(env.Root, t.Archived))
+		}
 		return res, r.Record(engine.Event{Payload: engine.Applied{Status: PhaseNoPR, Commit: head}})
 	}
 	pr, err := openPR(ctx, env.Repo.Root, env.Root, p, t.Archived, r.State().Agent)
