@@ -119,17 +119,26 @@ so Ctrl-C reaches jj-kaisen and not jj, which would end util exec at once
 with status 1 (jj 0.46): the exit is 10, with the "resume continues" line.
 A SIGINT sent to jj's process group without a terminal still reaches jj: 1,
 and jj-kaisen's line comes after jj has exited.`,
-	"jj-openspec": `A change that does not exist is 2 (the message names those there are),
-except for OpenSpec's verbs (archive, validate, status --change), which
-answer as OpenSpec: its text, exit 1. Failed validation, a delta that cannot be applied, an input that is not a
-regular file or a symbolic link out of the repository is 6; unchecked tasks
-without --yes are 5; another archive holding the lock is 3; no openspec/
-directory, no openspec on PATH for cli, or a worker command whose program
-(or the script after sh) does not exist, is 7; an existing archive folder
-or a spec changed under the archive is 1. cli returns openspec's own code.
-SIGINT or SIGTERM: exit 10 (an interrupted archive is finished by the next
-command). Through the jj alias (jj openspec ...) from a terminal jj-openspec
-takes the terminal's foreground, so Ctrl-C gives 10 there too, not jj's 1.`,
+	"jj-openspec": `Two families. OpenSpec's verbs (list, show, validate, status,
+instructions, archive, init, and those passed to the OpenSpec CLI) answer
+as OpenSpec 1.13.2 does, so a script written for openspec runs unchanged:
+0 or 1, with OpenSpec's text on OpenSpec's stream and, with --json, its
+error document. A change that does not exist, failed validation, a delta
+that cannot be applied, an unattended archive with unchecked tasks and no
+--yes, an existing archive folder and no OpenSpec root are all 1 there.
+They add only what OpenSpec has no code for: a symbolic link out of the
+repository or an input that is not a regular file is 6, another
+jj-openspec holding the archive lock is 3, no openspec on PATH for a verb
+passed to it is 7, and cli returns openspec's own code. jj-openspec's
+own verbs (apply, pipeline, relay, propose, new, ff, explore, check,
+rebase, sync, tasks, conflicts, doctor, skill) use the table above: a
+change that does not exist is 2 (the message names those there are),
+failed validation 6, a decision needed 5, the lock held 3, no jj
+workspace or a worker command whose program (or the script after sh) does
+not exist 7. SIGINT or SIGTERM: exit 10 (an interrupted archive is
+finished by the next command). Through the jj alias (jj openspec ...)
+from a terminal jj-openspec takes the terminal's foreground, so Ctrl-C
+gives 10 there too, not jj's 1.`,
 	"gh-specstack": `A checkout off the default branch without --base, or stacks not enabled
 without --stack-mode, is 5; a cycle among tickets, a ticket without a
 recipe or GitHub data that makes no sense is 6, every such ticket named;
@@ -179,7 +188,10 @@ BIN skill prints the guide an AI agent follows to use BIN (Markdown with
 name and description front matter): when to use which verb, the step
 sequence with the JSON each step prints, and what to do on each exit code.
 BIN skill --install DIR writes it to DIR/BIN/SKILL.md, atomically; a
-symbolic link leading out of DIR is refused (exit 6).
+symbolic link leading out of DIR is refused (exit 6). With --json, skill
+prints {"name", "description", "guide"}: the front matter's two fields
+and the guide as printed, front matter included (a program gets them
+without reading YAML); skill --install prints {"installed": PATH}.
 
     BIN skill --install ~/.claude/skills`, "BIN", name)
 }
