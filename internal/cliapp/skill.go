@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/google/renameio/v2"
 	"github.com/urfave/cli/v2"
@@ -25,15 +26,19 @@ func skillCommand(s Spec) *cli.Command {
 		Description: "Prints the guide an AI agent follows to use " + s.Name + ": when to use which verb,\n" +
 			"the step-mode sequence with the JSON each step prints, and what to do on each exit code.\n" +
 			"--install DIR writes it to DIR/" + s.Name + "/" + SkillFile + " (atomically; DIR is made when\n" +
-			"missing; a symbolic link on the way that leads out of DIR is refused, exit 6).",
+			"missing; a symbolic link on the way that leads out of DIR is refused, exit 6).\n" +
+			"--json prints {\"name\", \"description\", \"guide\"}: the front matter's name and description, and\n" +
+			"the guide as skill prints it, front matter included; with --install, {\"installed\": PATH}.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "install", Usage: "write the guide to `DIR`/" + s.Name + "/" + SkillFile + " instead of printing it"},
 		},
 		Action: func(c *cli.Context) error {
 			dir := c.String("install")
 			if dir == "" {
-				_, err := io.WriteString(c.App.Writer, s.Skill)
-				return err
+				return Emit(c, newGuideDoc(s.Skill), func(w io.Writer) error {
+					_, err := io.WriteString(w, s.Skill)
+					return err
+				})
 			}
 			path, err := InstallSkill(dir, s.Name, s.Skill)
 			if err != nil {
@@ -45,6 +50,37 @@ func skillCommand(s Spec) *cli.Command {
 			})
 		},
 	}
+}
+
+// guideDoc is skill --json's document. A program reading the guide
+// gets the two fields skill loaders index it by without parsing YAML,
+// and the guide itself: what skill prints, byte for byte.
+type guideDoc struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Guide       string `json:"guide"`
+}
+
+// newGuideDoc reads guide's front matter: "---", a "key: value" a line
+// ("name", "description"; the others are skipped), "---".
+func newGuideDoc(guide string) guideDoc {
+	d := guideDoc{Guide: guide}
+	front, ok := strings.CutPrefix(guide, "---\n")
+	if ok {
+		front, _, ok = strings.Cut(front, "\n---\n")
+	}
+	if !ok {
+		return d
+	}
+	for _, line := range strings.Split(front, "\n") {
+		switch key, value, _ := strings.Cut(line, ": "); key {
+		case "name":
+			d.Name = value
+		case "description":
+			d.Description = value
+		}
+	}
+	return d
 }
 
 // InstallSkill writes guide to dir/binary/SKILL.md and returns the path
