@@ -12,6 +12,7 @@ import (
 
 	"github.com/specstack/specstack/internal/agent"
 	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/xec"
 )
 
 // Path is where the workflow lives in the repository; File is its name,
@@ -223,7 +224,7 @@ func Render(o Options) ([]byte, error) {
 	if isPreset {
 		b.WriteString("      - name: Set up Node.js\n        uses: actions/setup-node@v4\n        with:\n          node-version: \"22\"\n")
 		pkg := p.Package + "@" + p.Version
-		fmt.Fprintf(&b, "      - name: %s\n        run: npm install --global %s\n", yamlString("Install "+pkg), shellWord(pkg))
+		fmt.Fprintf(&b, "      - name: %s\n        run: npm install --global %s\n", yamlString("Install "+pkg), xec.ShellWord(pkg))
 	}
 	b.WriteString("      - name: Run the worker\n        id: worker\n        env:\n")
 	env := [][2]string{
@@ -359,7 +360,7 @@ func agentCommand(p agent.Preset) (string, error) {
 			if strings.Contains(a, "${{") {
 				return "", fmt.Errorf("argument %q holds ${{", a)
 			}
-			words = append(words, shellWord(a))
+			words = append(words, xec.ShellWord(a))
 		}
 	}
 	cmd := strings.Join(words, " ") + ` < "$SPECSTACK_BRIEF"`
@@ -375,14 +376,6 @@ if [ -f "$spec/last-message.md" ]; then cp "$spec/last-message.md" "$SPECSTACK_R
 	}
 	return cmd + ` > "$SPECSTACK_REPORT" || status=$?
 `, nil
-}
-
-// shellWord quotes s as one shell word.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./@=:,+") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // yamlString is s as a YAML double-quoted scalar (JSON's string syntax,

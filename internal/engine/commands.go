@@ -28,6 +28,10 @@ type Commands struct {
 	// ConfidenceOverride resumes passing a low-confidence review ("
 	// \"REASON\"" is appended); empty when the front end has none.
 	ConfidenceOverride string
+	// Retry runs some of a plan's tasks again in a new run ("jj kaisen
+	// run PLAN --only N,M", the plan and the list filled in by Sprintf);
+	// empty when the front end has none.
+	Retry string
 }
 
 // KaisenCommands are jj-kaisen's verbs, the default.
@@ -40,6 +44,7 @@ var KaisenCommands = Commands{
 	Rebaseline:         "jj kaisen resume --rebaseline",
 	ReviewRecord:       "jj kaisen review record",
 	ConfidenceOverride: "jj kaisen resume --confidence-override",
+	Retry:              "jj kaisen run %s --only %s",
 }
 
 // commands are the run's front end's verbs (jj-kaisen's when unset).

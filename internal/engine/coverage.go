@@ -11,6 +11,7 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/xec"
 )
 
 // Coverage is the plan-coverage report: per wave, per task, what became
@@ -354,6 +355,13 @@ func (c *Coverage) notMergedError(cmds Commands) error {
 			release = fmt.Sprintf("`%s` releases them and undoes the run", cmds.Abort)
 		}
 		msg += fmt.Sprintf("; workspaces kept for inspection: task %s (`%s` shows where; %s)", strings.Join(kept, ", "), cmds.Status, release)
+	}
+	if cmds.Retry != "" && c.Plan != "" && c.Plan != "ad-hoc" {
+		nums := make([]string, len(left))
+		for i, t := range left {
+			nums[i] = fmt.Sprint(t.Task)
+		}
+		msg += fmt.Sprintf("; `%s` tries %s again in a new run", fmt.Sprintf(cmds.Retry, xec.ShellWord(c.Plan), strings.Join(nums, ",")), plural.Word(len(left), "it", "them"))
 	}
 	return exitcode.New(exitcode.Halted, "%s", msg)
 }

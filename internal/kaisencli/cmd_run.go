@@ -93,6 +93,11 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v := c.String("only"); v != "" {
+		if p, err = onlyTasks(p, v); err != nil {
+			return nil, err
+		}
+	}
 	s, err := openSession(c)
 	if err != nil {
 		return nil, err

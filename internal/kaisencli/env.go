@@ -3,6 +3,7 @@ package kaisencli
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/specstack/specstack/internal/config"
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plan"
 	"github.com/specstack/specstack/internal/repo"
 	"github.com/specstack/specstack/jjx"
 )
@@ -104,6 +106,7 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "reviewer", Usage: "reviewer: an agent preset (claude, codex) or a `CMD` writing findings to $SPECSTACK_FINDINGS (default: [worker] reviewer)"},
 		&cli.StringFlag{Name: "test", Usage: "full test `CMD`: per task in its workspace (unless [kaisen] test-map is set) and once in @ at the end (default: [worker] test)"},
 		&cli.IntFlag{Name: "max-parallel", Usage: "at most `N` workers at once (default: all tasks of a wave, or [kaisen] max-parallel)"},
+		&cli.StringFlag{Name: "only", Usage: "run only these tasks of the plan, a `LIST` such as 3 or 2,5 (to try again the tasks a finished run did not merge)"},
 		&cli.StringFlag{Name: "merge-order", Value: "auto", Usage: "fan-in order: auto (smallest diff first) or a task `LIST` such as 3,1,2"},
 		&cli.BoolFlag{Name: "skip-review", Usage: "skip tests and review per wave: collected tasks go straight to fan-in"},
 		&cli.StringFlag{Name: "timeout", Usage: "per-worker `DURATION` such as 30m (default: [worker] timeout, else 1h)"},
@@ -202,20 +205,48 @@ func parseMergeOrder(v string, tasks []engine.Task) ([]int, error) {
 	for _, t := range tasks {
 		known[t.Num] = true
 	}
+	return taskList("merge-order", v, known, "give auto or task numbers such as 3,1,2")
+}
+
+// taskList reads v, the value of --flag, as a list of task numbers such
+// as 3,1,2, each one of known, none twice.
+func taskList(flag, v string, known map[int]bool, hint string) ([]int, error) {
 	var res []int
 	seen := map[int]bool{}
 	for _, f := range strings.Split(v, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || !known[n] {
-			return nil, exitcode.New(exitcode.Usage, "--merge-order %q: %q is not a task of the plan (give auto or task numbers such as 3,1,2)", v, f)
+			return nil, exitcode.New(exitcode.Usage, "--%s %q: %q is not a task of the plan (%s)", flag, v, f, hint)
 		}
 		if seen[n] {
-			return nil, exitcode.New(exitcode.Usage, "--merge-order %q: task %d is listed twice", v, n)
+			return nil, exitcode.New(exitcode.Usage, "--%s %q: task %d is listed twice", flag, v, n)
 		}
 		seen[n] = true
 		res = append(res, n)
 	}
 	return res, nil
+}
+
+// onlyTasks is p with only the tasks --only names (v), in the plan's
+// order: a new run of some of a plan's tasks, such as those a finished
+// run did not merge.
+func onlyTasks(p *plan.Plan, v string) (*plan.Plan, error) {
+	known := map[int]bool{}
+	for _, t := range p.Tasks {
+		known[t.Number] = true
+	}
+	nums, err := taskList("only", v, known, "give task numbers of the plan such as 3 or 2,5")
+	if err != nil {
+		return nil, err
+	}
+	q := *p
+	q.Tasks = nil
+	for _, t := range p.Tasks {
+		if slices.Contains(nums, t.Number) {
+			q.Tasks = append(q.Tasks, t)
+		}
+	}
+	return &q, nil
 }
 
 func pick(a, b string) string {

@@ -173,6 +173,16 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 
 func (b *boundedBuffer) String() string { return b.buf.String() }
 
+// ShellWord is s quoted as one sh word, as a person would type it in a
+// command line printed for them: as it is when it holds only characters
+// sh takes literally, else in single quotes.
+func ShellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 func quoteArgv(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {

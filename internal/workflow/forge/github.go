@@ -182,10 +182,7 @@ func PRCommand(pr NewPull, bodyFile string) string {
 func command(verb string, args ...string) string {
 	words := []string{"gh", "specstack", verb}
 	for _, a := range args {
-		if a == "" || strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") != "" {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		words = append(words, a)
+		words = append(words, xec.ShellWord(a))
 	}
 	return strings.Join(words, " ")
 }
