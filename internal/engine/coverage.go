@@ -142,7 +142,17 @@ func BuildCoverage(d *Doc, artifacts string) *Coverage {
 			default:
 				tc.Outcome = "pending"
 			}
-			if st.Aborted && !finished[tc.Outcome] {
+			switch {
+			case st.Aborted && t.Squashed:
+				// The abort restored the run's start operation: what
+				// was squashed into @ is undone, so nothing is merged.
+				if tc.Outcome == "merged" {
+					c.Merged--
+				} else if tc.Outcome == "empty" {
+					c.Empty--
+				}
+				tc.Outcome, tc.Why = PhaseAborted, tc.Outcome+" into @, then undone by the abort"
+			case st.Aborted && !finished[tc.Outcome]:
 				// Nothing runs after an abort: a task it cut short
 				// (started or not) ends here.
 				tc.Outcome = PhaseAborted
@@ -241,10 +251,10 @@ func (c *Coverage) Text(w io.Writer) error {
 	for _, wv := range c.Waves {
 		state := "pending"
 		switch {
+		case c.Phase == PhaseAborted: // a fan-in too is undone
+			state = PhaseAborted
 		case wv.FannedIn:
 			state = "fanned in"
-		case c.Phase == PhaseAborted:
-			state = PhaseAborted
 		}
 		fmt.Fprintf(&b, "wave %d (%s", wv.Wave, state)
 		if wv.NoTestSurface {

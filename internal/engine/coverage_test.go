@@ -78,10 +78,14 @@ func TestCoverageAborted(t *testing.T) {
 		{Task: 1, Wave: 1, Role: RoleImplementer, Payload: Dispatched{}},
 		{Task: 2, Wave: 1, Role: RoleImplementer, Payload: Dispatched{}},
 		{Task: 1, Payload: Collected{Status: StatusCrashed, Reason: "worker exited 3"}},
+		{Task: 2, Payload: Collected{Status: StatusDone, Changes: []string{"c2"}, Files: []string{"b"}}},
+		{Task: 2, Wave: 1, Payload: Squashed{}},
 		{Payload: Aborted{Op: "op0"}},
 	}
 	c := BuildCoverage(d, "/art")
 	c.Settle(t.TempDir(), KaisenCommands)
+	// Task 2's merge was undone by the abort (the start operation
+	// restored); task 3 never started.
 	want := map[int]string{1: "failed", 2: "aborted", 3: "aborted"}
 	for _, w := range c.Waves {
 		for _, tc := range w.Tasks {
@@ -97,7 +101,7 @@ func TestCoverageAborted(t *testing.T) {
 	for _, want := range []string{
 		"run abcd1234: aborted (0/3 tasks merged)\n",
 		"wave 1 (aborted):\n",
-		`  task 2 "two": aborted` + "\n",
+		`  task 2 "two": aborted — merged into @, then undone by the abort` + "\n",
 		"wave 2 (aborted):\n",
 		`  task 3 "three": aborted` + "\n",
 	} {
