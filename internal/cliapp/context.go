@@ -34,27 +34,25 @@ func lookup(c *cli.Context, name string) string {
 // RepoDir returns the directory the command runs in: --repo/-R when given,
 // else the current directory. It is absolute and cleaned.
 func RepoDir(c *cli.Context) (string, error) {
-	dir := lookup(c, "repo")
-	if dir == "" {
+	given := lookup(c, "repo")
+	if given == "" {
 		wd, err := os.Getwd()
 		if err != nil {
 			return "", fmt.Errorf("current directory: %w", err)
 		}
-		dir = wd
+		return wd, nil
 	}
-	abs, err := filepath.Abs(dir)
+	abs, err := filepath.Abs(given)
 	if err != nil {
-		return "", fmt.Errorf("--repo %q: %w", dir, err)
+		return "", fmt.Errorf("--repo %q: %w", given, err)
 	}
-	if given := lookup(c, "repo"); given != "" {
-		if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
-			hint := ""
-			if strings.Count(given, "/") == 1 && !strings.HasPrefix(given, ".") {
-				// gh's -R OWNER/REPO, typed out of habit.
-				hint = "; -R names a local directory here, not gh's OWNER/REPO (the GitHub repository comes from GH_REPO or the origin remote)"
-			}
-			return "", exitcode.New(exitcode.Usage, "--repo %s: there is no directory %s%s", given, abs, hint)
+	if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+		hint := ""
+		if strings.Count(given, "/") == 1 && !strings.HasPrefix(given, ".") {
+			// gh's -R OWNER/REPO, typed out of habit.
+			hint = "; -R names a local directory here, not gh's OWNER/REPO (the GitHub repository comes from GH_REPO or the origin remote)"
 		}
+		return "", exitcode.New(exitcode.Usage, "--repo %s: there is no directory %s%s", given, abs, hint)
 	}
 	return abs, nil
 }

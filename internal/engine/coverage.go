@@ -115,10 +115,8 @@ func BuildCoverage(d *Doc, artifacts string) *Coverage {
 				tc.Outcome, tc.Why = "conflict", "conflicts in @: "+strings.Join(t.Conflict, ", ")
 			case t.Squashed && len(t.Files) == 0:
 				tc.Outcome = "empty"
-				c.Empty++
 			case t.Squashed:
 				tc.Outcome = "merged"
-				c.Merged++
 			case t.Leak:
 				tc.Outcome, tc.Why = "leaked", t.Reason
 			case t.Collected && t.Failed():
@@ -146,16 +144,21 @@ func BuildCoverage(d *Doc, artifacts string) *Coverage {
 			case st.Aborted && t.Squashed:
 				// The abort restored the run's start operation: what
 				// was squashed into @ is undone, so nothing is merged.
-				if tc.Outcome == "merged" {
-					c.Merged--
-				} else if tc.Outcome == "empty" {
-					c.Empty--
+				what := tc.Outcome + " into @" // merged, empty
+				if tc.Outcome == "conflict" {
+					what = "squashed into @ with conflicts"
 				}
-				tc.Outcome, tc.Why = PhaseAborted, tc.Outcome+" into @, then undone by the abort"
+				tc.Outcome, tc.Why = PhaseAborted, what+", then undone by the abort"
 			case st.Aborted && !finished[tc.Outcome]:
 				// Nothing runs after an abort: a task it cut short
 				// (started or not) ends here.
 				tc.Outcome = PhaseAborted
+			}
+			switch tc.Outcome {
+			case "merged":
+				c.Merged++
+			case "empty":
+				c.Empty++
 			}
 			if t.Workspace != "" && !t.Released && !st.Aborted {
 				tc.Preserved = true

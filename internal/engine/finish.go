@@ -285,3 +285,28 @@ func (r *Runner) cancelRemote(ctx context.Context, st *State) error {
 
 // Resume records that a person (or a driver) picked the run up again.
 func (r *Runner) Resume() error { return r.record(Event{Payload: Resumed{}}) }
+
+// TakeCommands makes the worker, reviewer and test commands given (each
+// "" to keep the recorded one) the run's from now on, in its header,
+// which the next recorded event (Resume) writes; it says which changed,
+// as "worker CMD". A worker run here that cannot start is refused (as a
+// new run refuses it) before anything changes.
+func (r *Runner) TakeCommands(worker, reviewer, test string) ([]string, error) {
+	o := &r.Doc.Header.Options
+	if worker != "" && worker != o.Worker && o.Executor == "" {
+		if err := NeedWorker(worker, r.Backend.TargetDir()); err != nil {
+			return nil, err
+		}
+	}
+	var took []string
+	for _, f := range []struct {
+		name, value string
+		rec         *string
+	}{{"worker", worker, &o.Worker}, {"reviewer", reviewer, &o.Reviewer}, {"test", test, &o.Test}} {
+		if f.value != "" && f.value != *f.rec {
+			*f.rec = f.value
+			took = append(took, f.name+" "+f.value)
+		}
+	}
+	return took, nil
+}

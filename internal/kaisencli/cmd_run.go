@@ -233,6 +233,12 @@ why.`,
 			if st.Aborted {
 				return exitcode.New(exitcode.Usage, "run %s was aborted: nothing to resume (start a new run)", r.Doc.Header.RunID)
 			}
+			// Refused before anything is recorded; written with the
+			// first event recorded below.
+			took, err := r.TakeCommands(r.Worker, r.Reviewer, r.Test)
+			if err != nil {
+				return err
+			}
 			if c.Bool("rebaseline") {
 				if err := r.Rebaseline(c.Context); err != nil {
 					return err
@@ -241,7 +247,6 @@ why.`,
 			if err := r.CheckTestsStart(c.Context); err != nil {
 				return err
 			}
-			took := takeOverrides(&r.Doc.Header.Options, c)
 			if err := r.Resume(); err != nil { // records the header with took
 				return err
 			}

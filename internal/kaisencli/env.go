@@ -3,7 +3,6 @@ package kaisencli
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -134,23 +133,6 @@ func overrideFlags() []cli.Flag {
 	}
 }
 
-// takeOverrides puts the --worker, --reviewer and --test that c gives
-// and o does not record yet into o (the run's header, written with the
-// resume's event) and says which, as "worker CMD".
-func takeOverrides(o *engine.Options, c *cli.Context) []string {
-	var took []string
-	for _, f := range []struct {
-		name string
-		rec  *string
-	}{{"worker", &o.Worker}, {"reviewer", &o.Reviewer}, {"test", &o.Test}} {
-		if v := c.String(f.name); v != "" && v != *f.rec {
-			*f.rec = v
-			took = append(took, f.name+" "+v)
-		}
-	}
-	return took
-}
-
 // options builds the run's options from flags over configuration.
 func (s *session) options(c *cli.Context, tasks []engine.Task) (engine.Options, error) {
 	o := engine.Options{
@@ -239,14 +221,7 @@ func onlyTasks(p *plan.Plan, v string) (*plan.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := *p
-	q.Tasks = nil
-	for _, t := range p.Tasks {
-		if slices.Contains(nums, t.Number) {
-			q.Tasks = append(q.Tasks, t)
-		}
-	}
-	return &q, nil
+	return p.Only(nums), nil
 }
 
 func pick(a, b string) string {
