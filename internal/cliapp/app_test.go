@@ -2,6 +2,7 @@ package cliapp_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -212,5 +213,19 @@ func TestArgsAcceptsTrailingFlags(t *testing.T) {
 		if code != tc.code || got != tc.want {
 			t.Errorf("%q: code %d got %s (stderr %q); want %d %s", tc.args, code, got, stderr, tc.code, tc.want)
 		}
+	}
+}
+
+// completion --json is the script in a document naming its shell.
+func TestCompletionJSON(t *testing.T) {
+	s := cliapp.Spec{Name: "tool"}
+	code, out, stderr := run(t, s, "completion", "fish", "--json")
+	var doc struct{ Shell, Script string }
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil {
+		t.Fatalf("code %d, stderr %q, %v:\n%s", code, stderr, err, out)
+	}
+	_, plain, _ := run(t, s, "completion", "fish")
+	if doc.Shell != "fish" || doc.Script != plain || !strings.Contains(plain, "complete -c tool") {
+		t.Errorf("completion --json: shell %q, script\n%s\nwant the plain script\n%s", doc.Shell, doc.Script, plain)
 	}
 }

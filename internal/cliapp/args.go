@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
-
-	"github.com/specstack/specstack/internal/exitcode"
 )
 
 // ErrFlagNotDefined is a FlagError's Err: a flag the command does not
@@ -16,6 +14,9 @@ var ErrFlagNotDefined = errors.New("flag provided but not defined")
 // ErrFlagNeedsArgument is a FlagError's Err: a flag that takes a value,
 // given none.
 var ErrFlagNeedsArgument = errors.New("flag needs an argument")
+
+// ErrFlagValue is a FlagError's Err: a value the flag cannot take.
+var ErrFlagValue = errors.New("invalid flag value")
 
 // Args returns the command's positional arguments after applying flags
 // written among or after them ("archive CHANGE --yes", "plan 12 --json"):
@@ -56,7 +57,8 @@ func Args(c *cli.Context) ([]string, error) {
 			value = args[i]
 		}
 		if err := ctx.Set(f.Names()[0], value); err != nil {
-			return nil, exitcode.New(exitcode.Usage, "%s: invalid value %q for flag %s: %w", c.Command.Name, value, a, err)
+			flag, _, _ := strings.Cut(a, "=")
+			return nil, newValueError(c, flag, value, f, err)
 		}
 	}
 	return pos, nil

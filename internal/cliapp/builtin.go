@@ -58,15 +58,21 @@ func completionCommand(app *cli.App) *cli.Command {
 			"   source <(" + app.Name + " completion bash)\n" +
 			"   " + app.Name + " completion fish > ~/.config/fish/completions/" + app.Name + ".fish",
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return exitcode.New(exitcode.Usage, "completion: name one shell: bash, zsh or fish")
-			}
-			script, err := CompletionScript(app, c.Args().First())
+			args, err := Args(c)
 			if err != nil {
 				return err
 			}
-			_, err = io.WriteString(c.App.Writer, script)
-			return err
+			if len(args) != 1 {
+				return exitcode.New(exitcode.Usage, "completion: name one shell: bash, zsh or fish")
+			}
+			script, err := CompletionScript(app, args[0])
+			if err != nil {
+				return err
+			}
+			return Emit(c, map[string]string{"shell": args[0], "script": script}, func(w io.Writer) error {
+				_, err := io.WriteString(w, script)
+				return err
+			})
 		},
 	}
 }

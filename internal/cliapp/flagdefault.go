@@ -72,3 +72,19 @@ func stateCommandDefaultsOnce(c *cli.Command) {
 		stateCommandDefaultsOnce(sub)
 	}
 }
+
+// RequiredInt is an int flag its command cannot do without (--wave N,
+// --task N): its --help and man page state no default, where an
+// IntFlag's would print "(default: 0)" of a value that means "not given".
+// The command still refuses a missing one with its own usage error.
+type RequiredInt struct{ *cli.IntFlag }
+
+// GetDefaultText is "": no default to state.
+func (RequiredInt) GetDefaultText() string { return "" }
+
+// GetValue is "", which the man page would print in place of a default.
+func (RequiredInt) GetValue() string { return "" }
+
+// String is the flag's line in --help, printed from f itself: the
+// IntFlag's own String would state its default.
+func (f RequiredInt) String() string { return cli.FlagStringer(f) }

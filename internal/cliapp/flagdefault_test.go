@@ -23,6 +23,7 @@ func TestFlagDefaultStatedOnce(t *testing.T) {
 		&cli.BoolFlag{Name: "specs", Usage: "list the specs"},
 		&cli.UintFlag{Name: "depth", Usage: "how deep (default: all the way)"},
 		&cli.DurationFlag{Name: "poll", Usage: "every `DURATION`", Value: 30 * time.Second},
+		cliapp.RequiredInt{IntFlag: &cli.IntFlag{Name: "wave", Usage: "the wave `N`"}},
 	}
 	app := cliapp.New(cliapp.Spec{Name: "tool", Commands: []*cli.Command{{Name: "list", Flags: flags, Action: func(*cli.Context) error { return nil }}}})
 	want := []string{
@@ -36,10 +37,14 @@ func TestFlagDefaultStatedOnce(t *testing.T) {
 		"--specs\tlist the specs (default: false)",
 		"--depth value\thow deep (default: all the way)",
 		"--poll DURATION\tevery DURATION (default: 30s)",
+		"--wave N\tthe wave N", // required: no "(default: 0)"
 	}
 	for i, f := range app.Commands[0].Flags[:len(want)] {
 		if got := cli.FlagStringer(f); got != want[i] {
 			t.Errorf("flag %d: %q; want %q", i, got, want[i])
+		}
+		if got := f.String(); got != want[i] { // what --help prints
+			t.Errorf("flag %d's String: %q; want %q", i, got, want[i])
 		}
 	}
 	// New again (flags shared by commands, specs built twice): the same.

@@ -1,7 +1,9 @@
 package cliapp
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -22,7 +24,9 @@ type FlagError struct {
 	Help    string // the command line whose --help lists the flags ("jj-kaisen run")
 	Flag    string // as typed: "--bogus", "-x", "--max-cost"
 	Suggest string // a defined flag near Flag, as it is written ("--json"), or ""
-	Err     error  // ErrFlagNotDefined or ErrFlagNeedsArgument
+	Value   string // ErrFlagValue: the value refused
+	Want    string // ErrFlagValue: what the flag takes ("a whole number"), else the parser's reason
+	Err     error  // ErrFlagNotDefined, ErrFlagNeedsArgument or ErrFlagValue
 }
 
 func (e *FlagError) Error() string {
@@ -30,9 +34,12 @@ func (e *FlagError) Error() string {
 	if e.Command != "" {
 		b.WriteString(e.Command + ": ")
 	}
-	if e.Err == ErrFlagNeedsArgument {
+	switch e.Err {
+	case ErrFlagNeedsArgument:
 		fmt.Fprintf(&b, "flag %s needs a value", e.Flag)
-	} else {
+	case ErrFlagValue:
+		fmt.Fprintf(&b, "invalid value %q for %s: %s", e.Value, e.Flag, e.Want)
+	default:
 		fmt.Fprintf(&b, "unknown flag %s", e.Flag)
 	}
 	if e.Suggest != "" {
@@ -82,8 +89,59 @@ func UsageError(c *cli.Context, err error) error {
 		if typed, needsValue, ok := flagFault(typedArgs(c), c.Command.Flags); ok {
 			return newFlagError(c, typed, needsValue)
 		}
+		if value, name, reason, ok := parseValueError(err.Error()); ok {
+			if f := findFlag(c.Command.Flags, name); f != nil {
+				return newValueError(c, dashed(name), value, f, errors.New(reason))
+			}
+		}
 	}
 	return exitcode.Wrap(exitcode.Usage, err)
+}
+
+// parseValueError reads Go's flag package's refusal of a value,
+// `invalid value "x" for flag -wave: parse error` (or `invalid boolean
+// value …`), into its parts.
+func parseValueError(msg string) (value, name, reason string, ok bool) {
+	rest, found := strings.CutPrefix(msg, "invalid value ")
+	if !found {
+		if rest, found = strings.CutPrefix(msg, "invalid boolean value "); !found {
+			return "", "", "", false
+		}
+	}
+	i := strings.LastIndex(rest, " for flag -")
+	if i < 0 {
+		if i = strings.LastIndex(rest, " for -"); i < 0 {
+			return "", "", "", false
+		}
+	}
+	value, err := strconv.Unquote(rest[:i])
+	if err != nil {
+		return "", "", "", false
+	}
+	name, reason, found = strings.Cut(rest[i:][strings.Index(rest[i:], "-")+1:], ": ")
+	return value, name, reason, found
+}
+
+// newValueError is the FlagError of value refused by flag f (typed as
+// typed), wrapped in exit code 2: what f takes, by its type, else the
+// parser's reason.
+func newValueError(c *cli.Context, typed, value string, f cli.Flag, err error) error {
+	want := err.Error()
+	switch f.(type) {
+	case *cli.IntFlag, RequiredInt, *cli.Int64Flag, *cli.UintFlag, *cli.Uint64Flag:
+		want = "want a whole number"
+		if strings.Contains(err.Error(), "out of range") {
+			want = "out of range"
+		}
+	case *cli.Float64Flag:
+		want = "want a number"
+	case *cli.DurationFlag:
+		want = "want a duration such as 90s, 5m or 1h30m"
+	case *cli.BoolFlag:
+		want = "want true or false"
+	}
+	return exitcode.Wrap(exitcode.Usage, &FlagError{Command: commandPath(c), Help: helpCommand(c),
+		Flag: typed, Value: value, Want: want, Err: ErrFlagValue})
 }
 
 // argsKey holds, in cli.App.Metadata, the arguments after the binary's

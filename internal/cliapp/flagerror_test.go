@@ -21,7 +21,8 @@ func TestFlagErrors(t *testing.T) {
 		_, err := cliapp.Args(c)
 		return err
 	}
-	flags := []cli.Flag{&cli.StringFlag{Name: "base"}, &cli.Float64Flag{Name: "max-cost"}, &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}}}
+	flags := []cli.Flag{&cli.StringFlag{Name: "base"}, &cli.Float64Flag{Name: "max-cost"}, &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}},
+		cliapp.RequiredInt{IntFlag: &cli.IntFlag{Name: "wave"}}, &cli.DurationFlag{Name: "every"}}
 	s := cliapp.Spec{Name: "tool", Commands: []*cli.Command{
 		{Name: "run", Flags: flags, Action: action},
 		{Name: "review", Subcommands: []*cli.Command{{Name: "record", Flags: flags, Action: action}}},
@@ -45,6 +46,17 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"run", "x", "--bsae", "main"}, "tool: run: unknown flag --bsae; did you mean --base? (tool run --help lists the flags)"},
 		{[]string{"run", "x", "--base"}, "tool: run: flag --base needs a value (tool run --help lists the flags)"},
 		{[]string{"review", "record", "x", "--bogus"}, "tool: review record: unknown flag --bogus (tool review record --help lists the flags)"},
+		// a value the flag cannot take, said in the same words before
+		// and after the arguments (Go's: `invalid value "x" for flag -wave: parse error`)
+		{[]string{"run", "--wave", "x"}, `tool: run: invalid value "x" for --wave: want a whole number (tool run --help lists the flags)`},
+		{[]string{"run", "x", "--wave=1.5"}, `tool: run: invalid value "1.5" for --wave: want a whole number (tool run --help lists the flags)`},
+		{[]string{"run", "--wave", "99999999999999999999"}, `tool: run: invalid value "99999999999999999999" for --wave: out of range (tool run --help lists the flags)`},
+		{[]string{"run", "--max-cost=abc"}, `tool: run: invalid value "abc" for --max-cost: want a number (tool run --help lists the flags)`},
+		{[]string{"run", "x", "--max-cost", "abc"}, `tool: run: invalid value "abc" for --max-cost: want a number (tool run --help lists the flags)`},
+		{[]string{"run", "--every", "5"}, `tool: run: invalid value "5" for --every: want a duration such as 90s, 5m or 1h30m (tool run --help lists the flags)`},
+		{[]string{"run", "--yes=maybe"}, `tool: run: invalid value "maybe" for --yes: want true or false (tool run --help lists the flags)`},
+		{[]string{"--json=maybe", "run"}, `tool: invalid value "maybe" for --json: want true or false (tool --help lists the flags)`},
+		{[]string{"review", "record", "--wave", "a b"}, `tool: review record: invalid value "a b" for --wave: want a whole number (tool review record --help lists the flags)`},
 	} {
 		code, _, stderr := run(t, s, tc.args...)
 		if code != int(exitcode.Usage) || stderr != tc.stderr+"\n" {

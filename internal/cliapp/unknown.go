@@ -24,9 +24,17 @@ func unknownVerb(c *cli.Context) error {
 		}
 		return cli.ShowSubcommandHelp(c)
 	}
-	word := c.Args().First()
+	if c.Args().First() == "help" {
+		return helpTopic(c, c.Args().Tail())
+	}
+	return unknownCommand(c, c.Command.Subcommands, c.Args().First())
+}
+
+// unknownCommand is the usage error of word, named where cmds are the
+// commands c offers.
+func unknownCommand(c *cli.Context, cmds []*cli.Command, word string) error {
 	var names []string
-	for _, sub := range c.Command.Subcommands {
+	for _, sub := range cmds {
 		if !sub.Hidden && sub.Name != "help" {
 			names = append(names, sub.Names()...)
 		}
@@ -42,6 +50,31 @@ func unknownVerb(c *cli.Context) error {
 	return exitcode.New(exitcode.Usage, "%s", msg)
 }
 
+// helpTopic is "help [COMMAND...]" in c's place, as git, jj and gh
+// have it: the --help of the command the words name, under c's command,
+// or c's own with none; a word naming no command is unknownCommand's
+// usage error. The help is the app run again with --help, so that it is
+// --help's to the byte (urfave/cli sets a command up to print it only
+// when it runs).
+func helpTopic(c *cli.Context, words []string) error {
+	cmds := c.Command.Subcommands
+	for _, w := range words {
+		var next *cli.Command
+		for _, sub := range cmds {
+			if !sub.Hidden && sub.HasName(w) {
+				next = sub
+			}
+		}
+		if next == nil {
+			return unknownCommand(c, cmds, w)
+		}
+		cmds = next.Subcommands
+	}
+	argv := append([]string{c.App.Name}, strings.Fields(commandPath(c))...)
+	argv = append(append(argv, words...), "--help")
+	return c.App.RunContext(c.Context, argv)
+}
+
 // setUnknownVerbs gives c, and each of its subcommands, that is made of
 // subcommands and has no action of its own unknownVerb as its action.
 // It runs after addCommonFlags, which gives a command with an action
@@ -49,6 +82,7 @@ func unknownVerb(c *cli.Context) error {
 func setUnknownVerbs(c *cli.Command) {
 	if len(c.Subcommands) > 0 && c.Action == nil {
 		c.Action = unknownVerb
+		c.HideHelpCommand = true // "help" is unknownVerb's
 	}
 	for _, sub := range c.Subcommands {
 		setUnknownVerbs(sub)

@@ -1,6 +1,7 @@
 package cliapp_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
@@ -48,6 +49,49 @@ func TestUnknownVerbIsUsage(t *testing.T) {
 		}
 		if tc.code == exitcode.OK && stdout == "" {
 			t.Errorf("tool %q: no help printed", tc.args)
+		}
+	}
+}
+
+// "help [COMMAND...]" prints what --help prints, at the top and under a
+// command with subcommands (which lists no "help" command of its own);
+// a word naming no command is the unknown verb's usage error.
+func TestHelpTopic(t *testing.T) {
+	ok := func(*cli.Context) error { return nil }
+	spec := func() cliapp.Spec {
+		return cliapp.Spec{Name: "tool", Commands: []*cli.Command{
+			{Name: "run", Usage: "run it", Action: ok, Flags: []cli.Flag{&cli.IntFlag{Name: "wave"}}},
+			{Name: "review", Usage: "reviews", Subcommands: []*cli.Command{
+				{Name: "record", Usage: "record one", Action: ok},
+			}},
+		}}
+	}
+	for _, tc := range [][2][]string{
+		{{"help"}, {"--help"}},
+		{{"help", "run"}, {"run", "--help"}},
+		{{"help", "review"}, {"review", "--help"}},
+		{{"help", "review", "record"}, {"review", "record", "--help"}},
+		{{"review", "help"}, {"review", "--help"}},
+		{{"review", "help", "record"}, {"review", "record", "--help"}},
+	} {
+		code, got, stderr := run(t, spec(), tc[0]...)
+		_, want, _ := run(t, spec(), tc[1]...)
+		if code != 0 || stderr != "" || got != want || !strings.Contains(got, "NAME:") {
+			t.Errorf("tool %q: code %d, stderr %q, stdout\n%s\nwant tool %q's\n%s", tc[0], code, stderr, got, tc[1], want)
+		}
+	}
+	_, out, _ := run(t, spec(), "review", "--help")
+	if strings.Contains(out, "help, h") {
+		t.Errorf("review --help lists a help command:\n%s", out)
+	}
+	for args, want := range map[string]string{
+		"help bogus":         `tool: unknown command "bogus" (tool --help lists the commands)` + "\n",
+		"help review recrod": `tool: unknown command "recrod"; did you mean "record"? (tool --help lists the commands)` + "\n",
+		"review help bogus":  `tool: review: unknown command "bogus" (tool review --help lists the commands)` + "\n",
+	} {
+		code, _, stderr := run(t, spec(), strings.Fields(args)...)
+		if code != int(exitcode.Usage) || stderr != want {
+			t.Errorf("tool %s: code %d, stderr %q; want 2, %q", args, code, stderr, want)
 		}
 	}
 }

@@ -24,7 +24,7 @@ starting commit, so the re-review can be scoped to exactly the fix delta
 (printed); with --json, "job" is the fixer job the driver would run (start it
 as fan-out's jobs). Record --passed once the fix is approved.`,
 			Flags: []cli.Flag{
-				&cli.IntFlag{Name: "task", Usage: "the task `N`"},
+				cliapp.RequiredInt{IntFlag: &cli.IntFlag{Name: "task", Usage: "the task `N`"}},
 				&cli.BoolFlag{Name: "passed", Usage: "the task passed review"},
 				&cli.StringFlag{Name: "findings", Usage: "the reviewer's findings `FILE`"},
 			},

@@ -3,11 +3,12 @@ package kaisencli
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 )
 
-var waveFlag = &cli.IntFlag{Name: "wave", Usage: "the wave `N` (from 1)"}
+var waveFlag = cliapp.RequiredInt{IntFlag: &cli.IntFlag{Name: "wave", Usage: "the wave `N` (from 1)"}}
 
 // stepRunner opens the run for a step command and refuses finished runs.
 func stepRunner(c *cli.Context) (*engine.Runner, error) {

@@ -69,7 +69,7 @@ of yours is left as it is. Holds the project's jj-openspec lock.`,
 				// apply refuses an undescribed @ holding files outside the change.
 				fmt.Fprintf(cliapp.Stderr(c), "described @ %q: the tree is its change, and `jj openspec apply` builds on it\n", specwrite.InitMessage)
 			}
-			return cliapp.Emit(c, map[string]any{"root": dir, "created": []string{"openspec/config.yaml", "openspec/specs/", "openspec/changes/archive/"}, "described_at": described != ""}, func(w io.Writer) error {
+			return cliapp.Emit(c, map[string]any{"root": dir, "created": []string{"openspec/config.yaml", "openspec/specs/", "openspec/changes/archive/"}, "described_working_copy": described != ""}, func(w io.Writer) error {
 				_, err := fmt.Fprintf(w, "created %s: config.yaml (schema: spec-driven), specs/, changes/archive/\nnext: write a change under openspec/changes/NAME/ (proposal.md, tasks.md, specs/), then `jj openspec status NAME`\n", target)
 				return err
 			})

@@ -32,7 +32,7 @@ id (1.2), changing nothing else in the file. They hold the repository's
 jj-openspec lock (exit 3 naming the holder when another has it) and refuse
 a task file that is a symbolic link out of the repository (exit 6).`,
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "min-group-tasks", Usage: "unchecked tasks a group needs to get its own worker"},
+			&cli.IntFlag{Name: "min-group-tasks", Usage: "a group gets its own worker with at least `N` unchecked tasks (default: [openspec] min-group-tasks, else 2)"},
 		},
 		Action: runTasks,
 		Subcommands: []*cli.Command{
