@@ -112,7 +112,7 @@ func RecordRun(ledgerDir string, h RunHeader) (*RunDoc, error) {
 	}
 	if ok && foldRun(old).Finalized == "" {
 		return nil, exitcode.New(exitcode.NeedsChoice,
-			"a run of spec #%d is unfinished (%s): continue it with gh specstack resume, see it with gh specstack status, or move that ledger aside to start over",
+			"a run of spec #%d is unfinished (%s): continue it with gh specstack resume, see it with gh specstack status, or end it with gh specstack abort to start over",
 			old.Header.Spec, RunLedgerPath(ledgerDir))
 	}
 	if ok {

@@ -243,6 +243,8 @@ func StatusOf(doc *RunDoc) *RunStatus {
 		}
 	}
 	switch {
+	case s.Finalized == engine.FinalAborted:
+		st.State = s.Finalized
 	case s.Finalized != "":
 		st.State = s.Finalized
 		st.MergeInstructions = mergeInstructions(h, s)

@@ -63,17 +63,13 @@ type ResumeRequest struct {
 // with req's changes recorded first; with no run recorded it is a usage
 // error.
 func Resume(ctx context.Context, env *Env, req ResumeRequest, o DriveOptions) (*RunStatus, error) {
-	l, err := ledger.Acquire(o.LedgerDir)
+	l, doc, err := lockedRun(o.LedgerDir, "resume")
 	if err != nil {
 		return nil, err
 	}
 	defer l.Release()
-	doc, ok, err := ReadRun(o.LedgerDir)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, exitcode.New(exitcode.Usage, "no run to resume in this repository (%s): start one with gh specstack run SPEC --worker CMD --yes", RunLedgerPath(o.LedgerDir))
+	if foldRun(doc).Finalized == engine.FinalAborted {
+		return nil, exitcode.New(exitcode.Usage, "the run of spec #%d was aborted: nothing of it goes on; start a new run with gh specstack run %d --worker CMD --yes", doc.Header.Spec, doc.Header.Spec)
 	}
 	if req.Worker != "" && req.Worker != doc.Header.Worker {
 		if err := takeWorker(env, doc, req.Worker, o); err != nil {
@@ -81,6 +77,25 @@ func Resume(ctx context.Context, env *Env, req ResumeRequest, o DriveOptions) (*
 		}
 	}
 	return Drive(ctx, env, doc, o)
+}
+
+// lockedRun takes the ledger lock (exit 3 while another holds it) and
+// reads the run recorded there for verb; no run is a usage error, with
+// the lock released.
+func lockedRun(ledgerDir, verb string) (*ledger.Lock, *RunDoc, error) {
+	l, err := ledger.Acquire(ledgerDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	doc, ok, err := ReadRun(ledgerDir)
+	if err == nil && !ok {
+		err = exitcode.New(exitcode.Usage, "no run to %s in this repository (%s): start one with gh specstack run SPEC --worker CMD --yes", verb, RunLedgerPath(ledgerDir))
+	}
+	if err != nil {
+		l.Release()
+		return nil, nil, err
+	}
+	return l, doc, nil
 }
 
 // takeWorker records worker as the run's worker from now on: refused

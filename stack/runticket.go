@@ -56,7 +56,7 @@ func (d *driver) build(ctx context.Context, n int) error {
 		if kept, err := d.backend.Keep(ctx, d.workspace(n, t.Base)); err != nil {
 			d.logf("#%d: %v", n, err)
 		} else if kept != "" {
-			d.logf("#%d: the earlier attempt's work stays in commit %s", n, short(kept))
+			d.logf("#%d: the earlier attempt's work stays in %s", n, keptWhere(d.backend, TicketBranch(n), kept))
 		}
 	}
 	ws := d.workspace(n, tip)

@@ -40,11 +40,12 @@ type runWorkspaces interface {
 	// Release removes the workspace and, with git, its branch.
 	Release(ctx context.Context, ws engine.Workspace) error
 	// Keep records what an earlier attempt's worker left in ws (a run
-	// halted or killed before the ticket published) where it outlives
-	// the workspace, and returns that commit ("" when nothing is kept:
-	// git drops it with the worktree and its branch, as it always did;
-	// jj snapshots the files into the attempt's commit, which stays
-	// visible in the repository).
+	// halted, killed or aborted before the ticket published) where it
+	// outlives the workspace, and returns that commit ("" when the
+	// attempt left nothing): git commits the worktree's files and keeps
+	// the commit as branch KeptBranch (Release deletes ticket/N); jj
+	// snapshots the files into the attempt's commit, which stays visible
+	// in the repository.
 	Keep(ctx context.Context, ws engine.Workspace) (string, error)
 	// Collect reads what ws holds above its base: its Commit is the
 	// ticket's result, which later edits in ws do not change.
@@ -111,7 +112,34 @@ func (g gitWorkspaces) Release(ctx context.Context, ws engine.Workspace) error {
 	return g.b.Release(ctx, ws)
 }
 
-func (g gitWorkspaces) Keep(context.Context, engine.Workspace) (string, error) { return "", nil }
+func (g gitWorkspaces) Keep(ctx context.Context, ws engine.Workspace) (string, error) {
+	ws.Path = g.b.Path(ws.Name)
+	if _, err := os.Stat(ws.Path); err != nil {
+		return "", nil // gone: nothing left to record
+	}
+	p, err := g.b.Collect(ctx, ws)
+	if err != nil {
+		return "", fmt.Errorf("record what %s holds: %w", ws.Path, err)
+	}
+	if p.Empty() {
+		return "", nil
+	}
+	name := KeptBranch(ws.Name, p.Commit)
+	if sha, ok, err := g.b.Repo.Ref(ctx, "refs/heads/"+name); err != nil {
+		return "", err
+	} else if ok && sha == p.Commit {
+		return p.Commit, nil // kept by an earlier Keep
+	}
+	if err := g.b.Repo.BranchCreate(ctx, name, p.Commit); err != nil {
+		return "", fmt.Errorf("keep what %s holds: %w", ws.Path, err)
+	}
+	return p.Commit, nil
+}
+
+// KeptBranch is the branch that keeps an earlier attempt's commit of a
+// ticket branch (ticket/3-kept-1a2b3c4d5e6f): beside the ticket's, never
+// under it, and one per commit.
+func KeptBranch(branch, commit string) string { return branch + "-kept-" + short(commit) }
 
 func (g gitWorkspaces) Collect(ctx context.Context, ws engine.Workspace) (engine.Produced, error) {
 	return g.b.Collect(ctx, ws)

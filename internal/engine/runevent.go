@@ -182,7 +182,7 @@ type (
 	Ready struct {
 		Number int `flat:"pr"`
 	}
-	// Finalized: the run ended (Status complete or incomplete; "open" in
+	// Finalized: the run ended (Status complete, incomplete or aborted; "open" in
 	// older ledgers).
 	Finalized struct {
 		Status string `flat:"status"`

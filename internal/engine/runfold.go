@@ -29,9 +29,12 @@ const (
 
 // A finalized run's outcomes: complete (the top pull request closes the
 // spec) or incomplete (something keeps the spec open; a person must look).
+// An aborted run (gh specstack abort) ended by a person's choice: nothing
+// of it goes on, and what reached GitHub stays there.
 const (
 	FinalComplete   = "complete"
 	FinalIncomplete = "incomplete"
+	FinalAborted    = "aborted"
 )
 
 // Ticket is one planned ticket of a run with its recipe.
@@ -90,7 +93,7 @@ type RunState struct {
 	Stack     int   // the native stack, 0 before it is registered
 	Halted    string
 	Ready     map[int]bool
-	Finalized string // "", complete or incomplete
+	Finalized string // "", complete, incomplete or aborted
 	// Review is the whole-stack review's outcome: "" (not run), passed,
 	// blocked (findings and no fix to publish) or fixed.
 	Review          string

@@ -142,7 +142,8 @@ gives 10 there too, not jj's 1.`,
 	"gh-specstack": `A checkout off the default branch without --base, or stacks not enabled
 without --stack-mode, is 5; a cycle among tickets, a ticket without a
 recipe or GitHub data that makes no sense is 6, every such ticket named;
-another link, run or resume holding the lock is 3; a GitHub request that
+another link, run, resume or abort holding the lock is 3; abort with no
+unfinished run is 2; a GitHub request that
 fails or is not answered in time is 1; no gh for install-extension, or a
 worker command whose program (or the script after sh) does not exist, is 7.
 run without a terminal and without --yes, or while an unfinished run

@@ -17,7 +17,7 @@ import (
 )
 
 func commands() []*cli.Command {
-	return []*cli.Command{planCommand(), recipesCommand(), linkCommand(), pushCommand(), prCommand(), runCommand(), statusCommand(), resumeCommand(), actionsworker.Command(), executorCommand(), installCommand()}
+	return []*cli.Command{planCommand(), recipesCommand(), linkCommand(), pushCommand(), prCommand(), runCommand(), statusCommand(), resumeCommand(), abortCommand(), actionsworker.Command(), executorCommand(), installCommand()}
 }
 
 var (

@@ -10,6 +10,7 @@ var examples = map[string]string{
 	"run":               "run 42 --worker 'sh ~/bin/my-worker' --reviewer 'sh ~/bin/my-reviewer' --yes",
 	"status":            "status --json",
 	"resume":            "resume",
+	"abort":             "abort",
 	"workflow":          "workflow init --worker claude",
 	"workflow init":     "workflow init --worker claude --runs-on ubuntu-latest",
 	"install-extension": "install-extension",

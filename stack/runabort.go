@@ -1,0 +1,177 @@
+package stack
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/specstack/specstack/internal/engine"
+	"github.com/specstack/specstack/internal/exitcode"
+)
+
+// AbortResult is what an abort did: the workspaces it removed, the
+// unpublished work it kept (and where), and what stays on GitHub.
+type AbortResult struct {
+	Spec  int    `json:"spec"`
+	State string `json:"state"` // aborted
+	// Stopped are the workers a killed run left running, stopped.
+	Stopped []int `json:"stopped_workers"`
+	// Released are the workspaces removed (paths).
+	Released []string `json:"released"`
+	// Kept is the unpublished work of the run, kept where it outlives
+	// its workspace.
+	Kept []KeptWork `json:"kept"`
+	// Published are the pull requests the run opened: they stay open.
+	Published []PublishedWork `json:"published"`
+}
+
+// KeptWork is one workspace's unpublished work: its commit, and the
+// branch (git) that holds it; with jj the commit stays visible.
+type KeptWork struct {
+	Ticket int    `json:"ticket,omitempty"` // 0: the whole-stack review's fixes
+	Commit string `json:"commit"`
+	Branch string `json:"branch,omitempty"`
+}
+
+// PublishedWork is a pull request the run opened, left as it is.
+type PublishedWork struct {
+	Ticket int    `json:"ticket,omitempty"` // 0: prior work or the integration
+	Branch string `json:"branch"`
+	PR     int    `json:"pr"`
+	URL    string `json:"url,omitempty"`
+}
+
+// Abort ends the unfinished run recorded in the ledger for good, under
+// the ledger lock (exit 3 while a run holds it): the workers a killed
+// run left running are stopped, each workspace it left is removed, with
+// the work an unpublished one holds kept first (Keep: a branch beside
+// the ticket's with git, the visible commit with jj), and the ledger
+// records the run finalized "aborted", so that resume refuses it and the
+// next run starts afresh. Nothing on GitHub changes: branches pushed and
+// pull requests opened stay, and are listed. No run, or a finalized one,
+// is a usage error (exit 2); nothing is written then.
+func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) {
+	l, doc, err := lockedRun(o.LedgerDir, "abort")
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	h, s := doc.Header, foldRun(doc)
+	if s.Finalized != "" {
+		return nil, exitcode.New(exitcode.Usage, "the run of spec #%d is finalized (%s): nothing to abort; a new run starts with gh specstack run %d --worker CMD --yes", h.Spec, s.Finalized, h.Spec)
+	}
+	backend, _, err := openWorkspaces(env.VCS, h.Workspaces, o.WorkspacesDir)
+	if err != nil {
+		return nil, err
+	}
+	res := &AbortResult{Spec: h.Spec, State: engine.FinalAborted, Stopped: []int{}, Released: []string{}, Kept: []KeptWork{}, Published: []PublishedWork{}}
+	artifacts := filepath.Join(o.LedgerDir, "run")
+	tip, _ := tipOf(s, h)
+	type left struct {
+		ticket int
+		ws     engine.Workspace
+		keep   bool // unpublished: its work is kept before it goes
+	}
+	var all []left
+	for _, t := range h.Tickets {
+		n, ts := t.Number, s.Tickets[t.Number]
+		if engine.StopOrphan(filepath.Join(artifacts, itoa(n), "worker.pid")) {
+			res.Stopped = append(res.Stopped, n)
+		}
+		base := ts.Base
+		if base == "" {
+			base = h.BaseSHA
+		}
+		name := TicketBranch(n)
+		all = append(all, left{n, engine.Workspace{Name: name, Base: []string{base}, Message: fmt.Sprintf("#%d: %s", n, t.Title)},
+			ts.State != engine.StatePublished && ts.State != engine.StateSubsumed})
+		if ts.PR != 0 {
+			res.Published = append(res.Published, PublishedWork{Ticket: n, Branch: name, PR: ts.PR, URL: ts.URL})
+		}
+	}
+	integration := IntegrationBranch(h.Spec)
+	all = append(all, left{0, engine.Workspace{Name: integration, Base: []string{tip}, Message: fmt.Sprintf("spec #%d: whole-stack review fixes", h.Spec)},
+		s.Integration == nil || s.Integration.PR == 0})
+	for _, name := range []string{"specstack-baseline", "specstack-baseline-review", "specstack-prior"} {
+		all = append(all, left{ws: engine.Workspace{Name: name, Base: []string{h.BaseSHA}}})
+	}
+	if s.Prior.PR != 0 {
+		res.Published = append(res.Published, PublishedWork{Branch: h.Prior, PR: s.Prior.PR, URL: s.Prior.URL})
+	}
+	if in := s.Integration; in != nil && in.PR != 0 {
+		res.Published = append(res.Published, PublishedWork{Branch: in.Branch, PR: in.PR, URL: in.URL})
+	}
+	for _, lw := range all {
+		lw.ws.Path = backend.Path(lw.ws.Name)
+		if _, err := os.Lstat(lw.ws.Path); err != nil {
+			continue
+		}
+		if lw.keep {
+			kept, err := backend.Keep(ctx, lw.ws)
+			if err != nil {
+				return res, fmt.Errorf("abort: %w; nothing of %s was removed", err, lw.ws.Path)
+			}
+			if kept != "" {
+				k := KeptWork{Ticket: lw.ticket, Commit: kept}
+				if _, isGit := backend.(gitWorkspaces); isGit {
+					k.Branch = KeptBranch(lw.ws.Name, kept)
+				}
+				res.Kept = append(res.Kept, k)
+			}
+		}
+		if err := backend.Release(ctx, lw.ws); err != nil {
+			return res, fmt.Errorf("abort: %w", err)
+		}
+		res.Released = append(res.Released, lw.ws.Path)
+	}
+	ev := run(engine.Finalized{Status: engine.FinalAborted})
+	ev.At = time.Now().UTC()
+	if err := doc.Append(RunLedgerPath(o.LedgerDir), engine.RunEvent{Event: ev}); err != nil {
+		return res, fmt.Errorf("abort: record it in the ledger: %w", err)
+	}
+	return res, nil
+}
+
+// keptWhere names where Keep kept commit of branch's workspace: the
+// branch beside it with git, the commit itself with jj.
+func keptWhere(b runWorkspaces, branch, commit string) string {
+	if _, isGit := b.(gitWorkspaces); isGit {
+		return "branch " + KeptBranch(branch, commit)
+	}
+	return "commit " + short(commit)
+}
+
+// WriteText says what the abort did and what stays on GitHub.
+func (r *AbortResult) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "aborted the run of spec #%d: resume refuses it now, and gh specstack run %d starts a new one\n", r.Spec, r.Spec)
+	for _, n := range r.Stopped {
+		fmt.Fprintf(&b, "  stopped the worker of #%d a killed run left running\n", n)
+	}
+	for _, k := range r.Kept {
+		what := "the whole-stack review's fixes"
+		if k.Ticket != 0 {
+			what = fmt.Sprintf("#%d's unpublished work", k.Ticket)
+		}
+		where := "commit " + k.Commit
+		if k.Branch != "" {
+			where = "branch " + k.Branch + " (" + short(k.Commit) + ")"
+		}
+		fmt.Fprintf(&b, "  kept %s: %s\n", what, where)
+	}
+	for _, p := range r.Released {
+		fmt.Fprintf(&b, "  removed %s\n", p)
+	}
+	if len(r.Published) > 0 {
+		b.WriteString("on GitHub, left as they are (a new run stops at a branch it did not push: close these and delete their branches first, or keep them):\n")
+		for _, p := range r.Published {
+			fmt.Fprintf(&b, "  #%d %s %s\n", p.PR, p.Branch, p.URL)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
