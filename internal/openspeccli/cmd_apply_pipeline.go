@@ -115,11 +115,18 @@ func writePipeline(w io.Writer, r *pipeline.PipelineResult) error {
 		if m.Workspace != "" {
 			fmt.Fprintf(&b, "; workspace kept: %s", m.Workspace)
 		}
+		if m.PublishCommand != "" {
+			fmt.Fprintf(&b, "; to publish: %s", m.PublishCommand)
+		}
 		b.WriteString("\n")
 	}
 	for _, s := range r.Stacks {
 		if s.Reason != "" {
-			fmt.Fprintf(&b, "stack %s: not registered (%s)\n", strings.Join(s.Members, " <- "), s.Reason)
+			fmt.Fprintf(&b, "stack %s: not registered (%s)", strings.Join(s.Members, " <- "), s.Reason)
+			if s.PublishCommand != "" {
+				fmt.Fprintf(&b, "; once its members are published, to link them: %s", s.PublishCommand)
+			}
+			b.WriteString("\n")
 			continue
 		}
 		if s.Error != "" {

@@ -11,12 +11,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/renameio/v2"
+
 	"github.com/specstack/specstack/gitx"
 	"github.com/specstack/specstack/internal/agent"
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/journal"
 	"github.com/specstack/specstack/internal/plural"
+	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/internal/workflow/forge"
 	"github.com/specstack/specstack/spec"
 )
@@ -237,8 +240,8 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 	}
 	if p.NoPush {
 		res.Phase = PhaseUnpushed
-		if !env.Member {
-			res.PublishCommand = publishCommand(env.Root, p, t.Archived)
+		if res.PublishCommand, err = unpublished(env, r.Dir, p, t.Archived, res.Phase); err != nil {
+			return res, err
 		}
 		return res, r.Record(engine.Event{Payload: engine.Applied{Status: PhaseUnpushed, Commit: head}})
 	}
@@ -259,8 +262,8 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 	engine.CrashPoint("apply-pushed")
 	if p.NoPR {
 		res.Phase = PhaseNoPR
-		if !env.Member {
-			res.PublishCommand = forge.PRCommand(newPull(p), prBodyFile(env.Root, t.Archived))
+		if res.PublishCommand, err = unpublished(env, r.Dir, p, t.Archived, res.Phase); err != nil {
+			return res, err
 		}
 		return res, r.Record(engine.Event{Payload: engine.Applied{Status: PhaseNoPR, Commit: head}})
 	}
@@ -423,14 +426,47 @@ func prBodyFile(r spec.Root, archived string) string {
 	return filepath.Join(r.ArchiveDir(), archived, "proposal.md")
 }
 
-// publishCommand is the command that publishes what an apply of p with
-// --no-push left, as apply would have: the bookmark pushed once and, but
-// with --no-pr, the pull request opened on the archived proposal.
-func publishCommand(r spec.Root, p *Plan, archived string) string {
-	if p.NoPR {
+// PublishCommand is the command that publishes what an apply of p left
+// at phase, as apply would have: at PhaseUnpushed (--no-push) the
+// bookmark pushed once and, but with --no-pr, the pull request opened
+// with its body read from bodyFile; at PhaseNoPR that pull request. ""
+// at any other phase.
+func PublishCommand(p *Plan, bodyFile, phase string) string {
+	switch {
+	case phase == PhaseUnpushed && p.NoPR:
 		return forge.PushCommand(p.Bookmark)
+	case phase == PhaseUnpushed || phase == PhaseNoPR:
+		return forge.PRCommand(newPull(p), bodyFile)
 	}
-	return forge.PRCommand(newPull(p), prBodyFile(r, archived))
+	return ""
+}
+
+// MemberBodyFile is where a pipeline member that landed unpublished keeps
+// its pull request's body (the archived proposal), in its ledger
+// directory dir: the archive is in the member's bookmark, not in the
+// files of @, and its workspace goes.
+func MemberBodyFile(dir string) string { return filepath.Join(engine.ArtifactsDir(dir), "pr-body.md") }
+
+// unpublished is the publish command of an apply left at phase: read
+// from the archive in the working copy for a single apply; for a
+// pipeline member (ledger directory dir) the proposal is first copied to
+// MemberBodyFile, which the pipeline's report names.
+func unpublished(env *Env, dir string, p *Plan, archived, phase string) (string, error) {
+	body := prBodyFile(env.Root, archived)
+	if env.Member {
+		if p.NoPush && p.NoPR {
+			return PublishCommand(p, "", phase), nil
+		}
+		data, err := regfile.Read(body)
+		if err != nil {
+			return "", fmt.Errorf("keep the pull request's body for its publish: %w", err)
+		}
+		body = MemberBodyFile(dir)
+		if err := renameio.WriteFile(body, data, 0o644); err != nil {
+			return "", fmt.Errorf("keep the pull request's body for its publish: %w", err)
+		}
+	}
+	return PublishCommand(p, body, phase), nil
 }
 
 // TrackerTimeout bounds the tracker hook.

@@ -176,6 +176,10 @@ func PRCommand(pr NewPull, bodyFile string) string {
 	return command("pr", append(prFlags(pr, bodyFile), pr.Head)...)
 }
 
+// LinkCommand is the command a person runs to make branches, bottom
+// first, a stack of pull requests as LinkStack does.
+func LinkCommand(branches []string) string { return command("link", branches...) }
+
 // command is `gh specstack VERB ARGS` as a person types it: each
 // argument one sh word, quoted unless it holds only characters sh
 // takes literally.

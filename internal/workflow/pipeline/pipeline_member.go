@@ -453,7 +453,8 @@ func (pr *pipelineRunner) report(m *Member) *MemberReport {
 	return &r
 }
 
-// outcome is what member m's own ledger says of it.
+// outcome is what member m's own ledger says of it; a member that landed
+// unpublished (--no-push, --no-pr) gets the command that publishes it.
 func (run *PipelineRun) outcome(m *Member) MemberReport {
 	rep := MemberReport{Change: m.Change, Outcome: OutcomePending, Position: m.Position, Of: m.Of,
 		Bookmark: apply.BookmarkOf(m.Change), Verify: "not-run", Unticked: []string{}}
@@ -484,6 +485,7 @@ func (run *PipelineRun) outcome(m *Member) MemberReport {
 		if m.Stack > 0 {
 			rep.Outcome = OutcomeStacked
 		}
+		rep.PublishCommand = apply.PublishCommand(p, apply.MemberBodyFile(m.Dir), rep.Phase)
 		return rep
 	}
 	if rep.Phase == apply.PhaseWorkers && !st.Complete && st.Halted == "" {
@@ -519,21 +521,27 @@ func (run *PipelineRun) outcome(m *Member) MemberReport {
 // stack layer (native when enabled, else a --base chain).
 func (pr *pipelineRunner) link(ctx context.Context, job []*Member, reports map[string]*MemberReport, mu *sync.Mutex) *StackReport {
 	sr := &StackReport{}
-	var items []string
+	var items, landed []string
 	mu.Lock()
 	for _, m := range job {
 		sr.Members = append(sr.Members, m.Change)
-		if r := reports[m.Change]; r.Outcome == OutcomeStacked && r.PR != nil {
-			items = append(items, r.Bookmark)
+		if r := reports[m.Change]; r.Outcome == OutcomeStacked {
+			landed = append(landed, r.Bookmark)
+			if r.PR != nil {
+				items = append(items, r.Bookmark)
+			}
 		}
 	}
 	mu.Unlock()
 	switch {
-	case pr.run.Request.NoPush:
+	case pr.run.Request.NoPush || pr.run.Request.NoPR:
 		sr.Action, sr.Reason = "none", "--no-push"
-		return sr
-	case pr.run.Request.NoPR:
-		sr.Action, sr.Reason = "none", "--no-pr"
+		if !pr.run.Request.NoPush {
+			sr.Reason = "--no-pr"
+		}
+		if len(landed) > 1 {
+			sr.PublishCommand = forge.LinkCommand(landed)
+		}
 		return sr
 	case len(items) < 2:
 		sr.Action, sr.Reason = "none", "fewer than two of its members landed"

@@ -222,6 +222,8 @@ type MemberReport struct {
 	Unticked []string      `json:"unticked"`
 	// Workspace is kept for a member that did not land.
 	Workspace string `json:"workspace,omitempty"`
+	// PublishCommand does what --no-push or --no-pr left undone.
+	PublishCommand string `json:"publish_command,omitempty"`
 }
 
 // Landed reports whether the member landed (alone or stacked).
@@ -237,7 +239,10 @@ type StackReport struct {
 	Action  string   `json:"action,omitempty"`
 	// Reason says why a stack was not registered (Action "none").
 	Reason string `json:"reason,omitempty"`
-	Error  string `json:"error,omitempty"`
+	// PublishCommand links the landed members once each is published,
+	// when --no-push or --no-pr kept the pipeline from doing it.
+	PublishCommand string `json:"publish_command,omitempty"`
+	Error          string `json:"error,omitempty"`
 }
 
 // PipelineResult is the pipeline's summary, printed once.
