@@ -113,27 +113,11 @@ func (g gitWorkspaces) Release(ctx context.Context, ws engine.Workspace) error {
 }
 
 func (g gitWorkspaces) Keep(ctx context.Context, ws engine.Workspace) (string, error) {
-	ws.Path = g.b.Path(ws.Name)
-	if _, err := os.Stat(ws.Path); err != nil {
-		return "", nil // gone: nothing left to record
-	}
-	p, err := g.b.Collect(ctx, ws)
+	kept, err := g.b.Keep(ctx, ws, func(commit string) string { return KeptBranch(ws.Name, commit) })
 	if err != nil {
-		return "", fmt.Errorf("record what %s holds: %w", ws.Path, err)
+		return "", fmt.Errorf("keep what %s holds: %w", g.b.Path(ws.Name), err)
 	}
-	if p.Empty() {
-		return "", nil
-	}
-	name := KeptBranch(ws.Name, p.Commit)
-	if sha, ok, err := g.b.Repo.Ref(ctx, "refs/heads/"+name); err != nil {
-		return "", err
-	} else if ok && sha == p.Commit {
-		return p.Commit, nil // kept by an earlier Keep
-	}
-	if err := g.b.Repo.BranchCreate(ctx, name, p.Commit); err != nil {
-		return "", fmt.Errorf("keep what %s holds: %w", ws.Path, err)
-	}
-	return p.Commit, nil
+	return kept, nil
 }
 
 // KeptBranch is the branch that keeps an earlier attempt's commit of a

@@ -175,6 +175,33 @@ func (b *GitBackend) Collect(ctx context.Context, ws Workspace) (Produced, error
 	return p, nil
 }
 
+// Keep commits what ws's worktree holds above its base and keeps that
+// commit as branch keep (which Release, deleting ws's own branch, leaves
+// alone), and returns it: "" when the worktree is gone, holds nothing, or
+// is no worktree of the repository on ws's branch (a half-made one: a
+// directory git would read as part of whatever repository encloses it).
+func (b *GitBackend) Keep(ctx context.Context, ws Workspace, keep func(commit string) string) (string, error) {
+	ws.Path = b.Path(ws.Name)
+	wt, err := b.worktree(ctx, ws.Path)
+	if err != nil || wt == nil || wt.Branch != ws.Name || !fileExists(ws.Path) {
+		return "", err
+	}
+	p, err := b.Collect(ctx, ws)
+	if err != nil || p.Empty() {
+		return "", err
+	}
+	name := keep(p.Commit)
+	if sha, ok, err := b.Repo.Ref(ctx, "refs/heads/"+name); err != nil {
+		return "", err
+	} else if ok && sha == p.Commit {
+		return p.Commit, nil // kept by an earlier Keep
+	}
+	if err := b.Repo.BranchCreate(ctx, name, p.Commit); err != nil {
+		return "", err
+	}
+	return p.Commit, nil
+}
+
 func (b *GitBackend) DiffRange(ctx context.Context, from, to string) ([]byte, error) {
 	return b.Repo.Diff(ctx, from, to)
 }
