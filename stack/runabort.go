@@ -113,7 +113,7 @@ func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) 
 		if lw.keep {
 			kept, err := backend.Keep(ctx, lw.ws)
 			if err != nil {
-				return res, fmt.Errorf("abort: %w; nothing of %s was removed", err, lw.ws.Path)
+				return res, fmt.Errorf("abort: %w; nothing of %s was removed and the run is not aborted: look at it, move it away if it holds nothing you need, then run abort again", err, lw.ws.Path)
 			}
 			if kept != "" {
 				k := KeptWork{Ticket: lw.ticket, Commit: kept}
