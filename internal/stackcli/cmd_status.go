@@ -97,6 +97,10 @@ anything is recorded, and refused (exit 2) once the run is finalized.`,
 					return exitcode.New(exitcode.Usage, "resume --worker %q: name the worker from now on (an agent preset such as claude, or a command), or resume without --worker to keep the recorded one", req.Worker)
 				}
 			}
+			// No run is said before GitHub is reached for nothing.
+			if _, _, err := recordedRun(c, "no run to resume in this repository"); err != nil {
+				return err
+			}
 			env, s, err := connect(c)
 			if err != nil {
 				return err
