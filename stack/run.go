@@ -329,7 +329,7 @@ func (d *driver) ticketDir(n int) string { return filepath.Join(d.artifacts(), i
 // halt records that ticket n (0: the run) stopped with state and reason,
 // and latches the run's halt: nothing new starts.
 func (d *driver) halt(n int, state, reason string) error {
-	err := exitcode.New(exitcode.Halted, "run halted: %s; see gh specstack status, then gh specstack resume", reason)
+	err := exitcode.New(exitcode.Halted, "run halted: %s; see gh specstack status, then gh specstack resume (or gh specstack abort to give the run up)", reason)
 	if rerr := d.record(at(n, engine.Halted{Status: state, Reason: reason})); rerr != nil {
 		err = rerr
 	}
