@@ -27,6 +27,10 @@ type AbortResult struct {
 	Kept []KeptWork `json:"kept"`
 	// Published are the pull requests the run opened: they stay open.
 	Published []PublishedWork `json:"published"`
+	// Remote are the jobs on GitHub Actions (an --executor
+	// github-actions run) the ledger last saw unfinished: abort does not
+	// cancel them, and nothing fetches what they push.
+	Remote []engine.RemoteRun `json:"remote_jobs"`
 }
 
 // KeptWork is one workspace's unpublished work: its commit, and the
@@ -68,7 +72,7 @@ func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	res := &AbortResult{Spec: h.Spec, State: engine.FinalAborted, Stopped: []int{}, Released: []string{}, Kept: []KeptWork{}, Published: []PublishedWork{}}
+	res := &AbortResult{Spec: h.Spec, State: engine.FinalAborted, Stopped: []int{}, Released: []string{}, Kept: []KeptWork{}, Published: []PublishedWork{}, Remote: []engine.RemoteRun{}}
 	artifacts := filepath.Join(o.LedgerDir, "run")
 	tip, _ := tipOf(s, h)
 	type left struct {
@@ -92,6 +96,12 @@ func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) 
 		if ts.PR != 0 {
 			res.Published = append(res.Published, PublishedWork{Ticket: n, Branch: name, PR: ts.PR, URL: ts.URL})
 		}
+		if rr := ts.Remote; rr != nil && !rr.Done {
+			res.Remote = append(res.Remote, *rr)
+		}
+	}
+	if rr := s.Remote; rr != nil && !rr.Done {
+		res.Remote = append(res.Remote, *rr)
 	}
 	integration := IntegrationBranch(h.Spec)
 	all = append(all, left{0, engine.Workspace{Name: integration, Base: []string{tip}, Message: fmt.Sprintf("spec #%d: whole-stack review fixes", h.Spec)},
@@ -171,6 +181,9 @@ func (r *AbortResult) WriteText(w io.Writer) error {
 		for _, p := range r.Published {
 			fmt.Fprintf(&b, "  #%d %s %s\n", p.PR, p.Branch, p.URL)
 		}
+	}
+	for _, rr := range r.Remote {
+		fmt.Fprintf(&b, "still on GitHub Actions, not cancelled (cancel it there if you wish): job %s %s\n", rr.Job, rr.URL)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -27,8 +27,9 @@ Nothing on GitHub changes: the branches pushed and pull requests opened
 stay as they are, and are listed. A new run of the same spec stops at each
 ticket/N branch on origin it did not push, so close those pull requests and
 delete their branches first (gh pr close N --delete-branch) unless you mean
-to keep them. No run, or a finalized one, is a usage error (exit 2).
-No network is used.`,
+to keep them. A job an --executor github-actions run left on GitHub Actions
+is not cancelled (no network is used); it is named, to cancel there. No run,
+or a finalized one, is a usage error (exit 2).`,
 		Action: func(c *cli.Context) error {
 			args, err := cliapp.Args(c)
 			if err != nil {
