@@ -27,12 +27,12 @@ func unknownVerb(c *cli.Context) error {
 	if c.Args().First() == "help" {
 		return helpTopic(c, c.Args().Tail())
 	}
-	return unknownCommand(c, c.Command.Subcommands, c.Args().First())
+	return unknownCommand(c, commandPath(c), c.Command.Subcommands, c.Args().First())
 }
 
-// unknownCommand is the usage error of word, named where cmds are the
-// commands c offers.
-func unknownCommand(c *cli.Context, cmds []*cli.Command, word string) error {
+// unknownCommand is the usage error of word, given where cmds are the
+// commands of the command at path ("" for the binary's own).
+func unknownCommand(c *cli.Context, path string, cmds []*cli.Command, word string) error {
 	var names []string
 	for _, sub := range cmds {
 		if !sub.Hidden && sub.Name != "help" {
@@ -43,9 +43,9 @@ func unknownCommand(c *cli.Context, cmds []*cli.Command, word string) error {
 	if s := closest(word, names); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
-	msg += " (" + helpCommand(c) + " --help lists the commands)"
-	if p := commandPath(c); p != "" {
-		msg = p + ": " + msg
+	msg += " (" + strings.TrimSpace(c.App.Name+" "+path) + " --help lists the commands)"
+	if path != "" {
+		msg = path + ": " + msg
 	}
 	return exitcode.New(exitcode.Usage, "%s", msg)
 }
@@ -57,7 +57,7 @@ func unknownCommand(c *cli.Context, cmds []*cli.Command, word string) error {
 // --help's to the byte (urfave/cli sets a command up to print it only
 // when it runs).
 func helpTopic(c *cli.Context, words []string) error {
-	cmds := c.Command.Subcommands
+	cmds, path := c.Command.Subcommands, commandPath(c)
 	for _, w := range words {
 		var next *cli.Command
 		for _, sub := range cmds {
@@ -66,9 +66,9 @@ func helpTopic(c *cli.Context, words []string) error {
 			}
 		}
 		if next == nil {
-			return unknownCommand(c, cmds, w)
+			return unknownCommand(c, path, cmds, w)
 		}
-		cmds = next.Subcommands
+		cmds, path = next.Subcommands, strings.TrimSpace(path+" "+next.Name)
 	}
 	argv := append([]string{c.App.Name}, strings.Fields(commandPath(c))...)
 	argv = append(append(argv, words...), "--help")

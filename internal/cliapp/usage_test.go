@@ -86,7 +86,7 @@ func TestHelpTopic(t *testing.T) {
 	}
 	for args, want := range map[string]string{
 		"help bogus":         `tool: unknown command "bogus" (tool --help lists the commands)` + "\n",
-		"help review recrod": `tool: unknown command "recrod"; did you mean "record"? (tool --help lists the commands)` + "\n",
+		"help review recrod": `tool: review: unknown command "recrod"; did you mean "record"? (tool review --help lists the commands)` + "\n",
 		"review help bogus":  `tool: review: unknown command "bogus" (tool review --help lists the commands)` + "\n",
 	} {
 		code, _, stderr := run(t, spec(), strings.Fields(args)...)
