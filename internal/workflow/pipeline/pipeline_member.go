@@ -485,7 +485,12 @@ func (run *PipelineRun) outcome(m *Member) MemberReport {
 		if m.Stack > 0 {
 			rep.Outcome = OutcomeStacked
 		}
-		rep.PublishCommand = apply.PublishCommand(p, apply.MemberBodyFile(m.Dir), rep.Phase)
+		// A body the member did not keep (a run recorded before it
+		// did) is not named: the command would fail.
+		body := apply.MemberBodyFile(m.Dir)
+		if _, err := os.Stat(body); err == nil || (p.NoPush && p.NoPR) {
+			rep.PublishCommand = apply.PublishCommand(p, body, rep.Phase)
+		}
 		return rep
 	}
 	if rep.Phase == apply.PhaseWorkers && !st.Complete && st.Halted == "" {
