@@ -462,6 +462,9 @@ func unpublished(env *Env, dir string, p *Plan, archived, phase string) (string,
 			return "", fmt.Errorf("keep the pull request's body for its publish: %w", err)
 		}
 		body = MemberBodyFile(dir)
+		if err := os.MkdirAll(filepath.Dir(body), 0o755); err != nil {
+			return "", fmt.Errorf("keep the pull request's body for its publish: %w", err)
+		}
 		if err := renameio.WriteFile(body, data, 0o644); err != nil {
 			return "", fmt.Errorf("keep the pull request's body for its publish: %w", err)
 		}
