@@ -132,6 +132,7 @@ func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) 
 				}
 				res.Kept = append(res.Kept, k)
 			}
+			engine.CrashPoint("abort-kept")
 		}
 		if err := backend.Release(ctx, lw.ws); err != nil {
 			return res, fmt.Errorf("abort: %w", err)
