@@ -126,11 +126,7 @@ func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) 
 				return res, fmt.Errorf("abort: %w; nothing of %s was removed and the run is not aborted: look at it, move it away if it holds nothing you need, then run abort again", err, lw.ws.Path)
 			}
 			if kept != "" {
-				k := KeptWork{Ticket: lw.ticket, Commit: kept}
-				if _, isGit := backend.(gitWorkspaces); isGit {
-					k.Branch = KeptBranch(lw.ws.Name, kept)
-				}
-				res.Kept = append(res.Kept, k)
+				res.Kept = append(res.Kept, KeptWork{Ticket: lw.ticket, Commit: kept, Branch: backend.KeptBranch(lw.ws.Name, kept)})
 			}
 			engine.CrashPoint("abort-kept")
 		}
@@ -147,13 +143,12 @@ func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) 
 	return res, nil
 }
 
-// keptWhere names where Keep kept commit of branch's workspace: the
-// branch beside it with git, the commit itself with jj.
-func keptWhere(b runWorkspaces, branch, commit string) string {
-	if _, isGit := b.(gitWorkspaces); isGit {
-		return "branch " + KeptBranch(branch, commit)
+// where says where the work is kept: its branch, else its commit.
+func (k KeptWork) where() string {
+	if k.Branch != "" {
+		return "branch " + k.Branch + " (" + short(k.Commit) + ")"
 	}
-	return "commit " + short(commit)
+	return "commit " + short(k.Commit)
 }
 
 // WriteText says what the abort did and what stays on GitHub.
@@ -168,11 +163,7 @@ func (r *AbortResult) WriteText(w io.Writer) error {
 		if k.Ticket != 0 {
 			what = fmt.Sprintf("#%d's unpublished work", k.Ticket)
 		}
-		where := "commit " + k.Commit
-		if k.Branch != "" {
-			where = "branch " + k.Branch + " (" + short(k.Commit) + ")"
-		}
-		fmt.Fprintf(&b, "  kept %s: %s\n", what, where)
+		fmt.Fprintf(&b, "  kept %s: %s\n", what, k.where())
 	}
 	for _, p := range r.Released {
 		fmt.Fprintf(&b, "  removed %s\n", p)

@@ -56,7 +56,8 @@ func (d *driver) build(ctx context.Context, n int) error {
 		if kept, err := d.backend.Keep(ctx, d.workspace(n, t.Base)); err != nil {
 			d.logf("#%d: %v", n, err)
 		} else if kept != "" {
-			d.logf("#%d: the earlier attempt's work stays in %s", n, keptWhere(d.backend, TicketBranch(n), kept))
+			k := KeptWork{Commit: kept, Branch: d.backend.KeptBranch(TicketBranch(n), kept)}
+			d.logf("#%d: the earlier attempt's work stays in %s", n, k.where())
 		}
 	}
 	ws := d.workspace(n, tip)

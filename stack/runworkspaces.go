@@ -47,6 +47,9 @@ type runWorkspaces interface {
 	// snapshots the files into the attempt's commit, which stays visible
 	// in the repository.
 	Keep(ctx context.Context, ws engine.Workspace) (string, error)
+	// KeptBranch is the branch Keep keeps commit of workspace name on,
+	// "" when the commit stays visible without one (jj).
+	KeptBranch(name, commit string) string
 	// Collect reads what ws holds above its base: its Commit is the
 	// ticket's result, which later edits in ws do not change.
 	Collect(ctx context.Context, ws engine.Workspace) (engine.Produced, error)
@@ -113,7 +116,7 @@ func (g gitWorkspaces) Release(ctx context.Context, ws engine.Workspace) error {
 }
 
 func (g gitWorkspaces) Keep(ctx context.Context, ws engine.Workspace) (string, error) {
-	kept, err := g.b.Keep(ctx, ws, func(commit string) string { return KeptBranch(ws.Name, commit) })
+	kept, err := g.b.Keep(ctx, ws, func(commit string) string { return g.KeptBranch(ws.Name, commit) })
 	if err != nil {
 		return "", fmt.Errorf("keep what %s holds: %w", g.b.Path(ws.Name), err)
 	}
@@ -123,7 +126,9 @@ func (g gitWorkspaces) Keep(ctx context.Context, ws engine.Workspace) (string, e
 // KeptBranch is the branch that keeps an earlier attempt's commit of a
 // ticket branch (ticket/3-kept-1a2b3c4d5e6f): beside the ticket's, never
 // under it, and one per commit.
-func KeptBranch(branch, commit string) string { return branch + "-kept-" + short(commit) }
+func (gitWorkspaces) KeptBranch(branch, commit string) string {
+	return branch + "-kept-" + short(commit)
+}
 
 func (g gitWorkspaces) Collect(ctx context.Context, ws engine.Workspace) (engine.Produced, error) {
 	return g.b.Collect(ctx, ws)
@@ -212,6 +217,8 @@ func (j *jjWorkspaces) Release(ctx context.Context, ws engine.Workspace) error {
 	}
 	return nil
 }
+
+func (*jjWorkspaces) KeptBranch(string, string) string { return "" }
 
 func (j *jjWorkspaces) Keep(ctx context.Context, ws engine.Workspace) (string, error) {
 	ws.Path = j.b.Path(ws.Name)

@@ -108,18 +108,16 @@ func parseValueError(msg string) (value, name, reason string, ok bool) {
 			return "", "", "", false
 		}
 	}
-	i := strings.LastIndex(rest, " for flag -")
-	if i < 0 {
-		if i = strings.LastIndex(rest, " for -"); i < 0 {
-			return "", "", "", false
+	for _, sep := range []string{" for flag -", " for -"} {
+		if i := strings.LastIndex(rest, sep); i >= 0 {
+			quoted, tail := rest[:i], rest[i+len(sep):]
+			if value, err := strconv.Unquote(quoted); err == nil {
+				name, reason, ok = strings.Cut(tail, ": ")
+				return value, name, reason, ok
+			}
 		}
 	}
-	value, err := strconv.Unquote(rest[:i])
-	if err != nil {
-		return "", "", "", false
-	}
-	name, reason, found = strings.Cut(rest[i:][strings.Index(rest[i:], "-")+1:], ": ")
-	return value, name, reason, found
+	return "", "", "", false
 }
 
 // newValueError is the FlagError of value refused by flag f (typed as

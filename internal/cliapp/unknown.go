@@ -70,9 +70,7 @@ func helpTopic(c *cli.Context, words []string) error {
 		}
 		cmds, path = next.Subcommands, strings.TrimSpace(path+" "+next.Name)
 	}
-	argv := append([]string{c.App.Name}, strings.Fields(commandPath(c))...)
-	argv = append(append(argv, words...), "--help")
-	return c.App.RunContext(c.Context, argv)
+	return c.App.RunContext(c.Context, append(append([]string{c.App.Name}, strings.Fields(path)...), "--help"))
 }
 
 // setUnknownVerbs gives c, and each of its subcommands, that is made of

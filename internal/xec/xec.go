@@ -186,11 +186,7 @@ func ShellWord(s string) string {
 func quoteArgv(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {
-		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`") {
-			parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		} else {
-			parts[i] = a
-		}
+		parts[i] = ShellWord(a)
 	}
 	return strings.Join(parts, " ")
 }

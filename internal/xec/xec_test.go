@@ -26,3 +26,13 @@ func TestRunTimeout(t *testing.T) {
 		t.Errorf("cancelled: %v, want context.Canceled without a timeout message", err)
 	}
 }
+
+// A failed command's argv is printed as sh would read it back: a word
+// holding anything sh treats specially (here ;, (, *, a space) quoted.
+func TestErrorQuotesArgv(t *testing.T) {
+	e := &Error{Argv: []string{"jj", "log", "-r", "trunk()..@", "a;b", "*.go", "x y", "", "it's"}, ExitCode: 1}
+	want := `jj log -r 'trunk()..@' 'a;b' '*.go' 'x y' '' 'it'\''s': exit status 1`
+	if got := e.Error(); got != want {
+		t.Errorf("Error() = %s\nwant      %s", got, want)
+	}
+}

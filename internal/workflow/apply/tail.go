@@ -441,35 +441,52 @@ func PublishCommand(p *Plan, bodyFile, phase string) string {
 	return ""
 }
 
-// MemberBodyFile is where a pipeline member that landed unpublished keeps
-// its pull request's body (the archived proposal), in its ledger
+// memberBodyFile is where a pipeline member that landed unpublished
+// keeps its pull request's body (the archived proposal), in its ledger
 // directory dir: the archive is in the member's bookmark, not in the
 // files of @, and its workspace goes.
-func MemberBodyFile(dir string) string { return filepath.Join(engine.ArtifactsDir(dir), "pr-body.md") }
+func memberBodyFile(dir string) string { return filepath.Join(engine.ArtifactsDir(dir), "pr-body.md") }
+
+// needsBody reports whether p's publish at phase opens a pull request,
+// whose body file it reads.
+func needsBody(p *Plan, phase string) bool { return !(phase == PhaseUnpushed && p.NoPR) }
+
+// MemberPublishCommand is the publish command (PublishCommand) of the
+// pipeline member with ledger directory dir, left at phase; "" when it
+// needs a body the member did not keep (a run recorded before members
+// kept one): that command would fail.
+func MemberPublishCommand(dir string, p *Plan, phase string) string {
+	body := memberBodyFile(dir)
+	if needsBody(p, phase) {
+		if _, err := os.Stat(body); err != nil {
+			return ""
+		}
+	}
+	return PublishCommand(p, body, phase)
+}
 
 // unpublished is the publish command of an apply left at phase: read
-// from the archive in the working copy for a single apply; for a
-// pipeline member (ledger directory dir) the proposal is first copied to
-// MemberBodyFile, which the pipeline's report names.
+// from the archive in the working copy for a single apply; a pipeline
+// member (ledger directory dir) first copies the proposal to its ledger,
+// which the pipeline's report names.
 func unpublished(env *Env, dir string, p *Plan, archived, phase string) (string, error) {
 	body := prBodyFile(env.Root, archived)
-	if env.Member {
-		if p.NoPush && p.NoPR {
-			return PublishCommand(p, "", phase), nil
-		}
+	if !env.Member {
+		return PublishCommand(p, body, phase), nil
+	}
+	if needsBody(p, phase) {
 		data, err := regfile.Read(body)
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(memberBodyFile(dir)), 0o755)
+		}
+		if err == nil {
+			err = renameio.WriteFile(memberBodyFile(dir), data, 0o644)
+		}
 		if err != nil {
 			return "", fmt.Errorf("keep the pull request's body for its publish: %w", err)
 		}
-		body = MemberBodyFile(dir)
-		if err := os.MkdirAll(filepath.Dir(body), 0o755); err != nil {
-			return "", fmt.Errorf("keep the pull request's body for its publish: %w", err)
-		}
-		if err := renameio.WriteFile(body, data, 0o644); err != nil {
-			return "", fmt.Errorf("keep the pull request's body for its publish: %w", err)
-		}
 	}
-	return PublishCommand(p, body, phase), nil
+	return MemberPublishCommand(dir, p, phase), nil
 }
 
 // TrackerTimeout bounds the tracker hook.

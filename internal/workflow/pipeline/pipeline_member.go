@@ -485,12 +485,7 @@ func (run *PipelineRun) outcome(m *Member) MemberReport {
 		if m.Stack > 0 {
 			rep.Outcome = OutcomeStacked
 		}
-		// A body the member did not keep (a run recorded before it
-		// did) is not named: the command would fail.
-		body := apply.MemberBodyFile(m.Dir)
-		if _, err := os.Stat(body); err == nil || (p.NoPush && p.NoPR) {
-			rep.PublishCommand = apply.PublishCommand(p, body, rep.Phase)
-		}
+		rep.PublishCommand = apply.MemberPublishCommand(m.Dir, p, rep.Phase)
 		return rep
 	}
 	if rep.Phase == apply.PhaseWorkers && !st.Complete && st.Halted == "" {
