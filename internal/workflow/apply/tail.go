@@ -19,7 +19,6 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/journal"
 	"github.com/specstack/specstack/internal/plural"
-	"github.com/specstack/specstack/internal/regfile"
 	"github.com/specstack/specstack/internal/workflow/forge"
 	"github.com/specstack/specstack/spec"
 )
@@ -475,7 +474,7 @@ func unpublished(env *Env, dir string, p *Plan, archived, phase string) (string,
 		return PublishCommand(p, body, phase), nil
 	}
 	if needsBody(p, phase) {
-		data, err := regfile.Read(body)
+		data, err := env.Root.ReadFile(body) // as openPR reads it: no link out
 		if err == nil {
 			err = os.MkdirAll(filepath.Dir(memberBodyFile(dir)), 0o755)
 		}
