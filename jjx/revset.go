@@ -74,6 +74,10 @@ func quoteWith(s, ctl string) string {
 // whose name arguments are patterns (bookmark list/track, git push -b).
 func exact(name string) string { return "exact:" + Quote(name) }
 
+// Bookmarked is the revset of the commit local bookmark name points at
+// (none when it is absent or conflicted elsewhere), name quoted.
+func Bookmarked(name string) string { return "bookmarks(" + exact(name) + ")" }
+
 // ID is the revset naming exactly the change or commit id: `change_id("…")`
 // for a change id (jj writes them with the letters k–z), `commit_id("…")`
 // for a hexadecimal commit id. Pasted bare, an id is a symbol, and a

@@ -15,15 +15,16 @@ const defaultMark = " (default: "
 // limit) (default: 0)"), in --help and in the man page alike: a usage
 // ending in "(default: X)" has it moved to the flag's DefaultText, which
 // both print where urfave's own default would go; a boolean flag whose
-// usage speaks of a default ("list the changes (the default)") prints
-// no "(default: false)". A flag taking a value that mentions a default
+// usage speaks of a default ("list the changes (the default)"), or that
+// is off unless given, prints no "(default: false)": a switch is off
+// until named, which the line need not say; one on by default says so. A flag taking a value that mentions a default
 // elsewhere in its usage would print both: write it as the usage's end.
 // Flags shared by several commands are met again; a second pass changes
 // nothing.
 func stateDefaultsOnce(flags []cli.Flag) {
 	for _, f := range flags {
 		if b, ok := f.(*cli.BoolFlag); ok {
-			if strings.Contains(b.Usage, "default") {
+			if strings.Contains(b.Usage, "default") || !b.Value {
 				b.DisableDefaultText = true
 			}
 			continue

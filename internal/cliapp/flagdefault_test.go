@@ -21,6 +21,7 @@ func TestFlagDefaultStatedOnce(t *testing.T) {
 		&cli.StringFlag{Name: "odd", Usage: "a (default: x (y))", Value: "z"},
 		&cli.BoolFlag{Name: "changes", Usage: "list the changes (the default)"},
 		&cli.BoolFlag{Name: "specs", Usage: "list the specs"},
+		&cli.BoolFlag{Name: "color", Usage: "colour the output", Value: true},
 		&cli.UintFlag{Name: "depth", Usage: "how deep (default: all the way)"},
 		&cli.DurationFlag{Name: "poll", Usage: "every `DURATION`", Value: 30 * time.Second},
 		cliapp.RequiredInt{IntFlag: &cli.IntFlag{Name: "wave", Usage: "the wave `N`"}},
@@ -34,7 +35,8 @@ func TestFlagDefaultStatedOnce(t *testing.T) {
 		`--sort value	recent or name (default: "recent")`,
 		`--odd value	a (default: x (y)) (default: "z")`, // not a stated default it can split off
 		"--changes\tlist the changes (the default)",
-		"--specs\tlist the specs (default: false)",
+		"--specs\tlist the specs", // off until given: nothing to state
+		"--color\tcolour the output (default: true)",
 		"--depth value\thow deep (default: all the way)",
 		"--poll DURATION\tevery DURATION (default: 30s)",
 		"--wave N\tthe wave N", // required: no "(default: 0)"

@@ -50,7 +50,7 @@ var Env = []string{
 // concern the command's result. Every other line passes through unchanged.
 var Harmless = []Filter{
 	{Name: "tasks-rules-not-array", Contains: "Rules for 'tasks' must be an array"},
-	{Name: "unknown-artifact-in-rules", Contains: "Unknown artifact ID in rules"},
+	{Name: "unknown-artifact-id-in-rules", Contains: "Unknown artifact ID in rules"},
 }
 
 // Filter names one known-harmless stderr message.

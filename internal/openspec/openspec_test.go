@@ -17,7 +17,7 @@ func TestMatch(t *testing.T) {
 		name string
 	}{
 		{"Rules for 'tasks' must be an array of strings, ignoring this artifact's rules\n", "tasks-rules-not-array"},
-		{`Unknown artifact ID in rules: "nosuch". It matches no artifact`, "unknown-artifact-in-rules"},
+		{`Unknown artifact ID in rules: "nosuch". It matches no artifact`, "unknown-artifact-id-in-rules"},
 		{"Rules for 'design' must be an array of strings\n", ""},
 		{"Error: change not found\n", ""},
 	}
@@ -55,7 +55,7 @@ func TestRunFilters(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("exit %d: %s", res.ExitCode, stderr)
 	}
-	if strings.Join(res.Dropped, ",") != "tasks-rules-not-array,unknown-artifact-in-rules" {
+	if strings.Join(res.Dropped, ",") != "tasks-rules-not-array,unknown-artifact-id-in-rules" {
 		t.Errorf("dropped %q", res.Dropped)
 	}
 	if s := string(stderr); strings.Contains(s, "must be an array") || strings.Contains(s, "Unknown artifact ID") {

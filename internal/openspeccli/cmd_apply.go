@@ -49,7 +49,9 @@ is that change. Workers start from its parent; their work is squashed into
 it, so the change ends as ONE change holding the implementation, the ticks
 and the archive. The feat/<slug> bookmark is set on it at the end; one that
 already exists elsewhere, or on origin when apply will push, is exit 5
-before anything runs.
+before anything runs. Once it is applied (pushed or not), @ is a new empty
+change on it (working_copy in --json), so later edits do not slip into the
+change the gate passed; a pipeline member's workspace keeps its @.
 
 Distribution (--distribution): auto fans out one worker per separable
 tasks.md group when at least two pass the size gate ([openspec]

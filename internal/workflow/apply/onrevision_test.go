@@ -18,19 +18,8 @@ import (
 // when @ is still an empty change on that revision, and refuses (exit 5,
 // naming the relay) when anything moved or filled @ in between.
 func TestCheckOnRevision(t *testing.T) {
-	testenv.RequireJJ(t)
-	testenv.Isolate(t)
 	ctx := t.Context()
-	dir := filepath.Join(t.TempDir(), "repo")
-	jj := func(args ...string) {
-		t.Helper()
-		if out, err := xec.Output(ctx, xec.Cmd{Name: "jj", Dir: dir, Args: args}); err != nil {
-			t.Fatalf("jj %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	if out, err := xec.Output(ctx, xec.Cmd{Name: "jj", Args: []string{"git", "init", "--no-colocate", dir}}); err != nil {
-		t.Fatalf("jj git init: %v\n%s", err, out)
-	}
+	dir, jj := jjRepo(t)
 	if err := os.WriteFile(filepath.Join(dir, "proposal.md"), []byte("# p\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -61,5 +50,26 @@ func TestCheckOnRevision(t *testing.T) {
 	jj("new", "-m", "elsewhere")
 	if err := checkOnRevision(ctx, env, "add-x", rev); exitcode.Of(err) != exitcode.NeedsChoice {
 		t.Errorf("@ moved: %v, want exit %d", err, exitcode.NeedsChoice)
+	}
+}
+
+// jjRepo makes a jj repository (not colocated) for a test, the test's
+// jj isolated from the user's, and returns its folder and a jj that runs
+// there, fails the test on an error and returns the trimmed output.
+func jjRepo(t *testing.T) (string, func(args ...string) string) {
+	t.Helper()
+	testenv.RequireJJ(t)
+	testenv.Isolate(t)
+	dir := filepath.Join(t.TempDir(), "repo")
+	if out, err := xec.Output(t.Context(), xec.Cmd{Name: "jj", Args: []string{"git", "init", "--no-colocate", dir}}); err != nil {
+		t.Fatalf("jj git init: %v\n%s", err, out)
+	}
+	return dir, func(args ...string) string {
+		t.Helper()
+		out, err := xec.Output(t.Context(), xec.Cmd{Name: "jj", Dir: dir, Args: args})
+		if err != nil {
+			t.Fatalf("jj %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/specstack/specstack/internal/journal"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/internal/workflow/forge"
+	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 )
 
@@ -56,6 +57,10 @@ type Result struct {
 	// pushes first), or gh specstack push with both flags. A pipeline
 	// member's is empty: its pipeline links the stack too.
 	PublishCommand string `json:"publish_command,omitempty"`
+	// WorkingCopy is the change ID of the new empty change @ was left on,
+	// on top of the applied one (empty for a pipeline member, or when @
+	// had moved away from the bookmark).
+	WorkingCopy string `json:"working_copy,omitempty"`
 }
 
 // tailState is what the ledger says of the tail so far.
@@ -242,7 +247,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		if res.PublishCommand, err = unpublished(env, r.Dir, p, t.Archived, res.Phase); err != nil {
 			return res, err
 		}
-		return res, r.Record(engine.Event{Payload: engine.Applied{Status: PhaseUnpushed, Commit: head}})
+		return res, landed(ctx, env, r, p, res)
 	}
 	// 5. Push once, then the pull request (both through gh-specstack).
 	pushed, err := forge.Publish(ctx, env.Repo.Root, p.Bookmark)
@@ -264,7 +269,7 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		if res.PublishCommand, err = unpublished(env, r.Dir, p, t.Archived, res.Phase); err != nil {
 			return res, err
 		}
-		return res, r.Record(engine.Event{Payload: engine.Applied{Status: PhaseNoPR, Commit: head}})
+		return res, landed(ctx, env, r, p, res)
 	}
 	pr, err := openPR(ctx, env.Repo.Root, env.Root, p, t.Archived, r.State().Agent)
 	if err != nil {
@@ -282,7 +287,43 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 		}
 	}
 	res.Phase = PhaseApplied
-	return res, r.Record(engine.Event{Payload: engine.Applied{Status: PhaseApplied, Commit: head}})
+	return res, landed(ctx, env, r, p, res)
+}
+
+// landed records the apply's end (res.Phase), then moves @ off the
+// applied change (moveOff).
+func landed(ctx context.Context, env *Env, r *engine.Runner, p *Plan, res *Result) error {
+	if err := r.Record(engine.Event{Payload: engine.Applied{Status: res.Phase, Commit: res.Commit}}); err != nil {
+		return err
+	}
+	id, err := moveOff(ctx, env, p.Bookmark)
+	if err != nil {
+		return fmt.Errorf("change %s is applied (%s), but @ could not move off it: %w; `jj new %s` starts the next change on top of it", p.Change, res.Phase, err, p.Bookmark)
+	}
+	res.WorkingCopy = id
+	return nil
+}
+
+// moveOff leaves @, when it is the change bookmark points at, on a new
+// empty change on top of it and returns the new change's ID: what the
+// person edits next is not folded into the change that passed the gate
+// and was (or is about to be) published. A pipeline member's workspace
+// is the pipeline's, and @ there stays on the member's change; @ moved
+// elsewhere while apply ran stays where it is. Both return "".
+func moveOff(ctx context.Context, env *Env, bookmark string) (string, error) {
+	if env.Member {
+		return "", nil
+	}
+	at, err := env.Repo.Log(ctx, "@ & "+jjx.Bookmarked(bookmark))
+	if err != nil || len(at) != 1 {
+		return "", err
+	}
+	id, err := env.Repo.New(ctx, "", true, jjx.ID(at[0].CommitID))
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(env.Out, "apply: @ is now a new empty change on %s (the applied change is left as verified)\n", bookmark)
+	return id, nil
 }
 
 // archiveDone reports whether the archive of change as name, recorded as
