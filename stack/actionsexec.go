@@ -268,3 +268,27 @@ func (e *ActionsExecutor) Clean(ctx context.Context, gitDir string, run engine.R
 	}
 	return g.DeleteRef(ctx, answerRef(run.Job))
 }
+
+// Abandon is Clean for a run given up on (gh specstack abort): the job's
+// base branch is deleted, but a result it pushed (a worker's work that
+// nothing took) stays on the remote with its answer, and its branch is
+// returned; "" when there is none.
+func (e *ActionsExecutor) Abandon(ctx context.Context, gitDir string, run engine.RemoteRun) (string, error) {
+	g := &gitx.Repo{Dir: gitDir}
+	url, err := g.RemoteURL(ctx, e.Remote)
+	if err != nil {
+		return "", fmt.Errorf("read remote %s: %w", e.Remote, err)
+	}
+	base, result := actionsworker.Branches(run.Job)
+	heads, err := g.RemoteHeads(ctx, url, result)
+	if err != nil {
+		return "", err
+	}
+	if err := g.DeleteRemoteBranches(ctx, url, base); err != nil {
+		return "", err
+	}
+	if _, ok := heads[result]; ok {
+		return result, nil
+	}
+	return "", nil
+}

@@ -47,26 +47,8 @@ func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 // executor and the fake's handlers). Each job's result is checked to be
 // one commit on its base.
 func BenchmarkActions64(b *testing.B) {
-	testenv.Isolate(b)
-	wf, err := actionsworker.Render(actionsworker.Options{Worker: "sh ci/worker.sh"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	origin, work := testenv.Origin(b, b.TempDir(), map[string]string{
-		actionsworker.Path: string(wf),
-		"ci/worker.sh":     "echo \"job $SPECSTACK_TASK\" > \"job-$SPECSTACK_TASK.txt\"\necho 'Status: DONE' > \"$SPECSTACK_REPORT\"\n",
-	})
-	st := fakegh.NewState()
-	st.AddRepo("acme", "app", origin, "main")
-	srv := fakegh.NewServer(st)
-	hs := httptest.NewServer(srv)
-	defer func() { hs.Close(); srv.Close() }()
 	count := &countingTransport{}
-	client, err := ghapi.New(ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t", APIURL: hs.URL}, count)
-	if err != nil {
-		b.Fatal(err)
-	}
-	e := &ActionsExecutor{Client: client, Workflow: actionsworker.File, Ref: "main", Remote: "origin", Worker: "sh ci/worker.sh", Poll: 50 * time.Millisecond}
+	e, _, work := fakeActions(b, "echo \"job $SPECSTACK_TASK\" > \"job-$SPECSTACK_TASK.txt\"\necho 'Status: DONE' > \"$SPECSTACK_REPORT\"\n", count, 50*time.Millisecond)
 	base, err := (&gitx.Repo{Dir: work}).Resolve(context.Background(), "HEAD")
 	if err != nil {
 		b.Fatal(err)
@@ -136,4 +118,28 @@ func benchJob(ctx context.Context, e *ActionsExecutor, gitDir, job, base string,
 		return fmt.Errorf("job %s: result %s is not one commit on %s", job, res.Commit, base)
 	}
 	return e.Clean(ctx, gitDir, run)
+}
+
+// fakeActions is an executor on the fake GitHub (in this process, its
+// runner running the worker workflow for worker, a script written to
+// ci/worker.sh), requests carried by transport (nil: the default), with
+// the bare origin and a clone of it (work) holding the workflow.
+func fakeActions(tb testing.TB, worker string, transport http.RoundTripper, poll time.Duration) (e *ActionsExecutor, origin, work string) {
+	tb.Helper()
+	testenv.Isolate(tb)
+	wf, err := actionsworker.Render(actionsworker.Options{Worker: "sh ci/worker.sh"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	origin, work = testenv.Origin(tb, tb.TempDir(), map[string]string{actionsworker.Path: string(wf), "ci/worker.sh": worker})
+	st := fakegh.NewState()
+	st.AddRepo("acme", "app", origin, "main")
+	srv := fakegh.NewServer(st)
+	hs := httptest.NewServer(srv)
+	tb.Cleanup(func() { hs.Close(); srv.Close() })
+	client, err := ghapi.New(ghapi.Target{Host: "github.com", Owner: "acme", Name: "app", Token: "t", APIURL: hs.URL}, transport)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &ActionsExecutor{Client: client, Workflow: actionsworker.File, Ref: "main", Remote: "origin", Worker: "sh ci/worker.sh", Poll: poll}, origin, work
 }

@@ -12,6 +12,10 @@ import (
 type Env struct {
 	VCS VCS
 	GH  *ghapi.Client
+	// Dial connects GitHub for a verb that reaches it only when the run
+	// needs it (abort, to cancel jobs on GitHub Actions), GH being nil;
+	// nil when there is no way to.
+	Dial func(context.Context) (*ghapi.Client, error)
 }
 
 // ConnectOptions says how to reach GitHub.

@@ -1,7 +1,9 @@
 package stack
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,9 +30,21 @@ type AbortResult struct {
 	// Published are the pull requests the run opened: they stay open.
 	Published []PublishedWork `json:"published"`
 	// Remote are the jobs on GitHub Actions (an --executor
-	// github-actions run) the ledger last saw unfinished: abort does not
-	// cancel them, and nothing fetches what they push.
-	Remote []engine.RemoteRun `json:"remote_jobs"`
+	// github-actions run) whose results the run never took: each
+	// cancelled (when unfinished) and its specstack/ branches deleted, or
+	// why it could not be.
+	Remote []RemoteJob `json:"remote_jobs"`
+}
+
+// RemoteJob is a job an aborted run left on GitHub Actions: Cancelled
+// when abort cancelled it (or found it over) and deleted its base
+// branch, else Error says why not. KeptBranch is the result branch it
+// pushed, kept on origin: a worker's work nothing took is not deleted.
+type RemoteJob struct {
+	engine.RemoteRun
+	Cancelled  bool   `json:"cancelled"`
+	KeptBranch string `json:"kept_branch,omitempty"`
+	Error      string `json:"error,omitempty"`
 }
 
 // KeptWork is one workspace's unpublished work: its commit, and the
@@ -55,9 +69,13 @@ type PublishedWork struct {
 // the work an unpublished one holds kept first (Keep: a branch beside
 // the ticket's with git, the visible commit with jj), and the ledger
 // records the run finalized "aborted", so that resume refuses it and the
-// next run starts afresh. Nothing on GitHub changes: branches pushed and
-// pull requests opened stay, and are listed. No run, or a finalized one,
-// is a usage error (exit 2); nothing is written then.
+// next run starts afresh. Jobs an --executor github-actions run left on
+// GitHub Actions are cancelled first and their specstack/ branches
+// deleted (GitHub dialled only then); one that could not be is named in
+// an exit 1 error once the run is aborted here. Nothing else on GitHub
+// changes: branches pushed and pull requests opened stay, and are
+// listed. No run, or a finalized one, is a usage error (exit 2); nothing
+// is written then, and nothing is returned but the error.
 func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) {
 	l, doc, err := lockedRun(o.LedgerDir, "abort")
 	if err != nil {
@@ -68,11 +86,11 @@ func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) 
 	if s.Finalized != "" {
 		return nil, exitcode.New(exitcode.Usage, "the run of spec #%d is finalized (%s): nothing to abort; a new run starts with gh specstack run %d --worker CMD --yes", h.Spec, s.Finalized, h.Spec)
 	}
-	backend, _, err := openWorkspaces(env.VCS, h.Workspaces, o.WorkspacesDir)
+	backend, g, err := openWorkspaces(env.VCS, h.Workspaces, o.WorkspacesDir)
 	if err != nil {
 		return nil, err
 	}
-	res := &AbortResult{Spec: h.Spec, State: engine.FinalAborted, Stopped: []int{}, Released: []string{}, Kept: []KeptWork{}, Published: []PublishedWork{}, Remote: []engine.RemoteRun{}}
+	res := &AbortResult{Spec: h.Spec, State: engine.FinalAborted, Stopped: []int{}, Released: []string{}, Kept: []KeptWork{}, Published: []PublishedWork{}, Remote: []RemoteJob{}}
 	artifacts := filepath.Join(o.LedgerDir, "run")
 	tip, _ := tipOf(s, h)
 	type left struct {
@@ -96,13 +114,14 @@ func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) 
 		if ts.PR != 0 {
 			res.Published = append(res.Published, PublishedWork{Ticket: n, Branch: name, PR: ts.PR, URL: ts.URL})
 		}
-		if rr := ts.Remote; rr != nil && !rr.Done {
-			res.Remote = append(res.Remote, *rr)
+		if rr := ts.Remote; rr != nil && !rr.Settled {
+			res.Remote = append(res.Remote, RemoteJob{RemoteRun: *rr})
 		}
 	}
-	if rr := s.Remote; rr != nil && !rr.Done {
-		res.Remote = append(res.Remote, *rr)
+	if rr := s.Remote; rr != nil && !rr.Settled {
+		res.Remote = append(res.Remote, RemoteJob{RemoteRun: *rr})
 	}
+	cancelJobs(ctx, env, h, o, g.Dir, res.Remote)
 	integration := IntegrationBranch(h.Spec)
 	all = append(all, left{0, engine.Workspace{Name: integration, Base: []string{tip}, Message: fmt.Sprintf("spec #%d: whole-stack review fixes", h.Spec)},
 		s.Integration == nil || s.Integration.PR == 0})
@@ -123,7 +142,7 @@ func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) 
 		if lw.keep {
 			kept, err := backend.Keep(ctx, lw.ws)
 			if err != nil {
-				return res, fmt.Errorf("abort: %w; nothing of %s was removed and the run is not aborted: look at it, move it away if it holds nothing you need, then run abort again", err, lw.ws.Path)
+				return nil, fmt.Errorf("abort: %w; nothing of %s was removed and the run is not aborted: look at it, move it away if it holds nothing you need, then run abort again", err, lw.ws.Path)
 			}
 			if kept != "" {
 				res.Kept = append(res.Kept, KeptWork{Ticket: lw.ticket, Commit: kept, Branch: backend.KeptBranch(lw.ws.Name, kept)})
@@ -131,16 +150,76 @@ func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) 
 			engine.CrashPoint("abort-kept")
 		}
 		if err := backend.Release(ctx, lw.ws); err != nil {
-			return res, fmt.Errorf("abort: %w", err)
+			return nil, fmt.Errorf("abort: %w", err)
 		}
 		res.Released = append(res.Released, lw.ws.Path)
 	}
 	ev := run(engine.Finalized{Status: engine.FinalAborted})
 	ev.At = time.Now().UTC()
 	if err := doc.Append(RunLedgerPath(o.LedgerDir), engine.RunEvent{Event: ev}); err != nil {
-		return res, fmt.Errorf("abort: record it in the ledger: %w", err)
+		return nil, fmt.Errorf("abort: record it in the ledger: %w", err)
+	}
+	var notCancelled []string
+	for _, j := range res.Remote {
+		if !j.Cancelled {
+			notCancelled = append(notCancelled, fmt.Sprintf("job %s %s (%s)", j.Job, cmp.Or(j.URL, "(run not found yet)"), j.Error))
+		}
+	}
+	if len(notCancelled) > 0 {
+		return res, exitcode.New(exitcode.Failure, "the run of spec #%d is aborted here, but these jobs on GitHub Actions could not be cancelled: %s; cancel them there (gh run cancel ID); their specstack/ branches on origin are left too", h.Spec, strings.Join(notCancelled, "; "))
 	}
 	return res, nil
+}
+
+// cancelJobs cancels each job in jobs that has not finished and deletes
+// its base branch on origin (ActionsExecutor.Abandon: a result it pushed
+// stays), through the run's executor on GitHub Actions, GitHub dialled
+// when env has no client yet; what fails is said in the job's Error.
+// Cancelling a run that is over, or deleting a branch already gone, is
+// not an error: an abort killed after it and run again does it again.
+func cancelJobs(ctx context.Context, env *Env, h RunHeader, o DriveOptions, gitDir string, jobs []RemoteJob) {
+	if len(jobs) == 0 {
+		return
+	}
+	e, err := abortExecutor(ctx, env, h, o)
+	for i := range jobs {
+		j := &jobs[i]
+		if err != nil {
+			j.Error = err.Error()
+			continue
+		}
+		if !j.Done {
+			if err := e.Cancel(ctx, j.RemoteRun); err != nil {
+				j.Error = "cancel: " + err.Error()
+				continue
+			}
+		}
+		kept, err := e.Abandon(ctx, gitDir, j.RemoteRun)
+		if err != nil {
+			j.Error = err.Error()
+			continue
+		}
+		j.Cancelled, j.KeptBranch = true, kept
+	}
+}
+
+// abortExecutor is the run's executor on GitHub Actions, for abort.
+func abortExecutor(ctx context.Context, env *Env, h RunHeader, o DriveOptions) (*ActionsExecutor, error) {
+	gh := env.GH
+	if gh == nil {
+		if env.Dial == nil {
+			return nil, errors.New("GitHub is not reachable from here")
+		}
+		var err error
+		if gh, err = env.Dial(ctx); err != nil {
+			return nil, fmt.Errorf("reach GitHub: %w", err)
+		}
+	}
+	e, err := actionsExecutorFor(ctx, &Env{VCS: env.VCS, GH: gh}, h, o.Executor, 0)
+	if err != nil {
+		return nil, fmt.Errorf("reach GitHub: %w", err)
+	}
+	return e, nil
 }
 
 // where says where the work is kept: its branch, else its commit.
@@ -174,8 +253,15 @@ func (r *AbortResult) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  #%d %s %s\n", p.PR, p.Branch, p.URL)
 		}
 	}
-	for _, rr := range r.Remote {
-		fmt.Fprintf(&b, "still on GitHub Actions, not cancelled (cancel it there if you wish): job %s %s\n", rr.Job, rr.URL)
+	for _, j := range r.Remote {
+		if j.Cancelled {
+			fmt.Fprintf(&b, "  cancelled job %s on GitHub Actions %s, its base branch deleted\n", j.Job, j.URL)
+			if j.KeptBranch != "" {
+				fmt.Fprintf(&b, "  kept the result it pushed: branch %s on origin\n", j.KeptBranch)
+			}
+		} else {
+			fmt.Fprintf(&b, "still on GitHub Actions, not cancelled (%s): job %s %s\n", j.Error, j.Job, j.URL)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -1,17 +1,20 @@
 package stackcli
 
 import (
+	"context"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/stack"
+	"github.com/specstack/specstack/stack/ghapi"
 )
 
 func abortCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "abort",
-		Usage: "end the unfinished run for good: its workspaces removed, its unpublished work kept, GitHub left as it is",
+		Usage: "end the unfinished run for good: its workspaces removed, its unpublished work kept, its Actions jobs cancelled, its pull requests left",
 		Description: `Ends the run recorded in the ledger, under the ledger lock (exit 3 while a
 run drives it), for the next gh specstack run to start afresh: a worker a
 killed run left running is stopped, and each workspace the run left (a
@@ -28,8 +31,11 @@ stay as they are, and are listed. A new run of the same spec stops at each
 ticket/N branch on origin it did not push, so close those pull requests and
 delete their branches first (gh pr close N --delete-branch) unless you mean
 to keep them. A job an --executor github-actions run left on GitHub Actions
-is not cancelled (no network is used); it is named, to cancel there. No run,
-or a finalized one, is a usage error (exit 2).`,
+is cancelled first and its specstack/JOB/base branch deleted (GitHub is
+reached only then); a result it pushed stays on origin as
+specstack/JOB/result and is named. A job that could not be cancelled
+(GitHub unreachable) is named, the run aborted here all the same, exit 1.
+No run, or a finalized one, is a usage error (exit 2).`,
 		Action: func(c *cli.Context) error {
 			args, err := cliapp.Args(c)
 			if err != nil {
@@ -54,11 +60,20 @@ or a finalized one, is a usage error (exit 2).`,
 			if err != nil {
 				return err
 			}
-			res, err := stack.Abort(c.Context, &stack.Env{VCS: vcs}, opts)
-			if err != nil {
-				return err
+			dial := func(ctx context.Context) (*ghapi.Client, error) {
+				env, err := stack.Connect(ctx, dir, stack.ConnectOptions{Timeout: s.timeout})
+				if err != nil {
+					return nil, githubExit(err)
+				}
+				return env.GH, nil
 			}
-			return cliapp.Emit(c, res, res.WriteText)
+			res, err := stack.Abort(c.Context, &stack.Env{VCS: vcs, Dial: dial}, opts)
+			if res != nil { // aborted, perhaps with jobs left on GitHub Actions (err)
+				if eerr := cliapp.Emit(c, res, res.WriteText); eerr != nil && err == nil {
+					err = eerr
+				}
+			}
+			return err
 		},
 	}
 }
