@@ -70,9 +70,9 @@ func TestArchiveKilled(t *testing.T) {
 			}
 		case len(diffTrees(after, untouched)) == 0:
 		default:
-			d := diffTrees(after, archived)
-			t.Fatalf("trial %d (%s after %s, archive exit %d): the tree is neither archived nor untouched: %d path(s) differ from the archived tree, e.g. %v\nlist stderr: %s",
-				trial, sig, delay, killed.code, len(d), d[:min(5, len(d))], r.stderr)
+			d, u := diffTrees(after, archived), diffTrees(after, untouched)
+			t.Fatalf("trial %d (%s after %s, archive exit %d): the tree is neither archived nor untouched: %d path(s) differ from the archived tree, e.g. %v, and %d from the untouched one, e.g. %v\narchive stderr: %s\nlist stderr: %s",
+				trial, sig, delay, killed.code, len(d), d[:min(5, len(d))], len(u), u[:min(5, len(u))], killed.stderr, r.stderr)
 		}
 		if journalLeft(dir) {
 			t.Fatalf("trial %d: the journal is still there after list", trial)

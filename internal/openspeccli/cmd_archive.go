@@ -62,8 +62,10 @@ and its "Fix:" line on stderr, or with --json OpenSpec's document
 {archive: null, root, status: [{severity, code, message, fix}]} on stdout.
 A change with nothing to ask (tasks done, no specs) archives. While it
 writes it holds OpenSpec's claim, openspec/changes/archive/.openspec-archive.lock;
-a claim already there (another archive, by either tool, or a stale one)
-refuses, exit 1, naming it.
+a claim already there (another archive, by either tool, or one OpenSpec
+left) refuses, exit 1, naming it. Its own claim appears whole (staged in
+the ledger, then linked in) and one a killed jj-openspec left is cleared by
+the next jj-openspec command.
 Its text is OpenSpec's ("Proposal warnings in proposal.md
 (non-blocking):" when its check of the proposal fails, "Specs to
 update:", "Applying changes to …", "Totals: …", "Change 'CHANGE'

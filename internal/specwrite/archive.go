@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/specstack/specstack/spec"
@@ -92,7 +93,7 @@ func Archive(ctx context.Context, r spec.Root, name string, o ArchiveOptions) (*
 		}
 		// OpenSpec's own claim, so that it and jj-openspec never archive
 		// into one project at once.
-		unclaim, err := claimArchive(plan.ArchivePath, plan.ArchiveName)
+		unclaim, err := claimArchive(plan.ArchivePath, plan.ArchiveName, filepath.Dir(jdir))
 		if err != nil {
 			return nil, err
 		}
