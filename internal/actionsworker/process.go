@@ -161,6 +161,16 @@ func (p *Process) Clean(ctx context.Context, gitDir string, run engine.RemoteRun
 	return forge.RunWithin(ctx, stepTimeout, p.Dir, nil, nil, &none, "executor clean", "--git-dir", gitDir, "--job", run.Job)
 }
 
+// Abandon has gh-specstack delete the job's base branch, keeping a
+// result it pushed, and returns that result's branch.
+func (p *Process) Abandon(ctx context.Context, gitDir string, run engine.RemoteRun) (string, error) {
+	var got struct {
+		Kept string `json:"kept_branch"`
+	}
+	err := forge.RunWithin(ctx, stepTimeout, p.Dir, nil, nil, &got, "executor abandon", "--git-dir", gitDir, "--job", run.Job)
+	return got.Kept, err
+}
+
 // Connect returns the executor options o name: nil for local; for
 // github-actions gh-specstack's (Process), checked — an origin for the
 // runners to clone, the workflow on its ref, a token that may dispatch

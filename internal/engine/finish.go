@@ -236,7 +236,9 @@ func (r *Runner) Abort(ctx context.Context, yes bool) error {
 }
 
 // cancelRemote cancels, for abort, the runs an executor still works on
-// for the run's tasks and deletes their branches; each is then settled.
+// for the run's tasks and deletes their base branches (a result a worker
+// pushed and nothing took is kept on the remote, and named); each is
+// then settled.
 // What it could not cancel is the error, naming the runs: abort still
 // undoes the run here, and says what is left on GitHub.
 func (r *Runner) cancelRemote(ctx context.Context, st *State) error {
@@ -262,8 +264,9 @@ func (r *Runner) cancelRemote(ctx context.Context, st *State) error {
 		if b, ok := r.Backend.(*JJBackend); ok {
 			gitDir, _ = b.Repo.GitRoot(ctx)
 		}
-		if err := r.Executor.Clean(ctx, gitDir, *rr); err != nil {
-			r.logf("task %d: %v (delete its specstack/ branches by hand)", n, err)
+		kept, err := r.Executor.Abandon(ctx, gitDir, *rr)
+		if err != nil {
+			r.logf("task %d: %v (delete its specstack/ base branch by hand)", n, err)
 		}
 		ev := func(p Payload) error {
 			return r.record(Event{Task: n, Wave: t.Wave, Role: RoleImplementer, Payload: p})
@@ -274,7 +277,11 @@ func (r *Runner) cancelRemote(ctx context.Context, st *State) error {
 		if err := ev(RemoteSettled{}); err != nil {
 			return err
 		}
-		r.logf("task %d: %s cancelled", n, where)
+		if kept != "" {
+			r.logf("task %d: %s cancelled; the result its worker pushed is kept on origin as branch %s", n, where, kept)
+		} else {
+			r.logf("task %d: %s cancelled", n, where)
+		}
 	}
 	if len(left) > 0 {
 		return exitcode.New(exitcode.Failure, "run %s aborted here, but these runs on GitHub Actions could not be cancelled: %s; cancel them there (gh run cancel ID) and delete their specstack/ branches",

@@ -60,6 +60,11 @@ type Executor interface {
 	// is 0: a dispatch killed before its id was recorded); a run already
 	// over, or none, is not an error.
 	Cancel(ctx context.Context, run RemoteRun) error
+	// Abandon is Clean for a job given up on (abort) before its result
+	// was taken: its base branch is deleted, but a result it pushed, a
+	// worker's work nothing took, stays on the remote, and its branch is
+	// returned ("" when there is none).
+	Abandon(ctx context.Context, gitDir string, run RemoteRun) (string, error)
 }
 
 // RemoteRun is a job sent to an executor, as the ledger records it.
@@ -276,6 +281,7 @@ func (rj RemoteJob) Run(ctx context.Context, j Job) Result {
 		if err := rj.Record(RemoteFinished{RunID: run.ID, Conclusion: res.Conclusion, Commit: res.Commit, Runner: res.Runner, Answer: res.Answer, LogEnd: run.LogEnd}); err != nil {
 			return fail(-1, err)
 		}
+		crashPoint("remote-finished")
 		appendLog(j.Log, fmt.Sprintf("== run %s concluded %s; result %s\n", run.URL, res.Conclusion, orNone(res.Commit)))
 		if res.Log != "" {
 			appendLog(j.Log, "== the end of the run's job log:\n"+strings.TrimRight(res.Log, "\n")+"\n")

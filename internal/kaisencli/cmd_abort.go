@@ -20,8 +20,11 @@ aborted. Briefs, reports and logs are kept in the artifacts directory.
 status then says "aborted" for the run and for every task the abort cut
 short, started or not; a task that had finished keeps its outcome.
 A run with --executor github-actions has its live runs cancelled and their
-specstack/ branches deleted first; a run that cannot be cancelled (GitHub
-unreachable) is named and abort exits 1 once the rest is undone.
+specstack/JOB/base branches deleted first; a result a finished run pushed
+that the run never took stays on origin (specstack/JOB/result), named: it
+is a worker's work, and no jj operation holds it. A run that cannot be
+cancelled (GitHub unreachable) is named and abort exits 1 once the rest is
+undone.
 
 Aborting a complete run, a run whose @ holds edits made since the run last
 recorded it (a person's edits, a conflict resolution), or a run during which

@@ -48,6 +48,8 @@ func executorCommand() *cli.Command {
 				Flags: []cli.Flag{&cli.Int64Flag{Name: "run", Usage: "the workflow run's `ID`"}, &cli.StringFlag{Name: "job", Usage: "the job's `ID`, to find its run"}, ref}, Action: executorCancel},
 			{Name: "clean", Usage: "delete a job's branches and fetched result",
 				Flags: []cli.Flag{gitDir, job}, Action: executorClean},
+			{Name: "abandon", Usage: "delete a job's base branch, keeping a result it pushed (named)",
+				Flags: []cli.Flag{gitDir, job}, Action: executorAbandon},
 		},
 	}
 }
@@ -192,13 +194,20 @@ func executorCancel(c *cli.Context) error {
 	})
 }
 
-func executorClean(c *cli.Context) error {
-	e, err := actionsExecutor(c, "")
-	if err != nil {
-		return err
-	}
+// jobExecutor is the executor and the job --job names, checked, for
+// clean and abandon.
+func jobExecutor(c *cli.Context) (*stack.ActionsExecutor, engine.RemoteRun, error) {
 	run := engine.RemoteRun{Job: c.String("job")}
 	if err := checkJob(run.Job); err != nil {
+		return nil, run, err
+	}
+	e, err := actionsExecutor(c, "")
+	return e, run, err
+}
+
+func executorClean(c *cli.Context) error {
+	e, run, err := jobExecutor(c)
+	if err != nil {
 		return err
 	}
 	if err := e.Clean(c.Context, c.String("git-dir"), run); err != nil {
@@ -206,6 +215,24 @@ func executorClean(c *cli.Context) error {
 	}
 	return cliapp.Emit(c, struct{}{}, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "cleaned %s\n", run.Job)
+		return err
+	})
+}
+
+func executorAbandon(c *cli.Context) error {
+	e, run, err := jobExecutor(c)
+	if err != nil {
+		return err
+	}
+	kept, err := e.Abandon(c.Context, c.String("git-dir"), run)
+	if err != nil {
+		return err
+	}
+	res := struct {
+		Kept string `json:"kept_branch"`
+	}{kept}
+	return cliapp.Emit(c, res, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "abandoned %s; kept: %s\n", run.Job, cmp.Or(kept, "nothing"))
 		return err
 	})
 }
