@@ -31,8 +31,8 @@ type AbortResult struct {
 	Published []PublishedWork `json:"published"`
 	// Remote are the jobs on GitHub Actions (an --executor
 	// github-actions run) whose results the run never took: each
-	// cancelled (when unfinished) and its specstack/ branches deleted, or
-	// why it could not be.
+	// cancelled (when unfinished) and its base branch deleted, or why it
+	// could not be.
 	Remote []RemoteJob `json:"remote_jobs"`
 }
 
@@ -70,8 +70,9 @@ type PublishedWork struct {
 // the ticket's with git, the visible commit with jj), and the ledger
 // records the run finalized "aborted", so that resume refuses it and the
 // next run starts afresh. Jobs an --executor github-actions run left on
-// GitHub Actions are cancelled first and their specstack/ branches
-// deleted (GitHub dialled only then); one that could not be is named in
+// GitHub Actions are cancelled first and their base branches deleted,
+// results they pushed kept (GitHub dialled only then); one that could
+// not be is named in
 // an exit 1 error once the run is aborted here. Nothing else on GitHub
 // changes: branches pushed and pull requests opened stay, and are
 // listed. No run, or a finalized one, is a usage error (exit 2); nothing
@@ -255,7 +256,11 @@ func (r *AbortResult) WriteText(w io.Writer) error {
 	}
 	for _, j := range r.Remote {
 		if j.Cancelled {
-			fmt.Fprintf(&b, "  cancelled job %s on GitHub Actions %s, its base branch deleted\n", j.Job, j.URL)
+			what := "cancelled job"
+			if j.Done {
+				what = "finished job"
+			}
+			fmt.Fprintf(&b, "  %s %s on GitHub Actions %s: its base branch deleted\n", what, j.Job, j.URL)
 			if j.KeptBranch != "" {
 				fmt.Fprintf(&b, "  kept the result it pushed: branch %s on origin\n", j.KeptBranch)
 			}
