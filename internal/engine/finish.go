@@ -277,10 +277,14 @@ func (r *Runner) cancelRemote(ctx context.Context, st *State) error {
 		if err := ev(RemoteSettled{}); err != nil {
 			return err
 		}
+		what := "cancelled"
+		if rr.Done {
+			what = "had finished"
+		}
 		if kept != "" {
-			r.logf("task %d: %s cancelled; the result its worker pushed is kept on origin as branch %s", n, where, kept)
+			r.logf("task %d: %s %s; the result its worker pushed is kept on origin as branch %s", n, where, what, kept)
 		} else {
-			r.logf("task %d: %s cancelled", n, where)
+			r.logf("task %d: %s %s", n, where, what)
 		}
 	}
 	if len(left) > 0 {
