@@ -41,6 +41,7 @@ type AbortResult struct {
 // branch, else Error says why not. KeptBranch is the result branch it
 // pushed, kept on origin: a worker's work nothing took is not deleted.
 type RemoteJob struct {
+	Ticket int `json:"ticket,omitempty"` // 0: the whole-stack fixer's
 	engine.RemoteRun
 	Cancelled  bool   `json:"cancelled"`
 	KeptBranch string `json:"kept_branch,omitempty"`
@@ -116,13 +117,32 @@ func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) 
 			res.Published = append(res.Published, PublishedWork{Ticket: n, Branch: name, PR: ts.PR, URL: ts.URL})
 		}
 		if rr := ts.Remote; rr != nil && !rr.Settled {
-			res.Remote = append(res.Remote, RemoteJob{RemoteRun: *rr})
+			res.Remote = append(res.Remote, RemoteJob{Ticket: n, RemoteRun: *rr})
 		}
 	}
 	if rr := s.Remote; rr != nil && !rr.Settled {
 		res.Remote = append(res.Remote, RemoteJob{RemoteRun: *rr})
 	}
 	cancelJobs(ctx, env, h, o, g.Dir, res.Remote)
+	// A job cancelled is settled in the ledger at once: should the abort
+	// stop before its end (a workspace it cannot read), a resume
+	// dispatches the job anew rather than follow a cancelled run.
+	var settled []engine.RunEvent
+	now := time.Now().UTC()
+	for _, j := range res.Remote {
+		if j.Cancelled && !j.Done {
+			for _, p := range []engine.Payload{engine.RemoteFinished{RunID: j.ID, Conclusion: "cancelled"}, engine.RemoteSettled{}} {
+				ev := at(j.Ticket, p)
+				ev.At = now
+				settled = append(settled, engine.RunEvent{Event: ev})
+			}
+		}
+	}
+	if len(settled) > 0 {
+		if err := doc.Append(RunLedgerPath(o.LedgerDir), settled...); err != nil {
+			return nil, fmt.Errorf("abort: record the cancelled jobs in the ledger: %w", err)
+		}
+	}
 	integration := IntegrationBranch(h.Spec)
 	all = append(all, left{0, engine.Workspace{Name: integration, Base: []string{tip}, Message: fmt.Sprintf("spec #%d: whole-stack review fixes", h.Spec)},
 		s.Integration == nil || s.Integration.PR == 0})

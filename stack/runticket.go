@@ -168,8 +168,11 @@ func (d *driver) runRemote(ctx context.Context, n int, tip string, prior *engine
 		if err := d.executor.Cancel(cctx, *prior); err != nil {
 			d.logf("%s: cancel the earlier attempt's run %s: %v", label, prior.URL, err)
 		}
-		if err := d.executor.Clean(cctx, d.git.Dir, *prior); err != nil {
-			d.logf("%s: %v (delete its specstack/ branches by hand)", label, err)
+		// Its result, a worker's work, stays on origin, named.
+		if kept, err := d.executor.Abandon(cctx, d.git.Dir, *prior); err != nil {
+			d.logf("%s: %v (delete its specstack/ base branch by hand)", label, err)
+		} else if kept != "" {
+			d.logf("%s: the earlier attempt's result is kept on %s as branch %s", label, Remote, kept)
 		}
 		prior = nil
 	}
