@@ -12,10 +12,6 @@ import (
 type Env struct {
 	VCS VCS
 	GH  *ghapi.Client
-	// Dial connects GitHub for a verb that reaches it only when the run
-	// needs it (abort, to cancel jobs on GitHub Actions), GH being nil;
-	// nil when there is no way to.
-	Dial func(context.Context) (*ghapi.Client, error)
 }
 
 // ConnectOptions says how to reach GitHub.
@@ -33,14 +29,20 @@ func Connect(ctx context.Context, dir string, o ConnectOptions) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	c, err := Dial(ctx, v, o)
+	if err != nil {
+		return nil, err
+	}
+	return &Env{VCS: v, GH: c}, nil
+}
+
+// Dial is a GitHub client for the repository v is a clone of (host,
+// repository and token resolved as gh does; see ghapi.Resolve).
+func Dial(ctx context.Context, v VCS, o ConnectOptions) (*ghapi.Client, error) {
 	t, err := ghapi.Resolve(ctx, v.OriginURL(ctx))
 	if err != nil {
 		return nil, err
 	}
 	t.Timeout = o.Timeout
-	c, err := ghapi.New(t, o.Transport)
-	if err != nil {
-		return nil, err
-	}
-	return &Env{VCS: v, GH: c}, nil
+	return ghapi.New(t, o.Transport)
 }

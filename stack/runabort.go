@@ -13,6 +13,7 @@ import (
 
 	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/stack/ghapi"
 )
 
 // AbortResult is what an abort did: the workspaces it removed, the
@@ -72,13 +73,13 @@ type PublishedWork struct {
 // records the run finalized "aborted", so that resume refuses it and the
 // next run starts afresh. Jobs an --executor github-actions run left on
 // GitHub Actions are cancelled first and their base branches deleted,
-// results they pushed kept (GitHub dialled only then); one that could
-// not be is named in
-// an exit 1 error once the run is aborted here. Nothing else on GitHub
+// results they pushed kept, through env.GH or, when it is nil, a client
+// from dial (called only then); one that could not be is named in an
+// exit 1 error once the run is aborted here. Nothing else on GitHub
 // changes: branches pushed and pull requests opened stay, and are
 // listed. No run, or a finalized one, is a usage error (exit 2); nothing
 // is written then, and nothing is returned but the error.
-func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) {
+func Abort(ctx context.Context, env *Env, o DriveOptions, dial func(context.Context) (*ghapi.Client, error)) (*AbortResult, error) {
 	l, doc, err := lockedRun(o.LedgerDir, "abort")
 	if err != nil {
 		return nil, err
@@ -123,22 +124,10 @@ func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) 
 	if rr := s.Remote; rr != nil && !rr.Settled {
 		res.Remote = append(res.Remote, RemoteJob{RemoteRun: *rr})
 	}
-	cancelJobs(ctx, env, h, o, g.Dir, res.Remote)
 	// A job cancelled is settled in the ledger at once: should the abort
 	// stop before its end (a workspace it cannot read), a resume
 	// dispatches the job anew rather than follow a cancelled run.
-	var settled []engine.RunEvent
-	now := time.Now().UTC()
-	for _, j := range res.Remote {
-		if j.Cancelled && !j.Done {
-			for _, p := range []engine.Payload{engine.RemoteFinished{RunID: j.ID, Conclusion: "cancelled"}, engine.RemoteSettled{}} {
-				ev := at(j.Ticket, p)
-				ev.At = now
-				settled = append(settled, engine.RunEvent{Event: ev})
-			}
-		}
-	}
-	if len(settled) > 0 {
+	if settled := cancelJobs(ctx, env, dial, h, o, g.Dir, res.Remote); len(settled) > 0 {
 		if err := doc.Append(RunLedgerPath(o.LedgerDir), settled...); err != nil {
 			return nil, fmt.Errorf("abort: record the cancelled jobs in the ledger: %w", err)
 		}
@@ -198,11 +187,14 @@ func Abort(ctx context.Context, env *Env, o DriveOptions) (*AbortResult, error) 
 // when env has no client yet; what fails is said in the job's Error.
 // Cancelling a run that is over, or deleting a branch already gone, is
 // not an error: an abort killed after it and run again does it again.
-func cancelJobs(ctx context.Context, env *Env, h RunHeader, o DriveOptions, gitDir string, jobs []RemoteJob) {
+// It returns the ledger events that settle the jobs it cancelled.
+func cancelJobs(ctx context.Context, env *Env, dial func(context.Context) (*ghapi.Client, error), h RunHeader, o DriveOptions, gitDir string, jobs []RemoteJob) []engine.RunEvent {
 	if len(jobs) == 0 {
-		return
+		return nil
 	}
-	e, err := abortExecutor(ctx, env, h, o)
+	e, err := abortExecutor(ctx, env, dial, h, o)
+	var settled []engine.RunEvent
+	now := time.Now().UTC()
 	for i := range jobs {
 		j := &jobs[i]
 		if err != nil {
@@ -221,18 +213,26 @@ func cancelJobs(ctx context.Context, env *Env, h RunHeader, o DriveOptions, gitD
 			continue
 		}
 		j.Cancelled, j.KeptBranch = true, kept
+		if !j.Done {
+			for _, p := range []engine.Payload{engine.RemoteFinished{RunID: j.ID, Conclusion: "cancelled"}, engine.RemoteSettled{}} {
+				ev := at(j.Ticket, p)
+				ev.At = now
+				settled = append(settled, engine.RunEvent{Event: ev})
+			}
+		}
 	}
+	return settled
 }
 
 // abortExecutor is the run's executor on GitHub Actions, for abort.
-func abortExecutor(ctx context.Context, env *Env, h RunHeader, o DriveOptions) (*ActionsExecutor, error) {
+func abortExecutor(ctx context.Context, env *Env, dial func(context.Context) (*ghapi.Client, error), h RunHeader, o DriveOptions) (*ActionsExecutor, error) {
 	gh := env.GH
 	if gh == nil {
-		if env.Dial == nil {
+		if dial == nil {
 			return nil, errors.New("GitHub is not reachable from here")
 		}
 		var err error
-		if gh, err = env.Dial(ctx); err != nil {
+		if gh, err = dial(ctx); err != nil {
 			return nil, fmt.Errorf("reach GitHub: %w", err)
 		}
 	}

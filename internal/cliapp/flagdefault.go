@@ -17,8 +17,9 @@ const defaultMark = " (default: "
 // both print where urfave's own default would go; a boolean flag whose
 // usage speaks of a default ("list the changes (the default)"), or that
 // is off unless given, prints no "(default: false)": a switch is off
-// until named, which the line need not say; one on by default says so. A flag taking a value that mentions a default
-// elsewhere in its usage would print both: write it as the usage's end.
+// until named, which the line need not say; one on by default says so.
+// A flag taking a value that mentions a default elsewhere in its usage
+// would print both: write it as the usage's end.
 // Flags shared by several commands are met again; a second pass changes
 // nothing.
 func stateDefaultsOnce(flags []cli.Flag) {

@@ -61,13 +61,10 @@ No run, or a finalized one, is a usage error (exit 2).`,
 				return err
 			}
 			dial := func(ctx context.Context) (*ghapi.Client, error) {
-				env, err := stack.Connect(ctx, dir, stack.ConnectOptions{Timeout: s.timeout})
-				if err != nil {
-					return nil, githubExit(err)
-				}
-				return env.GH, nil
+				gh, err := stack.Dial(ctx, vcs, stack.ConnectOptions{Timeout: s.timeout})
+				return gh, githubExit(err)
 			}
-			res, err := stack.Abort(c.Context, &stack.Env{VCS: vcs, Dial: dial}, opts)
+			res, err := stack.Abort(c.Context, &stack.Env{VCS: vcs}, opts, dial)
 			if res != nil { // aborted, perhaps with jobs left on GitHub Actions (err)
 				if eerr := cliapp.Emit(c, res, res.WriteText); eerr != nil && err == nil {
 					err = eerr
