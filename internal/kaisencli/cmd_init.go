@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/specstack/specstack/internal/cliapp"
+	"github.com/specstack/specstack/internal/engine"
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/jjx"
 )
@@ -68,24 +69,46 @@ holding edits or a description of yours is left as it is.`,
 	}
 }
 
-// writePlan writes the example plan to path, never over a file (O_EXCL:
-// a plan that exists, or appears meanwhile, is kept).
+// writePlan writes the example plan to path, never over a file, and
+// whole or not at all: the plan is written and synced under a temporary
+// name beside path, then linked to path (a link fails on a name that
+// exists, or appears meanwhile, so that file is kept). A kill leaves no
+// plan, or the whole plan, and perhaps a dotted temporary file; never an
+// empty plan.md that a re-run refuses to replace.
 func writePlan(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
+	exists := func() error {
 		return exitcode.New(exitcode.Usage, "init: %s already exists: name another file (`jj kaisen init other.md`) or remove it", path)
 	}
+	if _, err := os.Lstat(path); err == nil {
+		return exists()
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return exitcode.New(exitcode.Failure, "init: create %s: %w", path, err)
 	}
-	if _, err := f.WriteString(examplePlan); err != nil {
-		f.Close()
-		os.Remove(path)
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	err = f.Chmod(0o644)
+	if err == nil {
+		_, err = f.WriteString(examplePlan)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return exitcode.New(exitcode.Failure, "init: write %s: %w", path, err)
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(path)
+	engine.CrashPoint("kaisen-init-staged")
+	err = os.Link(tmp, path)
+	if errors.Is(err, fs.ErrExist) {
+		return exists()
+	}
+	if err != nil {
 		return exitcode.New(exitcode.Failure, "init: write %s: %w", path, err)
 	}
+	engine.CrashPoint("kaisen-init-linked")
 	return nil
 }
