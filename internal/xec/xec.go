@@ -58,7 +58,10 @@ type Cmd struct {
 	// Timeout, when positive, bounds the run on top of the context.
 	Timeout time.Duration
 	// Setpgid puts the child in its own process group so that a timeout
-	// or cancellation kills its whole tree (workers that spawn helpers).
+	// or cancellation kills its whole tree (workers that spawn helpers),
+	// and so that whatever the child leaves running in the group when it
+	// exits is killed then: a helper a worker left behind would go on
+	// writing into the workspace after its result was read and checked.
 	Setpgid bool
 }
 
@@ -129,6 +132,12 @@ func Run(ctx context.Context, c Cmd) error {
 		}
 	}
 	err := cmd.Run()
+	if c.Setpgid && cmd.Process != nil {
+		// The group outlives its leader while a member lives, and its id
+		// is not reused meanwhile: nothing but the leftovers is hit
+		// (ESRCH when there are none).
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	if err == nil {
 		return nil
 	}

@@ -3,6 +3,8 @@ package xec
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,5 +36,29 @@ func TestErrorQuotesArgv(t *testing.T) {
 	want := `jj log -r 'trunk()..@' 'a;b' '*.go' 'x y' '' 'it'\''s': exit status 1`
 	if got := e.Error(); got != want {
 		t.Errorf("Error() = %s\nwant      %s", got, want)
+	}
+}
+
+// A process a Setpgid child leaves running in its group is killed when
+// the child exits: it writes nothing afterwards. Without Setpgid it is
+// the caller's business (the control shows the helper would have written).
+func TestRunKillsLeftovers(t *testing.T) {
+	for _, pgid := range []bool{true, false} {
+		dir := t.TempDir()
+		script := `(sleep 0.3; echo late > late.txt) >/dev/null 2>&1 & echo early > early.txt`
+		if err := Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", script}, Dir: dir, Setpgid: pgid}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		if _, err := os.Stat(filepath.Join(dir, "early.txt")); err != nil {
+			t.Fatalf("Setpgid %v: the child's own write is missing: %v", pgid, err)
+		}
+		_, err := os.Stat(filepath.Join(dir, "late.txt"))
+		if pgid && err == nil {
+			t.Errorf("Setpgid: a helper left behind wrote late.txt after the child exited")
+		}
+		if !pgid && err != nil {
+			t.Errorf("without Setpgid the helper did not write late.txt (%v): the test proves nothing", err)
+		}
 	}
 }
