@@ -21,9 +21,13 @@ import (
 // its workspace, before the engine collects it (engine.Runner.Screen):
 //
 //   - the change must still be the change: a worker that removed or
-//     rewrote the change's proposal.md or anything under its specs/
-//     fails its task, naming the files (its workspace is kept; nothing
-//     of it is merged);
+//     rewrote the change's proposal.md or anything under its specs/,
+//     wrote into the project's main specs (openspec/specs/, changed
+//     only by an archive) or into another change's folder, or changed
+//     tasks.md beyond its boxes (a task's text, a task removed or
+//     added: the tasks it was given are the ones it is judged by) fails
+//     its task, naming the files or tasks (its workspace is kept;
+//     nothing of it is merged);
 //   - a tick is the worker's word, kept only when it is a fact: a box it
 //     ticked in another group (under fan-out) is unticked again in its
 //     workspace (the other group's worker, and the facts, decide that
@@ -38,22 +42,40 @@ func screen(env *Env, p *Plan, r *engine.Runner) func(context.Context, *engine.T
 		}
 		_, statErr := os.Stat(t.Path)
 		gone := statErr != nil
-		var touched []string
+		specsDir, err := RepoRel(env, env.Root.SpecsDir())
+		if err != nil {
+			return sc, err
+		}
+		changesDir, err := RepoRel(env, env.Root.ChangesDir())
+		if err != nil {
+			return sc, err
+		}
+		what := func(f string) string {
+			if _, err := os.Lstat(filepath.Join(t.Path, filepath.FromSlash(f))); gone {
+				return "changed"
+			} else if errors.Is(err, fs.ErrNotExist) {
+				return "removed"
+			}
+			return "rewrote"
+		}
+		var touched, elsewhere []string
 		for _, f := range files {
-			rel, ok := strings.CutPrefix(f, changeDir+"/")
-			if !ok || rel != "proposal.md" && !strings.HasPrefix(rel, "specs/") {
+			if rel, ok := strings.CutPrefix(f, changeDir+"/"); ok {
+				if rel == "proposal.md" || strings.HasPrefix(rel, "specs/") {
+					touched = append(touched, what(f)+" "+f)
+				}
 				continue
 			}
-			what := "rewrote"
-			if _, err := os.Lstat(filepath.Join(t.Path, filepath.FromSlash(f))); gone {
-				what = "changed"
-			} else if errors.Is(err, fs.ErrNotExist) {
-				what = "removed"
+			if strings.HasPrefix(f, specsDir+"/") || strings.HasPrefix(f, changesDir+"/") {
+				elsewhere = append(elsewhere, what(f)+" "+f)
 			}
-			touched = append(touched, what+" "+f)
 		}
 		if len(touched) > 0 {
 			sc.Fail = fmt.Sprintf("its worker %s: the change's own artifacts (proposal.md, specs/) are the change, not a worker's to edit; its workspace %s is kept and nothing of it is merged", strings.Join(touched, ", "), t.Workspace)
+			return sc, nil
+		}
+		if len(elsewhere) > 0 {
+			sc.Fail = fmt.Sprintf("its worker %s: the main specs change only by an archive, and other changes are not its own; its workspace %s is kept and nothing of it is merged", strings.Join(elsewhere, ", "), t.Workspace)
 			return sc, nil
 		}
 		tasksPath := changeDir + "/tasks.md"
@@ -71,10 +93,15 @@ func screen(env *Env, p *Plan, r *engine.Runner) func(context.Context, *engine.T
 		if len(t.Base) == 1 {
 			base = t.Base[0]
 		}
-		ticks, err := newTicks(ctx, env, p, t, base, tasksPath)
+		was, now, err := tasksBeforeAfter(ctx, env, p, t, base, tasksPath)
 		if err != nil {
 			return sc, err
 		}
+		if diff := rewrittenTasks(was, now); diff != "" {
+			sc.Fail = fmt.Sprintf("its worker changed %s beyond its boxes (%s): a worker ticks the tasks it was given and is judged by them; its workspace %s is kept and nothing of it is merged", tasksPath, diff, t.Workspace)
+			return sc, nil
+		}
+		ticks := newTicks(was, now)
 		// A tick is the worker's word: one outside its groups is another
 		// worker's to make, one whose files its change did not touch
 		// is not a fact.
@@ -123,34 +150,67 @@ func ownGroups(p *Plan, n int) []string {
 	return p.TaskGroups[n-1]
 }
 
-// newTicks lists the tasks (with an id) ticked in task t's workspace that
-// were not ticked at revision rev (its base).
-func newTicks(ctx context.Context, env *Env, p *Plan, t *engine.TaskState, rev, tasksPath string) ([]spec.Task, error) {
+// tasksBeforeAfter reads tasks.md at revision rev (task t's base) and in
+// task t's workspace.
+func tasksBeforeAfter(ctx context.Context, env *Env, p *Plan, t *engine.TaskState, rev, tasksPath string) (was, now []spec.Task, err error) {
 	base, err := env.Repo.FileShow(ctx, jjx.ID(rev), tasksPath)
 	if err != nil {
-		return nil, fmt.Errorf("read %s at task %d's base %s: %w", tasksPath, t.Num, record.ShortID(rev), err)
-	}
-	was := map[string]bool{}
-	for _, task := range spec.ParseTasks(string(base)).Tasks {
-		if task.ID != "" {
-			was[task.ID] = task.Checked
-		}
+		return nil, nil, fmt.Errorf("read %s at task %d's base %s: %w", tasksPath, t.Num, record.ShortID(rev), err)
 	}
 	ws, err := workspaceRoot(env, t.Path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	now, _, err := ws.Tasks(p.Change)
+	after, _, err := ws.Tasks(p.Change)
 	if err != nil {
-		return nil, fmt.Errorf("read the tasks in task %d's workspace %s: %w", t.Num, t.Path, err)
+		return nil, nil, fmt.Errorf("read the tasks in task %d's workspace %s: %w", t.Num, t.Path, err)
+	}
+	return spec.ParseTasks(string(base)).Tasks, after.Tasks, nil
+}
+
+// rewrittenTasks says how the tasks now differ from the tasks was but for
+// their boxes (the first few differences: a task's text changed, a task
+// removed, a task added), "" when they do not.
+func rewrittenTasks(was, now []spec.Task) string {
+	name := func(t spec.Task) string {
+		if t.ID != "" {
+			return t.ID
+		}
+		return fmt.Sprintf("%q", t.Text)
+	}
+	var diffs []string
+	for i := 0; i < max(len(was), len(now)) && len(diffs) < 3; i++ {
+		switch {
+		case i >= len(now):
+			diffs = append(diffs, "removed "+name(was[i]))
+		case i >= len(was):
+			diffs = append(diffs, "added "+name(now[i]))
+		case was[i].ID != now[i].ID || was[i].Text != now[i].Text:
+			diffs = append(diffs, fmt.Sprintf("%s became %s", name(was[i]), name(now[i])))
+			if was[i].ID == now[i].ID {
+				diffs[len(diffs)-1] = fmt.Sprintf("%s's text changed to %q", name(was[i]), now[i].Text)
+			}
+		}
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// newTicks lists the tasks (with an id) of now ticked that were not
+// ticked in was.
+func newTicks(was, now []spec.Task) []spec.Task {
+	before := map[string]bool{}
+	for _, task := range was {
+		if task.ID != "" {
+			before[task.ID] = task.Checked
+		}
 	}
 	var ticked []spec.Task
-	for _, task := range now.Tasks {
-		if task.Checked && task.ID != "" && !was[task.ID] {
+	for _, task := range now {
+		if task.Checked && task.ID != "" && !before[task.ID] {
 			ticked = append(ticked, task)
 		}
 	}
-	return ticked, nil
+	return ticked
 }
 
 // workspaceRoot is the OpenSpec project as it is in the jj workspace at
