@@ -13,12 +13,14 @@ type CommitDetail struct {
 	Commit
 	WorkingCopies   []string     // workspace names (jj lists them only when there are several)
 	ParentChangeIDs []string     //
+	ParentCommitIDs []string     //
 	Files           []FileChange // status is left empty
 }
 
 const detailTemplate = `"{\"c\":" ++ json(self) ++ ",\"empty\":" ++ json(empty) ++ ",\"conflict\":" ++ json(conflict) ++ ",\"divergent\":" ++ json(divergent) ++
 	",\"wc\":" ++ json(working_copies) ++
 	",\"pc\":[" ++ parents.map(|p| json(p.change_id())).join(",") ++ "]" ++
+	",\"pi\":[" ++ parents.map(|p| json(p.commit_id())).join(",") ++ "]" ++
 	",\"files\":[" ++ self.diff().stat().files().map(|f| "{\"path\":" ++ json(f.path()) ++ ",\"added\":" ++ f.lines_added() ++ ",\"removed\":" ++ f.lines_removed() ++ "}").join(",") ++ "]}\n"`
 
 type detailLine struct {
@@ -30,6 +32,7 @@ type detailLine struct {
 		Name string `json:"name"`
 	} `json:"wc"`
 	PC    []string     `json:"pc"`
+	PI    []string     `json:"pi"`
 	Files []FileChange `json:"files"`
 }
 
@@ -46,7 +49,7 @@ func (r *Repo) LogDetail(ctx context.Context, revset string) ([]CommitDetail, er
 	}
 	res := make([]CommitDetail, len(ls))
 	for i, l := range ls {
-		d := CommitDetail{Commit: l.C, ParentChangeIDs: l.PC, Files: l.Files}
+		d := CommitDetail{Commit: l.C, ParentChangeIDs: l.PC, ParentCommitIDs: l.PI, Files: l.Files}
 		d.Empty, d.Conflict, d.Divergent = l.Empty, l.Conflict, l.Divergent
 		for _, w := range l.WC {
 			d.WorkingCopies = append(d.WorkingCopies, w.Name)

@@ -108,6 +108,10 @@ func (d *driver) build(ctx context.Context, n int) error {
 		return d.halt(n, engine.StateNeedsDecision, fmt.Sprintf("ticket #%d: the worker reported %s (report %s)", n, st, report))
 	}
 	p, err := d.backend.Collect(ctx, ws)
+	var off *engine.OffBaseError
+	if errors.As(err, &off) {
+		return d.halt(n, engine.StateFailed, fmt.Sprintf("ticket #%d: %v", n, off))
+	}
 	if err != nil {
 		return err
 	}

@@ -158,6 +158,9 @@ func (b *GitBackend) Collect(ctx context.Context, ws Workspace) (Produced, error
 	if err != nil {
 		return p, err
 	}
+	if err := b.offBase(ctx, w, ws, head, base); err != nil {
+		return p, err
+	}
 	if head == base {
 		return p, nil
 	}
@@ -173,6 +176,31 @@ func (b *GitBackend) Collect(ctx context.Context, ws Workspace) (Produced, error
 	}
 	p.Change, p.Commit, p.Changes = head, head, []string{head}
 	return p, nil
+}
+
+// offBase checks that the worktree's HEAD (head) descends from its base
+// and holds what its branch does: a worker that committed on its branch
+// and then left it (git checkout, switch or reset elsewhere) made work
+// that reading HEAD would not collect, and Release would delete with the
+// branch.
+func (b *GitBackend) offBase(ctx context.Context, w *gitx.Repo, ws Workspace, head, base string) error {
+	if head != base {
+		if ok, err := w.IsAncestor(ctx, base, head); err != nil {
+			return err
+		} else if !ok {
+			return &OffBaseError{Workspace: ws.Name, Detail: fmt.Sprintf("its HEAD %s does not descend from its base %s; its branch: `git log %s`", short(head), short(base), ws.Name)}
+		}
+	}
+	tip, ok, err := b.Repo.Ref(ctx, "refs/heads/"+ws.Name)
+	if err != nil || !ok || tip == head {
+		return err
+	}
+	if in, err := w.IsAncestor(ctx, tip, head); err != nil {
+		return err
+	} else if !in {
+		return &OffBaseError{Workspace: ws.Name, Detail: fmt.Sprintf("its branch %s is at %s, which its HEAD %s does not hold: `git log %s`", ws.Name, short(tip), short(head), ws.Name)}
+	}
+	return nil
 }
 
 // Keep commits what ws's worktree holds above its base and keeps that

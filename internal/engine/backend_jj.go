@@ -275,6 +275,9 @@ func (b *JJBackend) Collect(ctx context.Context, ws Workspace) (Produced, error)
 	if err != nil {
 		return p, err
 	}
+	if err := offBase(ws, cs); err != nil {
+		return p, err
+	}
 	seen := map[string]int{}
 	for _, c := range cs {
 		if c.Empty && len(c.Files) == 0 && len(p.Changes) == 0 && len(cs) > 1 {
@@ -387,6 +390,9 @@ func (b *JJBackend) DiffRange(ctx context.Context, from, to string) ([]byte, err
 
 func (b *JJBackend) Changes(ctx context.Context, ws Workspace) ([]Change, error) {
 	cs, err := b.logIn(ctx, ws, jjx.Range(jjx.Union(ws.Base...), "@"))
+	if err == nil {
+		err = offBase(ws, cs)
+	}
 	return changesOf(cs), err
 }
 

@@ -99,6 +99,14 @@ func (r *Runner) readChanges(ctx context.Context, t *TaskState, ev *Collected) b
 	// range from the base to its @, newest (@) first.
 	ws := Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: fmt.Sprintf("Task %d: %s", t.Num, t.Title)}
 	changes, err := r.Backend.Changes(ctx, ws)
+	var off *OffBaseError
+	if errors.As(err, &off) {
+		// Rejected, not broken: the workspace still answers, and the
+		// integrity check names the operation when the move rewrote
+		// history elsewhere too.
+		ev.Status, ev.Reason = StatusRejected, off.Error()
+		return false
+	}
 	if broken := r.brokenWorkspace(ctx, t, err); broken != "" {
 		ev.Status, ev.Reason = StatusBroken, broken
 		return false
