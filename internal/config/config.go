@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,7 +149,7 @@ func Load(root string) (*Config, error) {
 		if md.IsDefined("executor", "max-parallel") && cfg.Executor.MaxParallel < 0 {
 			return nil, fmt.Errorf("config %s: [executor] max-parallel = %d: give a positive number", p, cfg.Executor.MaxParallel)
 		}
-		if md.IsDefined("worker", "max-cost") && cfg.Worker.MaxCost < 0 {
+		if md.IsDefined("worker", "max-cost") && !(cfg.Worker.MaxCost >= 0 && !math.IsInf(cfg.Worker.MaxCost, 1)) {
 			return nil, fmt.Errorf("config %s: [worker] max-cost = %v: must be 0 (no limit) or more US dollars", p, cfg.Worker.MaxCost)
 		}
 		cfg.Files = append(cfg.Files, p)

@@ -195,3 +195,17 @@ func TestLoadRefusesOddFiles(t *testing.T) {
 		t.Errorf("config %+v: want max-parallel 2 from the repository, the command from the user's file", cfg)
 	}
 }
+
+// TestMaxCostSetting: [worker] max-cost is 0 (no limit) or more dollars;
+// a negative number, nan and inf (TOML has both) are refused.
+func TestMaxCostSetting(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	root := t.TempDir()
+	for body, ok := range map[string]bool{"0": true, "1.5": true, "-1": false, "nan": false, "inf": false} {
+		os.WriteFile(filepath.Join(root, FileName), []byte("[worker]\nmax-cost = "+body+"\n"), 0o644)
+		_, err := Load(root)
+		if (err == nil) != ok || err != nil && !strings.Contains(err.Error(), "must be 0 (no limit) or more US dollars") {
+			t.Errorf("max-cost = %s: %v, want ok %v", body, err, ok)
+		}
+	}
+}

@@ -309,6 +309,11 @@ func (r *Runner) TakeCommands(worker, reviewer, test string) ([]string, error) {
 			return nil, err
 		}
 	}
+	if reviewer != o.Reviewer {
+		if err := NeedReviewer(reviewer, r.Backend.TargetDir()); err != nil {
+			return nil, err
+		}
+	}
 	var took []string
 	for _, f := range []struct {
 		name, value string

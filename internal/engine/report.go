@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"strings"
 
@@ -144,14 +145,21 @@ func ReadReview(path string) ([]Finding, *int, error) {
 		return nil, nil, fmt.Errorf("read findings %s: %w", path, err)
 	}
 	var conf struct {
-		Confidence *int `json:"confidence"`
+		Confidence json.RawMessage `json:"confidence"`
 	}
-	if text := strings.TrimSpace(string(data)); strings.HasPrefix(text, "{") && json.Unmarshal([]byte(text), &conf) == nil && conf.Confidence != nil {
-		if c := *conf.Confidence; c < 0 || c > 100 {
-			return nil, nil, fmt.Errorf("read findings %s: confidence %d is not between 0 and 100", path, c)
-		}
+	text := strings.TrimSpace(string(data))
+	if !strings.HasPrefix(text, "{") || json.Unmarshal([]byte(text), &conf) != nil || conf.Confidence == nil || string(conf.Confidence) == "null" {
+		return fs, nil, nil
 	}
-	return fs, conf.Confidence, nil
+	// A number, fractions too (85.5 is 85: a score under the threshold
+	// by any fraction is under it); anything else is the reviewer's
+	// mistake, never read as 0.
+	var c float64
+	if err := json.Unmarshal(conf.Confidence, &c); err != nil || c < 0 || c > 100 {
+		return nil, nil, fmt.Errorf("read findings %s: confidence %s is not a number between 0 and 100", path, conf.Confidence)
+	}
+	n := int(math.Floor(c))
+	return fs, &n, nil
 }
 
 // ParseFindings reads findings: a JSON array, an object {"findings":

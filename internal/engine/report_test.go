@@ -161,7 +161,8 @@ func FuzzParseFindings(f *testing.F) {
 
 // TestReadReviewConfidence: the object form carries the reviewer's
 // confidence beside its findings; the other forms carry none; a score
-// outside 0-100 is an error.
+// outside 0-100, or not a number, is an error (never read as 0); a
+// fraction counts down.
 func TestReadReviewConfidence(t *testing.T) {
 	tests := []struct {
 		name, body string
@@ -175,6 +176,11 @@ func TestReadReviewConfidence(t *testing.T) {
 		{"zero", `{"confidence": 0, "findings": []}`, 0, 0, false},
 		{"too high", `{"confidence": 101, "findings": []}`, -1, 0, true},
 		{"negative", `{"confidence": -1, "findings": []}`, -1, 0, true},
+		{"a fraction", `{"confidence": 85.5, "findings": []}`, 85, 0, false},
+		{"just under", `{"confidence": 79.99, "findings": []}`, 79, 0, false},
+		{"null", `{"confidence": null, "findings": []}`, -1, 0, false},
+		{"a string", `{"confidence": "10", "findings": []}`, -1, 0, true},
+		{"out of range of a float", `{"confidence": 1e400, "findings": []}`, -1, 0, true},
 	}
 	for _, tt := range tests {
 		path := filepath.Join(t.TempDir(), "findings.json")

@@ -234,9 +234,11 @@ func (s *RunState) foldRun(e Event) {
 	case Ready:
 		s.Ready[p.Number] = true
 	case Finalized:
-		s.Finalized = p.Status
-		if p.Status == "open" {
-			s.Finalized = FinalIncomplete // an older ledger's word
+		// Complete fails closed: any other word (an older ledger's
+		// "open", or one no version wrote) is incomplete.
+		s.Finalized = FinalIncomplete
+		if p.Status == FinalComplete {
+			s.Finalized = FinalComplete
 		}
 	case StackReviewed:
 		s.Review = p.Status

@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/specstack/specstack/internal/exitcode"
+	"github.com/specstack/specstack/internal/plural"
 )
 
 // CollectWave collects every provisioned task of wave w that is not
@@ -17,9 +19,19 @@ func (r *Runner) CollectWave(ctx context.Context, w int) error {
 		return err
 	}
 	st := r.State()
+	var unmade []string
+	for _, n := range nums {
+		if t := st.Tasks[n]; t.Workspace == "" && !t.Squashed && !t.Released {
+			unmade = append(unmade, strconv.Itoa(n))
+		}
+	}
+	if len(unmade) > 0 {
+		// Nothing to collect is not a collection: say what comes first.
+		return exitcode.New(exitcode.Usage, "collect --wave %d: %s no workspace yet: run `fan-out --wave %d` first", w, plural.Word(len(unmade), "task "+strings.Join(unmade, ", ")+" has", "tasks "+strings.Join(unmade, ", ")+" have"), w)
+	}
 	for _, n := range nums {
 		t := st.Tasks[n]
-		if t.Workspace == "" || t.Squashed || t.Released {
+		if t.Squashed || t.Released {
 			continue
 		}
 		if err := r.collectAndRecord(ctx, t, nil); err != nil {

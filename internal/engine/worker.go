@@ -92,6 +92,23 @@ func NeedWorker(command, root string) error {
 	return CheckWorkerProgram(command, root)
 }
 
+// NeedReviewer refuses a reviewer command whose program is missing (exit
+// 7), as NeedWorker refuses a worker's, before anything is provisioned:
+// otherwise the workers run and the run halts at the review with "exited
+// 127". No reviewer ("") is no check.
+func NeedReviewer(command, root string) error {
+	if strings.TrimSpace(command) == "" {
+		return nil
+	}
+	if p, ok := agent.Lookup(command); ok {
+		if err := agent.Check(p, root); err != nil {
+			return exitcode.Wrap(exitcode.Missing, fmt.Errorf("reviewer: %w", err))
+		}
+		return nil
+	}
+	return checkProgram(command, root, "reviewer command", "--reviewer (or [worker] reviewer in specstack.toml)")
+}
+
 // Result is how a worker process ended.
 type Result struct {
 	ExitCode int // -1 when killed or never started

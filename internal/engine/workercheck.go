@@ -23,6 +23,12 @@ import (
 // substitutions, a variable the worker's own environment sets, a
 // builtin, an assignment) is left to sh.
 func CheckWorkerProgram(command, root string) error {
+	return checkProgram(command, root, "worker command", "--worker (or [worker] command in specstack.toml)")
+}
+
+// checkProgram is CheckWorkerProgram for the command of role (what the
+// error calls it), given by setting (what the error says to fix).
+func checkProgram(command, root, role, setting string) error {
 	words := strings.Fields(command)
 	if len(words) == 0 {
 		return nil
@@ -32,7 +38,7 @@ func CheckWorkerProgram(command, root string) error {
 		return nil
 	}
 	if err := findProgram(prog, root); err != nil {
-		return exitcode.Wrap(exitcode.Missing, fmt.Errorf("worker command %q: %w: install it, or fix --worker (or [worker] command in specstack.toml)", command, err))
+		return exitcode.Wrap(exitcode.Missing, fmt.Errorf("%s %q: %w: install it, or fix %s", role, command, err, setting))
 	}
 	if !shells[filepath.Base(prog)] || len(words) < 2 {
 		return nil
@@ -42,7 +48,7 @@ func CheckWorkerProgram(command, root string) error {
 		return nil
 	}
 	if err := existsUnder(script, root); err != nil {
-		return exitcode.Wrap(exitcode.Missing, fmt.Errorf("worker command %q: script %w: fix the path in --worker (or [worker] command in specstack.toml)", command, err))
+		return exitcode.Wrap(exitcode.Missing, fmt.Errorf("%s %q: script %w: fix the path in %s", role, command, err, setting))
 	}
 	return nil
 }

@@ -126,6 +126,11 @@ func startRun(c *cli.Context, needWorker bool) (*engine.Runner, error) {
 			return nil, err
 		}
 	}
+	if needWorker {
+		if err := engine.NeedReviewer(opts.Reviewer, s.repo.Root); err != nil {
+			return nil, err
+		}
+	}
 	// A remote executor reaches GitHub before anything is made.
 	ex, err := connectExecutor(c.Context, s.repo, s.dir, opts)
 	if err != nil {

@@ -235,6 +235,9 @@ func Apply(ctx context.Context, env *Env, req Request) (*Result, error) {
 			return nil, err
 		}
 	}
+	if err := engine.NeedReviewer(req.Reviewer, env.Repo.Root); err != nil {
+		return nil, err
+	}
 	// A remote executor reaches GitHub before anything is made.
 	ex, err := env.connect(ctx, opts)
 	if err != nil {
