@@ -191,6 +191,10 @@ type Workspace struct {
 	Path    string
 	Base    []string // revisions it starts from (jj change IDs, a git SHA)
 	Message string   // the description of its change ("Task 3: …")
+	// Since, when set, is the operation the run started from: a change
+	// in the workspace's range that was there then, as it was then, is
+	// none of its worker's (jj).
+	Since string
 	// Remade, set by Provision, says why a half-made workspace of this
 	// name was removed and made again ("" when none was).
 	Remade string

@@ -388,14 +388,6 @@ func (b *JJBackend) DiffRange(ctx context.Context, from, to string) ([]byte, err
 	return b.Repo.DiffGit(ctx, from, to)
 }
 
-func (b *JJBackend) Changes(ctx context.Context, ws Workspace) ([]Change, error) {
-	cs, err := b.logIn(ctx, ws, jjx.Range(jjx.Union(ws.Base...), "@"))
-	if err == nil {
-		err = offBase(ws, cs)
-	}
-	return changesOf(cs), err
-}
-
 func (b *JJBackend) Find(ctx context.Context, ws Workspace) ([]Change, error) {
 	cs, err := b.Repo.Log(ctx, jjx.LatestDescribed(jjx.Union(ws.Base...), ws.Message))
 	if err != nil || len(cs) == 0 {

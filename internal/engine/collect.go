@@ -97,7 +97,7 @@ func (r *Runner) screen(ctx context.Context, t *TaskState, ev *Collected) error 
 func (r *Runner) readChanges(ctx context.Context, t *TaskState, ev *Collected) bool {
 	// One call in the workspace snapshots it and reads its changes: the
 	// range from the base to its @, newest (@) first.
-	ws := Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: fmt.Sprintf("Task %d: %s", t.Num, t.Title)}
+	ws := Workspace{Name: t.Workspace, Path: t.Path, Base: t.Base, Message: fmt.Sprintf("Task %d: %s", t.Num, t.Title), Since: r.Doc.Header.StartOp}
 	changes, err := r.Backend.Changes(ctx, ws)
 	var off *OffBaseError
 	if errors.As(err, &off) {

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/jjx"
 )
 
@@ -44,7 +46,7 @@ func offBase(ws Workspace, cs []jjx.CommitDetail) error {
 		return false
 	}
 	for _, c := range cs {
-		if slices.ContainsFunc(c.ParentChangeIDs, isBase) || slices.ContainsFunc(c.ParentCommitIDs, isBase) {
+		if slices.ContainsFunc(c.ParentChangeIDs, isBase) || slices.ContainsFunc(c.Parents, isBase) {
 			return nil
 		}
 	}
@@ -58,4 +60,55 @@ func offBase(ws Workspace, cs []jjx.CommitDetail) error {
 		where = fmt.Sprintf("its @ %s is not a descendant of its base %s", short(cs[0].ChangeID), base)
 	}
 	return &OffBaseError{Workspace: ws.Name, Detail: fmt.Sprintf("%s; what it made is in changes on the base that no working copy holds: `jj log -r '(%s):: ~ ::working_copies()'`", where, base)}
+}
+
+// earlier refuses a range holding a change that was there, as it is,
+// when the run started (CommitDetail.Marked): a worker that put its @ on
+// a person's change (jj new BRANCH, jj edit) would have that change read
+// as its own work, squashed into @ and gone from its branch.
+func earlier(ws Workspace, cs []jjx.CommitDetail) error {
+	var theirs []string
+	for _, c := range cs {
+		if c.Marked {
+			theirs = append(theirs, fmt.Sprintf("%s %q", short(c.ChangeID), strings.SplitN(strings.TrimSpace(c.Description), "\n", 2)[0]))
+		}
+	}
+	if len(theirs) == 0 {
+		return nil
+	}
+	return &OffBaseError{Workspace: ws.Name, Detail: fmt.Sprintf("its @ is on %s, which %s there before the run started and %s none of its work (jj new or jj edit onto it); those changes are left as they are",
+		strings.Join(theirs, ", "), plural.Word(len(theirs), "was", "were"), plural.Word(len(theirs), "is", "are"))}
+}
+
+// isHex reports an operation ID jj reads unquoted (an operation
+// expression takes no string literal): hex digits only.
+func isHex(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// Changes reads the range from ws's base to its @, held to offBase and,
+// when ws.Since is set, to earlier.
+func (b *JJBackend) Changes(ctx context.Context, ws Workspace) ([]Change, error) {
+	rng := jjx.Range(jjx.Union(ws.Base...), "@")
+	var cs []jjx.CommitDetail
+	var err error
+	if isHex(ws.Since) && fileExists(ws.Path) {
+		// One call reads the range and marks what was there when the run
+		// started; an operation jj no longer has (jj op abandon) leaves
+		// the plain read.
+		r := b.Repo.At(ws.Path)
+		r.Strict = true
+		if cs, err = r.LogDetailMarked(ctx, rng, "at_operation("+ws.Since+", all()) ~ root()"); err == nil {
+			err = earlier(ws, cs)
+			if err == nil {
+				err = offBase(ws, cs)
+			}
+			return changesOf(cs), err
+		}
+	}
+	cs, err = b.logIn(ctx, ws, rng)
+	if err == nil {
+		err = offBase(ws, cs)
+	}
+	return changesOf(cs), err
 }
