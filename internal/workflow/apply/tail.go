@@ -20,6 +20,7 @@ import (
 	"github.com/specstack/specstack/internal/journal"
 	"github.com/specstack/specstack/internal/plural"
 	"github.com/specstack/specstack/internal/workflow/forge"
+	"github.com/specstack/specstack/internal/workflow/record"
 	"github.com/specstack/specstack/jjx"
 	"github.com/specstack/specstack/spec"
 )
@@ -162,6 +163,11 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 				red = append(red, fmt.Sprintf("%q (exit %d; log %s)", o.Command, o.ExitCode, o.Log))
 			}
 		}
+		if moved, err := movedUnderGate(ctx, r, out); err != nil {
+			return res, err
+		} else if len(red) == 0 && moved != "" {
+			red = append(red, moved)
+		}
 		if len(red) > 0 {
 			res.Phase = PhaseVerify
 			res.Unticked = Unticked(env.Root, p.Change)
@@ -288,6 +294,25 @@ func tail(ctx context.Context, env *Env, r *engine.Runner, p *Plan) (*Result, er
 	}
 	res.Phase = PhaseApplied
 	return res, landed(ctx, env, r, p, res)
+}
+
+// movedUnderGate says how @ changed while the gate ran, "" when it did
+// not (or no command ran): the receipts are bound to @ as it was when the
+// gate began, and what is archived and pushed is @ as it is after, so a
+// change in between (a gate command that rewrites files, a person
+// editing @) would be archived with nobody's check.
+func movedUnderGate(ctx context.Context, r *engine.Runner, out []engine.VerifyOutcome) (string, error) {
+	if len(out) == 0 || out[0].Tree == "" {
+		return "", nil
+	}
+	now, err := r.Backend.Head(ctx)
+	if err != nil {
+		return "", fmt.Errorf("verify: read @ after the gate: %w", err)
+	}
+	if now == out[0].Tree {
+		return "", nil
+	}
+	return fmt.Sprintf("the working copy changed while the gate ran (@ %s when it began, %s now: a gate command rewrote files, or @ was edited meanwhile), so no gate checked what would be archived", record.ShortID(out[0].Tree), record.ShortID(now)), nil
 }
 
 // landed records the apply's end (res.Phase), then moves @ off the
