@@ -158,7 +158,7 @@ func (b *GitBackend) Collect(ctx context.Context, ws Workspace) (Produced, error
 	if err != nil {
 		return p, err
 	}
-	if err := b.offBase(ctx, w, ws, head, base); err != nil {
+	if err := b.offBase(ctx, w, ws, head); err != nil {
 		return p, err
 	}
 	if head == base {
@@ -178,19 +178,13 @@ func (b *GitBackend) Collect(ctx context.Context, ws Workspace) (Produced, error
 	return p, nil
 }
 
-// offBase checks that the worktree's HEAD (head) descends from its base
-// and holds what its branch does: a worker that committed on its branch
-// and then left it (git checkout, switch or reset elsewhere) made work
-// that reading HEAD would not collect, and Release would delete with the
-// branch.
-func (b *GitBackend) offBase(ctx context.Context, w *gitx.Repo, ws Workspace, head, base string) error {
-	if head != base {
-		if ok, err := w.IsAncestor(ctx, base, head); err != nil {
-			return err
-		} else if !ok {
-			return &OffBaseError{Workspace: ws.Name, Detail: fmt.Sprintf("its HEAD %s does not descend from its base %s; its branch: `git log %s`", short(head), short(base), ws.Name)}
-		}
-	}
+// offBase checks that the worktree's HEAD (head) holds what its branch
+// does: a worker that committed on its branch and then left it (git
+// checkout, switch or reset elsewhere) made work that reading HEAD would
+// not collect, and Release would delete with the branch. (A HEAD that
+// does not descend from its base is the caller's to name: gh-specstack
+// says the worker rewound its branch.)
+func (b *GitBackend) offBase(ctx context.Context, w *gitx.Repo, ws Workspace, head string) error {
 	tip, ok, err := b.Repo.Ref(ctx, "refs/heads/"+ws.Name)
 	if err != nil || !ok || tip == head {
 		return err
