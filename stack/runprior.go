@@ -140,10 +140,33 @@ func (d *driver) graph(ctx context.Context) error {
 			d.logf("prior work: the graph step named #%d without evidence: it is built", f.Ticket)
 			continue
 		}
+		// The claim is the worker's word; a check of the ticket's that
+		// fails at the prior work is a fact against it.
+		if red := d.redAtBase(f.Ticket); red != "" {
+			d.logf("prior work: the graph step named #%d finished (%s), but its check %s at the prior work: it is built", f.Ticket, f.Evidence, red)
+			continue
+		}
 		if err := d.record(at(f.Ticket, engine.PriorFinished{Evidence: f.Evidence})); err != nil {
 			return err
 		}
 		d.logf("prior work: #%d already finished (%s)", f.Ticket, f.Evidence)
 	}
 	return d.record(run(engine.PriorGraphed{}))
+}
+
+// redAtBase names the first per-change command of ticket n that failed
+// at the pinned base (the baseline, measured before the graph step), ""
+// when none did.
+func (d *driver) redAtBase(n int) string {
+	i := d.index(n)
+	if i < 0 {
+		return ""
+	}
+	base := d.snapshot().Baseline
+	for _, c := range d.doc.Header.Tickets[i].PerChange {
+		if b, ok := base[c]; ok && b.ExitCode != 0 {
+			return fmt.Sprintf("%q exits %d", c, b.ExitCode)
+		}
+	}
+	return ""
 }
