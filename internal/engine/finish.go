@@ -304,6 +304,9 @@ func (r *Runner) Resume() error { return r.record(Event{Payload: Resumed{}}) }
 // new run refuses it) before anything changes.
 func (r *Runner) TakeCommands(worker, reviewer, test string) ([]string, error) {
 	o := &r.Doc.Header.Options
+	if err := ledgerText("--worker", worker, "--reviewer", reviewer, "--test", test); err != nil {
+		return nil, err
+	}
 	if worker != "" && worker != o.Worker && o.Executor == "" {
 		if err := NeedWorker(worker, r.Backend.TargetDir()); err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/specstack/specstack/internal/exitcode"
 	"github.com/specstack/specstack/internal/ledger"
@@ -146,6 +147,15 @@ func checkUnfinished(dir string, fresh bool) error {
 }
 
 func start(ctx context.Context, repo *jjx.Repo, dir string, req StartRequest, out io.Writer) (*Runner, error) {
+	o := req.Options
+	if err := ledgerText("the plan's path", req.Plan, "--worker", o.Worker, "--reviewer", o.Reviewer, "--test", o.Test, "the workspaces folder", o.WorkspacesDir); err != nil {
+		return nil, err
+	}
+	for files, cmd := range o.TestMap {
+		if err := ledgerText("a test map's files", files, "a test map's command", cmd); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkUnfinished(dir, req.Fresh); err != nil {
 		return nil, err
 	}
@@ -238,4 +248,16 @@ func baselineStat(files []jjx.FileChange) string {
 	}
 	fmt.Fprintf(&b, "%d files changed, %d insertions(+), %d deletions(-)\n", len(files), added, removed)
 	return b.String()
+}
+
+// ledgerText refuses (exit 2) a value, of the (what, value) pairs, that
+// is not valid UTF-8: the ledger keeps it as TOML text, and a ledger that
+// cannot be read back would hold every later command, abort included.
+func ledgerText(pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if !utf8.ValidString(pairs[i+1]) {
+			return exitcode.New(exitcode.Usage, "%s %q is not valid UTF-8: the run's ledger keeps it as text; give it as UTF-8", pairs[i], pairs[i+1])
+		}
+	}
+	return nil
 }

@@ -411,7 +411,12 @@ func isLineRanges(s string) bool {
 // cleanPlanPath checks that p is a path inside the repository and returns
 // it in canonical slash form.
 func cleanPlanPath(p string) (string, error) {
-	if strings.ContainsAny(p, "\x00\n") {
+	// A path is a line of the ledger and an argument of jj's: UTF-8,
+	// no control character (a ledger not read back wedges every verb).
+	if !utf8.ValidString(p) {
+		return "", fmt.Errorf("file path %q is not valid UTF-8: save the plan as UTF-8", p)
+	}
+	if strings.IndexFunc(p, unicode.IsControl) >= 0 {
 		return "", fmt.Errorf("file path %q contains a control character", p)
 	}
 	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {

@@ -117,6 +117,8 @@ func TestParsePlanErrors(t *testing.T) {
 		{"invalid UTF-8 in title", "### Task 1: a\xff\n", 1, "not valid UTF-8 at column 14"},
 		{"control in ad-hoc item", "- fine\n- bad\x01\n", 2, "task 2 title holds the control character U+0001 at column 6"},
 		{"invalid UTF-8 in an ad-hoc title on a continuation line", "* \n \xda\n", 1, "task 1 title is not valid UTF-8"},
+		{"invalid UTF-8 in a file path", "### Task 1: A\n**Files:** `a\xff.txt`\n", 2, `file path "a\xff.txt" is not valid UTF-8`},
+		{"a tab in a file path", "### Task 1: A\n**Files:**\n- Create: `a\tb.txt`\n", 3, "contains a control character"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
