@@ -41,6 +41,9 @@ func Parallel[T any](ctx context.Context, items []T, limit int, fn func(context.
 // collected from its report when the worker finished, else its orphaned
 // worker is stopped and started again in the same workspace.
 func (r *Runner) Dispatch(ctx context.Context, w int) error {
+	if err := r.trustRecorded(); err != nil {
+		return err
+	}
 	// A remote executor's worker runs on the runner, which installs it.
 	if r.Executor == nil {
 		if err := NeedWorker(r.worker(), r.Doc.Header.Root); err != nil {

@@ -30,6 +30,9 @@ import (
 // being rewritten); failed tasks keep theirs. Then the wave's summary is
 // appended to the prior-waves file and the baseline is re-recorded.
 func (r *Runner) FanIn(ctx context.Context, w int) error {
+	if err := r.trustRecorded(); err != nil {
+		return err
+	}
 	nums, err := r.WaveTasks(w)
 	if err != nil {
 		return err

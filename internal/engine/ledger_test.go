@@ -116,7 +116,7 @@ func TestFailed(t *testing.T) {
 func TestRecordRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	r := newRunner(nil, dir, testDoc(), nil)
-	if err := r.record(Event{Task: 1, Payload: Provisioned{Workspace: "w", Base: []string{"x", "y"}}}, Event{Wave: 1, Payload: FannedIn{}}); err != nil {
+	if err := r.record(Event{Task: 1, Payload: Provisioned{Workspace: "kaisen-default-x-task-1", Path: "/w/kaisen-default-x-task-1", Base: []string{"x", "y"}}}, Event{Wave: 1, Payload: FannedIn{}}); err != nil {
 		t.Fatal(err)
 	}
 	d, ok, err := Load(dir)
@@ -128,6 +128,39 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 	if _, ok, _ := Load(filepath.Join(dir, "nowhere")); ok {
 		t.Error("Load of an empty directory found a run")
+	}
+}
+
+// TestTrustRecorded: a ledger naming a task workspace this run would not
+// make (the orchestrating workspace, another name) or putting it at a
+// folder of another name is damaged for the verbs that work in it:
+// resume would forget the person's workspace or run a worker anywhere.
+// (It still loads: abort undoes such a run.)
+func TestTrustRecorded(t *testing.T) {
+	for _, tc := range []struct {
+		ws, path, want string
+	}{
+		{"kaisen-default-x-task-1", "/w/kaisen-default-x-task-1", ""},
+		{"default", "/w/default", "not a name this run gives it"},
+		{"kaisen-default-x-task-2", "/w/kaisen-default-x-task-2", "not a name this run gives it"},
+		{"kaisen-default-x-task-1", "/home/me/project", "not a folder of that name"},
+		{"kaisen-default-x-task-1", "w/kaisen-default-x-task-1", "not a folder of that name"},
+	} {
+		dir := t.TempDir()
+		d := testDoc()
+		d.Header.Workspace = "default"
+		r := newRunner(nil, dir, d, nil)
+		if err := r.record(Event{Task: 1, Payload: Provisioned{Workspace: tc.ws, Path: tc.path}}); err != nil {
+			t.Fatal(err)
+		}
+		d, ok, err := Load(dir)
+		if err != nil || !ok {
+			t.Fatalf("Load: %v, %v", ok, err)
+		}
+		err = newRunner(nil, dir, d, nil).trustRecorded()
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s at %s: %v, want %q", tc.ws, tc.path, err, tc.want)
+		}
 	}
 }
 

@@ -39,6 +39,9 @@ func (r *Runner) CheckWaveReady(w int) error {
 // its two operations leaves it on root()), unknown to jj or without its
 // directory is forgotten, removed and provisioned again.
 func (r *Runner) Provision(ctx context.Context, w int) error {
+	if err := r.trustRecorded(); err != nil {
+		return err
+	}
 	nums, err := r.WaveTasks(w)
 	if err != nil {
 		return err

@@ -87,6 +87,40 @@ func Load(dir string) (*Doc, bool, error) {
 	return d, true, nil
 }
 
+// checkProvisioned holds every recorded task workspace to what this run
+// makes, before a verb that works in them (provision, dispatch, collect,
+// fan-in) relies on it: named "…task-N" for its task N (never the
+// orchestrating workspace: forgetting it would leave the person's working
+// copy without a commit), at an absolute path whose last element is that
+// name (a worker runs there). Abort restores the start operation and
+// removes only folders inside the workspaces folder; it needs no check.
+func checkProvisioned(d *Doc) error {
+	for _, e := range d.Events {
+		p, ok := e.Payload.(Provisioned)
+		if !ok {
+			continue
+		}
+		want := fmt.Sprintf("task-%d", e.Task)
+		switch {
+		case p.Workspace == d.Header.Workspace || p.Workspace != want && !strings.HasSuffix(p.Workspace, "-"+want):
+			return fmt.Errorf("task %d's workspace is recorded as %q, which is not a name this run gives it (…%s)", e.Task, p.Workspace, want)
+		case !filepath.IsAbs(p.Path) || filepath.Base(filepath.Clean(p.Path)) != p.Workspace:
+			return fmt.Errorf("task %d's workspace %s is recorded at %q, which is not a folder of that name", e.Task, p.Workspace, p.Path)
+		}
+	}
+	return nil
+}
+
+// trustRecorded is checkProvisioned of r's ledger, as a damaged ledger's
+// error: nothing is done in a workspace the run did not make; `abort`
+// still undoes the run.
+func (r *Runner) trustRecorded() error {
+	if err := checkProvisioned(r.Doc); err != nil {
+		return fmt.Errorf("the ledger %s is damaged: %w; nothing is done there (`abort` undoes the run, or move the ledger aside to start over)", LedgerPath(r.Dir), err)
+	}
+	return nil
+}
+
 // ErrNoRun reports that the ledger holds no run.
 var ErrNoRun = errors.New("no run in the ledger")
 

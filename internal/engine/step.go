@@ -14,6 +14,9 @@ import (
 // squashed, from its workspace and report (step mode: the worker was
 // started by someone else).
 func (r *Runner) CollectWave(ctx context.Context, w int) error {
+	if err := r.trustRecorded(); err != nil {
+		return err
+	}
 	nums, err := r.WaveTasks(w)
 	if err != nil {
 		return err
