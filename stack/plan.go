@@ -151,11 +151,23 @@ func LoadTickets(ctx context.Context, gh *ghapi.Client, spec int, humanLabel str
 	var nonsense []string // data that makes no sense, reported together
 	closed := []TicketRef{}
 	open := map[int]bool{}
+	listed := map[int]bool{}
 	for i, s := range subs {
-		if s.Number <= 0 {
+		switch {
+		case s.Number <= 0:
 			nonsense = append(nonsense, fmt.Sprintf("sub-issue %d of %d (%q) has no issue number", i+1, len(subs), s.Title))
 			continue
+		case s.Number == spec:
+			nonsense = append(nonsense, fmt.Sprintf("sub-issue %d of %d is #%d, the spec itself", i+1, len(subs), s.Number))
+			continue
+		case s.PullRequest != nil:
+			nonsense = append(nonsense, fmt.Sprintf("sub-issue %d of %d, #%d %q, is a pull request, not an issue", i+1, len(subs), s.Number, s.Title))
+			continue
+		case listed[s.Number]:
+			nonsense = append(nonsense, fmt.Sprintf("sub-issue %d of %d, #%d %q, is listed again", i+1, len(subs), s.Number, s.Title))
+			continue
 		}
+		listed[s.Number] = true
 		if s.State != "open" {
 			closed = append(closed, TicketRef{s.Number, s.Title})
 			continue
