@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/specstack/specstack/jjx"
@@ -122,6 +123,12 @@ func (r *Runner) readChanges(ctx context.Context, t *TaskState, ev *Collected) b
 		}
 		ev.Reason = "recovered by description"
 		changes = cs
+		if !slices.ContainsFunc(cs, func(c Change) bool { return len(c.Files) > 0 }) {
+			// Not "done, 0 files": what the worker wrote went with the
+			// workspace, never snapshotted.
+			ev.Status, ev.Reason = StatusNoChange, fmt.Sprintf("workspace %s is gone (%v) and its change, found by its description, holds no file: whatever its worker wrote there was never recorded", t.Workspace, err)
+			return false
+		}
 	}
 	if len(changes) == 0 {
 		ev.Status, ev.Reason = StatusNoChange, fmt.Sprintf("workspace %s holds no change above its base", t.Workspace)
