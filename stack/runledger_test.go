@@ -87,7 +87,7 @@ func TestFinalizedOpenReadsIncomplete(t *testing.T) {
 	// A ledger written before "incomplete" said "open"; complete fails
 	// closed: a word no version wrote is incomplete too.
 	for st, want := range map[string]string{"open": engine.FinalIncomplete, "partial": engine.FinalIncomplete, "": engine.FinalIncomplete,
-		engine.FinalIncomplete: engine.FinalIncomplete, engine.FinalComplete: engine.FinalComplete} {
+		engine.FinalIncomplete: engine.FinalIncomplete, engine.FinalComplete: engine.FinalComplete, engine.FinalAborted: engine.FinalAborted} {
 		if got := foldRun(runDoc(run(engine.Finalized{Status: st}))).Finalized; got != want {
 			t.Errorf("finalized %q folds to %q, want %q", st, got, want)
 		}

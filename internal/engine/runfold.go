@@ -234,11 +234,11 @@ func (s *RunState) foldRun(e Event) {
 	case Ready:
 		s.Ready[p.Number] = true
 	case Finalized:
-		// Complete fails closed: any other word (an older ledger's
-		// "open", or one no version wrote) is incomplete.
+		// Complete fails closed: any word but complete and aborted (an
+		// older ledger's "open", or one no version wrote) is incomplete.
 		s.Finalized = FinalIncomplete
-		if p.Status == FinalComplete {
-			s.Finalized = FinalComplete
+		if p.Status == FinalComplete || p.Status == FinalAborted {
+			s.Finalized = p.Status
 		}
 	case StackReviewed:
 		s.Review = p.Status
