@@ -14,6 +14,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/google/renameio/v2"
+
+	"github.com/specstack/specstack/internal/regfile"
 )
 
 // SchemaVersion is the ledger format this build writes and reads.
@@ -48,11 +50,22 @@ type Restorer interface {
 // Read loads the document at path. A missing file is an error wrapping
 // fs.ErrNotExist.
 func Read[H, E any](path string) (*Doc[H, E], error) {
-	data, err := os.ReadFile(path)
+	data, err := readLedger(path)
 	if err != nil {
 		return nil, fmt.Errorf("read ledger %s: %w", path, err)
 	}
 	return Decode[H, E](path, data)
+}
+
+// readLedger reads a file of the ledger: a regular file, never through a
+// symbolic link (a ledger file is the program's own; a link in its place
+// leads elsewhere and is refused, as a FIFO is).
+func readLedger(path string) ([]byte, error) {
+	data, err := regfile.ReadNoFollow(path)
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return nil, fmt.Errorf("%w: the ledger's files are its own; replace it with the file itself, or move it aside to start over", err)
+	}
+	return data, err
 }
 
 // Decode parses data, the document read from path.
@@ -175,7 +188,7 @@ func (d *Doc[H, E]) Append(path string, events ...E) error {
 
 // ReadFile decodes the TOML file at path into v.
 func ReadFile(path string, v any) error {
-	data, err := os.ReadFile(path)
+	data, err := readLedger(path)
 	if err != nil {
 		return fmt.Errorf("read ledger %s: %w", path, err)
 	}

@@ -3,6 +3,7 @@ package ledger
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,15 @@ const (
 func Acquire(dir string) (*Lock, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	// The ledger folder and its artifacts are the program's own: a
+	// symbolic link in their place leads elsewhere (briefs, logs and
+	// reports would be written and removed there), and is refused.
+	for _, p := range []string{dir, filepath.Join(dir, "artifacts")} {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			to, _ := os.Readlink(p)
+			return nil, fmt.Errorf("lock %s: %s is a symbolic link (to %s): the ledger's folders are its own, never followed; replace it with a folder", dir, p, to)
+		}
 	}
 	fl := flock.New(filepath.Join(dir, LockFile))
 	ok, err := fl.TryLock()
