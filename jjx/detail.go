@@ -42,8 +42,11 @@ type detailLine struct {
 // LogDetail returns the revisions of revset, newest first, with details.
 // Run on a workspace's Repo it also snapshots that workspace first.
 func (r *Repo) LogDetail(ctx context.Context, revset string) ([]CommitDetail, error) {
-	return r.logDetail(ctx, revset, strings.Replace(detailTemplate, detailMark, `""`, 1))
+	return r.logDetail(ctx, revset, plainDetailTemplate)
 }
+
+// plainDetailTemplate is detailTemplate marking nothing.
+var plainDetailTemplate = strings.Replace(detailTemplate, detailMark, `""`, 1)
 
 // LogDetailMarked is LogDetail, each revision also marked when it is in
 // the revset marked (CommitDetail.Marked), in the same one jj call.

@@ -122,6 +122,20 @@ func PresentUnion(ids ...string) string {
 	return strings.Join(parts, " | ")
 }
 
+// ExistedAt is the revisions visible, as they were, at operation op (root
+// left out), "" when op is no operation id (an operation expression takes
+// no quoted string: op must be hexadecimal to be pasted).
+func ExistedAt(op string) string {
+	if op == "" || strings.Trim(op, "0123456789abcdef") != "" {
+		return ""
+	}
+	return "at_operation(" + op + ", all()) ~ root()"
+}
+
+// LeftBehind is the descendants of ids (each by ID) that no workspace's
+// working copy holds: where a worker that moved its @ away left its work.
+func LeftBehind(ids ...string) string { return "(" + Union(ids...) + ")::" + " ~ ::working_copies()" }
+
 // Present is the revisions of revset, or none when they do not exist.
 func Present(revset string) string { return "present(" + revset + ")" }
 

@@ -162,10 +162,17 @@ func (d *driver) redAtBase(n int) string {
 	if i < 0 {
 		return ""
 	}
-	base := d.snapshot().Baseline
+	// The baseline measured each command once, under the spelling of
+	// the first ticket that named it (perChangeUnion).
+	red := map[string]int{}
+	for _, b := range d.snapshot().Baseline {
+		if b.ExitCode != 0 {
+			red[NormalizeCommand(b.Command)] = b.ExitCode
+		}
+	}
 	for _, c := range d.doc.Header.Tickets[i].PerChange {
-		if b, ok := base[c]; ok && b.ExitCode != 0 {
-			return fmt.Sprintf("%q exits %d", c, b.ExitCode)
+		if code, ok := red[NormalizeCommand(c)]; ok {
+			return fmt.Sprintf("%q exits %d", c, code)
 		}
 	}
 	return ""

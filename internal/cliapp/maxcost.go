@@ -21,8 +21,7 @@ func MaxCost(c *cli.Context, fallback float64) (float64, error) {
 		return fallback, nil
 	}
 	v := c.Float64("max-cost")
-	if !(v > 0) || math.IsInf(v, 1) { // NaN compares false, and a NaN or +Inf limit is none
-
+	if !(v > 0) || math.IsInf(v, 1) { // NaN compares false; a NaN or +Inf limit is none
 		return 0, exitcode.New(exitcode.Usage, "--max-cost %v: give a positive number of US dollars", v)
 	}
 	return v, nil

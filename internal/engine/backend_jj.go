@@ -144,7 +144,7 @@ func (b *JJBackend) check(ctx context.Context, ws Workspace, known map[string]bo
 	if !fileExists(ws.Path) {
 		return fmt.Sprintf("has no directory at %s", ws.Path), nil
 	}
-	at, err := b.logIn(ctx, ws, "@")
+	at, err := b.logIn(ctx, ws, "@", "")
 	if err != nil && (ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		// The read was stopped, not answered: the workspace may be fine,
 		// and calling it one to remake would forget and delete it.
@@ -202,7 +202,7 @@ func (b *JJBackend) remove(ctx context.Context, ws Workspace, known map[string]b
 // head snapshots the workspace (updating a stale working copy) and reads
 // its @.
 func (b *JJBackend) head(ctx context.Context, ws Workspace) (jjx.CommitDetail, error) {
-	cs, err := b.logIn(ctx, ws, "@")
+	cs, err := b.logIn(ctx, ws, "@", "")
 	if err != nil {
 		return jjx.CommitDetail{}, err
 	}
@@ -213,23 +213,30 @@ func (b *JJBackend) head(ctx context.Context, ws Workspace) (jjx.CommitDetail, e
 }
 
 // logIn reads revset in the workspace, which snapshots it first; a stale
-// working copy is updated and read again.
-func (b *JJBackend) logIn(ctx context.Context, ws Workspace, revset string) ([]jjx.CommitDetail, error) {
+// working copy is updated and read again. Each revision in the revset
+// marked ("" for none) is marked (CommitDetail.Marked).
+func (b *JJBackend) logIn(ctx context.Context, ws Workspace, revset, marked string) ([]jjx.CommitDetail, error) {
 	if !fileExists(ws.Path) {
 		return nil, fmt.Errorf("workspace directory %q is missing", ws.Path)
 	}
-	return logStrict(ctx, b.Repo.At(ws.Path), revset)
+	return logStrict(ctx, b.Repo.At(ws.Path), revset, marked)
 }
 
 // logStrict reads revset in r's workspace, which snapshots it first; a
 // stale working copy is updated and read again. Strict: a file jj leaves
 // out of the snapshot (too big) would be lost with the workspace.
-func logStrict(ctx context.Context, r *jjx.Repo, revset string) ([]jjx.CommitDetail, error) {
+func logStrict(ctx context.Context, r *jjx.Repo, revset, marked string) ([]jjx.CommitDetail, error) {
 	r.Strict = true
-	cs, err := r.LogDetail(ctx, revset)
+	read := func() ([]jjx.CommitDetail, error) {
+		if marked == "" {
+			return r.LogDetail(ctx, revset)
+		}
+		return r.LogDetailMarked(ctx, revset, marked)
+	}
+	cs, err := read()
 	if errors.Is(err, jjx.ErrStale) {
 		if uerr := r.UpdateStale(ctx); uerr == nil {
-			cs, err = r.LogDetail(ctx, revset)
+			cs, err = read()
 		}
 	}
 	return cs, err
@@ -249,7 +256,7 @@ func (b *JJBackend) Snapshot(ctx context.Context, ws Workspace) (string, error) 
 }
 
 func (b *JJBackend) Reset(ctx context.Context, ws Workspace) error {
-	old, err := b.logIn(ctx, ws, jjx.Range(jjx.Union(ws.Base...), "@"))
+	old, err := b.logIn(ctx, ws, jjx.Range(jjx.Union(ws.Base...), "@"), "")
 	if err != nil {
 		return fmt.Errorf("read the workspace before restarting its worker: %w", err)
 	}
@@ -271,7 +278,7 @@ func (b *JJBackend) Reset(ctx context.Context, ws Workspace) error {
 
 func (b *JJBackend) Collect(ctx context.Context, ws Workspace) (Produced, error) {
 	p := Produced{Workspace: ws.Name}
-	cs, err := b.logIn(ctx, ws, jjx.Range(jjx.Union(ws.Base...), "@"))
+	cs, err := b.logIn(ctx, ws, jjx.Range(jjx.Union(ws.Base...), "@"), "")
 	if err != nil {
 		return p, err
 	}

@@ -54,12 +54,11 @@ func offBase(ws Workspace, cs []jjx.CommitDetail) error {
 	for i, b := range ws.Base {
 		shorts[i] = short(b)
 	}
-	base := strings.Join(shorts, " | ")
 	where := "its @ is its base, or below it"
 	if len(cs) > 0 {
-		where = fmt.Sprintf("its @ %s is not a descendant of its base %s", short(cs[0].ChangeID), base)
+		where = fmt.Sprintf("its @ %s is not a descendant of its base %s", short(cs[0].ChangeID), strings.Join(shorts, ", "))
 	}
-	return &OffBaseError{Workspace: ws.Name, Detail: fmt.Sprintf("%s; what it made is in changes on the base that no working copy holds: `jj log -r '(%s):: ~ ::working_copies()'`", where, base)}
+	return &OffBaseError{Workspace: ws.Name, Detail: fmt.Sprintf("%s; what it made is in changes on the base that no working copy holds: `jj log -r '%s'`", where, jjx.LeftBehind(shorts...))}
 }
 
 // earlier refuses a range holding a change that was there, as it is,
@@ -80,33 +79,21 @@ func earlier(ws Workspace, cs []jjx.CommitDetail) error {
 		strings.Join(theirs, ", "), plural.Word(len(theirs), "was", "were"), plural.Word(len(theirs), "is", "are"))}
 }
 
-// isHex reports an operation ID jj reads unquoted (an operation
-// expression takes no string literal): hex digits only.
-func isHex(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789abcdef") == ""
-}
-
 // Changes reads the range from ws's base to its @, held to offBase and,
 // when ws.Since is set, to earlier.
 func (b *JJBackend) Changes(ctx context.Context, ws Workspace) ([]Change, error) {
 	rng := jjx.Range(jjx.Union(ws.Base...), "@")
-	var cs []jjx.CommitDetail
-	var err error
-	if isHex(ws.Since) && fileExists(ws.Path) {
-		// One call reads the range and marks what was there when the run
-		// started; an operation jj no longer has (jj op abandon) leaves
-		// the plain read.
-		r := b.Repo.At(ws.Path)
-		r.Strict = true
-		if cs, err = r.LogDetailMarked(ctx, rng, "at_operation("+ws.Since+", all()) ~ root()"); err == nil {
-			err = earlier(ws, cs)
-			if err == nil {
-				err = offBase(ws, cs)
-			}
-			return changesOf(cs), err
-		}
+	// One call reads the range and marks what was there when the run
+	// started; an operation jj no longer has (jj op abandon) leaves the
+	// plain read.
+	existed := jjx.ExistedAt(ws.Since)
+	cs, err := b.logIn(ctx, ws, rng, existed)
+	if err != nil && existed != "" {
+		cs, err = b.logIn(ctx, ws, rng, "")
 	}
-	cs, err = b.logIn(ctx, ws, rng)
+	if err == nil {
+		err = earlier(ws, cs)
+	}
 	if err == nil {
 		err = offBase(ws, cs)
 	}

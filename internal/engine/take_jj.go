@@ -35,7 +35,7 @@ func (b *JJBackend) TakeResult(ctx context.Context, ws Workspace, gitDir, name, 
 	}
 	ref := "refs/heads/" + name
 	return b.Repo.At(ws.Path).Exclusive(func(r *jjx.Repo) error {
-		cs, err := logStrict(ctx, r, "@")
+		cs, err := logStrict(ctx, r, "@", "")
 		if err != nil {
 			return fmt.Errorf("read workspace %s: %w", ws.Path, err)
 		}

@@ -74,7 +74,7 @@ func (j Job) Preset() (agent.Preset, bool) {
 
 // NeedWorker refuses a worker run without a worker command (exit 2),
 // naming the flag and the setting that give one, and one whose program
-// is missing (exit 7, CheckWorkerProgram; relative paths against root,
+// is missing (exit 7, checkProgram; relative paths against root,
 // the repository the workspaces copy). A command of only blanks is none:
 // sh -c would run nothing and end with status 0. Every verb that starts a
 // worker (kaisen run, apply, propose, relay, explore, gh specstack run)
@@ -83,13 +83,20 @@ func NeedWorker(command, root string) error {
 	if strings.TrimSpace(command) == "" {
 		return exitcode.New(exitcode.Usage, "no worker command: pass --worker CMD (or a preset: %s) or set [worker] command in specstack.toml", strings.Join(agent.Names(), ", "))
 	}
+	return needProgram(command, root, "worker command", "--worker (or [worker] command in specstack.toml)")
+}
+
+// needProgram refuses (exit 7) a command of role, given by setting,
+// whose program is missing: a preset's agent (agent.Check), else the
+// program the command line starts (checkProgram).
+func needProgram(command, root, role, setting string) error {
 	if p, ok := agent.Lookup(command); ok {
 		if err := agent.Check(p, root); err != nil {
 			return exitcode.Wrap(exitcode.Missing, err)
 		}
 		return nil
 	}
-	return CheckWorkerProgram(command, root)
+	return checkProgram(command, root, role, setting)
 }
 
 // NeedReviewer refuses a reviewer command whose program is missing (exit
@@ -100,13 +107,7 @@ func NeedReviewer(command, root string) error {
 	if strings.TrimSpace(command) == "" {
 		return nil
 	}
-	if p, ok := agent.Lookup(command); ok {
-		if err := agent.Check(p, root); err != nil {
-			return exitcode.Wrap(exitcode.Missing, fmt.Errorf("reviewer: %w", err))
-		}
-		return nil
-	}
-	return checkProgram(command, root, "reviewer command", "--reviewer (or [worker] reviewer in specstack.toml)")
+	return needProgram(command, root, "reviewer command", "--reviewer (or [worker] reviewer in specstack.toml)")
 }
 
 // Result is how a worker process ended.

@@ -12,7 +12,8 @@ import (
 	"github.com/specstack/specstack/internal/xec"
 )
 
-// CheckWorkerProgram refuses a worker command whose program is missing
+// checkProgram refuses a command of role (what the error calls it), given
+// by setting (what the error says to fix), whose program is missing
 // (exit 7, naming it), before anything is provisioned: otherwise every
 // task starts and ends "exited 127". The command runs as `sh -c` in a
 // workspace of the repository at root, so the check reads it as sh would
@@ -22,12 +23,6 @@ import (
 // dash, zsh) SCRIPT must exist too. A command it cannot read so (quotes,
 // substitutions, a variable the worker's own environment sets, a
 // builtin, an assignment) is left to sh.
-func CheckWorkerProgram(command, root string) error {
-	return checkProgram(command, root, "worker command", "--worker (or [worker] command in specstack.toml)")
-}
-
-// checkProgram is CheckWorkerProgram for the command of role (what the
-// error calls it), given by setting (what the error says to fix).
 func checkProgram(command, root, role, setting string) error {
 	words := strings.Fields(command)
 	if len(words) == 0 {

@@ -9,7 +9,7 @@ import (
 	"github.com/specstack/specstack/internal/exitcode"
 )
 
-func TestCheckWorkerProgram(t *testing.T) {
+func TestCheckProgram(t *testing.T) {
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "agent.sh"), []byte("true\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -42,22 +42,22 @@ func TestCheckWorkerProgram(t *testing.T) {
 		{command: "$(which agent)"},
 	}
 	for _, tt := range tests {
-		err := CheckWorkerProgram(tt.command, root)
+		err := checkProgram(tt.command, root, "worker command", "--worker")
 		if tt.missing == "" {
 			if err != nil {
-				t.Errorf("CheckWorkerProgram(%q) = %v, want accepted", tt.command, err)
+				t.Errorf("checkProgram(%q) = %v, want accepted", tt.command, err)
 			}
 			continue
 		}
 		if err == nil {
-			t.Errorf("CheckWorkerProgram(%q) accepted, want missing %q", tt.command, tt.missing)
+			t.Errorf("checkProgram(%q) accepted, want missing %q", tt.command, tt.missing)
 			continue
 		}
 		if got := exitcode.Of(err); got != exitcode.Missing {
-			t.Errorf("CheckWorkerProgram(%q): exit %d, want %d (missing tool)", tt.command, got, exitcode.Missing)
+			t.Errorf("checkProgram(%q): exit %d, want %d (missing tool)", tt.command, got, exitcode.Missing)
 		}
 		if msg := err.Error(); !strings.Contains(msg, tt.missing) || !strings.Contains(msg, "--worker") {
-			t.Errorf("CheckWorkerProgram(%q) = %q, want it to name %q and --worker", tt.command, msg, tt.missing)
+			t.Errorf("checkProgram(%q) = %q, want it to name %q and --worker", tt.command, msg, tt.missing)
 		}
 	}
 }

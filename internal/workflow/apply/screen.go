@@ -185,11 +185,10 @@ func rewrittenTasks(was, now []spec.Task) string {
 			diffs = append(diffs, "removed "+name(was[i]))
 		case i >= len(was):
 			diffs = append(diffs, "added "+name(now[i]))
-		case was[i].ID != now[i].ID || was[i].Text != now[i].Text:
+		case was[i].ID != now[i].ID:
 			diffs = append(diffs, fmt.Sprintf("%s became %s", name(was[i]), name(now[i])))
-			if was[i].ID == now[i].ID {
-				diffs[len(diffs)-1] = fmt.Sprintf("%s's text changed to %q", name(was[i]), now[i].Text)
-			}
+		case was[i].Text != now[i].Text:
+			diffs = append(diffs, fmt.Sprintf("%s's text changed to %q", name(was[i]), now[i].Text))
 		}
 	}
 	return strings.Join(diffs, "; ")
